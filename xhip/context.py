@@ -1,0 +1,25 @@
+"""The xDSL context that knows every dialect xhip reads or writes."""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import Builtin
+from xdsl.dialects.bufferization import Bufferization
+from xdsl.dialects.func import Func
+from xdsl.dialects.memref import MemRef
+from xdsl.dialects.scf import Scf
+from xdsl.dialects.tensor import Tensor
+
+from xhip.dialects.hip import HIP
+from xhip.dialects.onnx import ONNX
+
+DIALECTS = (Builtin, Func, Arith, Tensor, MemRef, Bufferization, Scf, ONNX, HIP)
+
+
+def make_context(allow_unregistered: bool = False) -> Context:
+    """A fresh context with all xhip dialects loaded."""
+    ctx = Context(allow_unregistered=allow_unregistered)
+    for dialect in DIALECTS:
+        ctx.load_dialect(dialect)
+    return ctx

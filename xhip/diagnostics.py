@@ -1,0 +1,47 @@
+"""User-facing errors: one line, a location when there is one, exit code 1.
+
+Every error a user can cause (bad YAML, bad ONNX, bad MLIR, a pass contract that
+does not hold) is raised as an `XhipError`; the tools print `str(error)` and exit
+1. Subclassing xDSL's `DiagnosticException` lets upstream tooling (xdsl-opt
+`--verify-diagnostics`) treat our errors like its own.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import FileLineColLoc, StringAttr
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import DiagnosticException
+
+
+class XhipError(DiagnosticException):
+    """An error caused by the user's input, printed as a single line."""
+
+    def __init__(self, message: str, location: str | None = None):
+        self.message = message
+        self.location = location
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        text = " ".join(self.message.split("\n"))
+        if self.location:
+            return f"{self.location}: error: {text}"
+        return f"error: {text}"
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def op_location(op: Operation) -> str:
+    """The best location we know for `op`: its source position, else its ONNX node."""
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    node = op.attributes.get("onnx_node_name")
+    if isinstance(node, StringAttr):
+        return f"'{op.name}' (onnx node \"{node.data}\")"
+    return f"'{op.name}'"
+
+
+def op_error(op: Operation, message: str) -> XhipError:
+    """An error located at `op`; passes `raise op_error(op, "...")`."""
+    return XhipError(message, op_location(op))

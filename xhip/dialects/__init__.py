@@ -1,0 +1,1 @@
+"""The two dialects of xhip: `onnx` (imported graphs) and `hip` (device work)."""

@@ -1,0 +1,27 @@
+"""The pass registry: every pass a pipeline YAML or `-p` may name.
+
+A pass's `name` is its YAML/CLI spelling; its dataclass fields are its options.
+xDSL's canonicalize, cse and dce are registered next to ours.
+"""
+
+from __future__ import annotations
+
+from xdsl.passes import ModulePass
+from xdsl.transforms.canonicalize import CanonicalizePass
+from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+from xhip.passes.add_context_arg import AddContextArgPass
+
+UPSTREAM_PASSES: tuple[type[ModulePass], ...] = (
+    CanonicalizePass,
+    CommonSubexpressionElimination,
+    DeadCodeElimination,
+)
+
+XHIP_PASSES: tuple[type[ModulePass], ...] = (AddContextArgPass,)
+
+
+def available_passes() -> dict[str, type[ModulePass]]:
+    """Pass name -> pass class, ours and the upstream ones we support."""
+    return {p.name: p for p in (*XHIP_PASSES, *UPSTREAM_PASSES)}
