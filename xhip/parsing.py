@@ -14,6 +14,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Span
+
+from xhip.diagnostics import XhipError
 
 
 class LocatedParser(Parser):
@@ -40,6 +44,19 @@ class LocatedParser(Parser):
         return op
 
 
+def _span_location(span: Span, name: str, line_offset: int) -> str:
+    where = span.get_location()
+    return f"{name}:{where.line + line_offset}:{where.col}"
+
+
 def parse_module(ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0) -> ModuleOp:
-    """Parse `text` into a module; raises xDSL's ParseError on malformed input."""
-    return LocatedParser(ctx, text, name, line_offset).parse_module()
+    """Parse `text` into a module; malformed input raises a one-line XhipError."""
+    parser = LocatedParser(ctx, text, name, line_offset)
+    try:
+        return parser.parse_module()
+    except ParseError as err:
+        raise XhipError(err.msg, _span_location(err.span, name, line_offset)) from None
+    except VerifyException as err:
+        # Attribute and type constructors verify while the parser builds them.
+        location = _span_location(parser._current_token.span, name, line_offset)
+        raise XhipError(str(err), location) from None

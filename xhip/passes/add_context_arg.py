@@ -31,7 +31,7 @@ def _prepend_context(fn: func.FuncOp) -> None:
     if fn.arg_attrs is not None:
         fn.arg_attrs = ArrayAttr([DictionaryAttr({}), *fn.arg_attrs.data])
     if fn.body.blocks:
-        fn.body.blocks.first.insert_arg(ContextType(), 0)
+        fn.body.blocks.first.insert_arg(ContextType(), 0).name_hint = "ctx"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,234 @@
+"""xhip-opt: read MLIR or ONNX, run a pass pipeline, print MLIR.
+
+Behaves like mlir-opt: `--pipeline FILE.yaml` or `-p 'a,b{opt=v}'` picks the
+passes, `--split-input-file` runs each `// -----` chunk on its own, and with
+`--verify-diagnostics` an error is printed to stdout as one line (for FileCheck)
+instead of failing the run. Every user mistake ends as one line on stderr and
+exit code 1; the output file is written only when everything succeeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from xhip import __version__
+from xhip.context import make_context
+from xhip.diagnostics import XhipError
+from xhip.parsing import parse_module
+from xhip.pass_runner import PassTiming, run_passes
+from xhip.printing import print_ir
+from xhip.verify import verify_module
+
+CHUNK_SEPARATOR = "// -----"
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports a bad command line as one XhipError line."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise XhipError(f"{message} (see '{self.prog} --help')")
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    ap = _ArgumentParser(
+        prog="xhip-opt",
+        description="Run xhip passes over MLIR or ONNX input and print the resulting MLIR.",
+        allow_abbrev=False,
+    )
+    ap.add_argument("input", nargs="?", default="-", help="input .mlir or .onnx file ('-' for stdin)")
+    ap.add_argument("-o", dest="output", metavar="FILE", help="write the output here (atomically)")
+    ap.add_argument("--pipeline", metavar="FILE.yaml", help="pass pipeline YAML file")
+    ap.add_argument("-p", "--passes", dest="passes", metavar="SPEC", help="pass list, e.g. 'a,b{opt=v}'")
+    ap.add_argument(
+        "--set", dest="settings", action="append", default=[], metavar="PASS.OPTION=VALUE",
+        help="override one pass option of the pipeline (repeatable)",
+    )
+    ap.add_argument("--print-ir-after-all", action="store_true", help="print the IR after every pass to stderr")
+    ap.add_argument(
+        "--print-ir-after", action="append", default=[], metavar="PASS",
+        help="print the IR after the named pass to stderr (repeatable, or comma-separated)",
+    )
+    ap.add_argument(
+        "--elide-elementsattrs-if-larger", type=int, metavar="N",
+        help="print dense constants with more than N elements as dense_resource<__elided__>",
+    )
+    ap.add_argument("--split-input-file", action="store_true", help=f"process each '{CHUNK_SEPARATOR}' chunk separately")
+    ap.add_argument(
+        "--verify-diagnostics", action="store_true",
+        help="print errors to stdout as one line each and exit 0 (for FileCheck tests)",
+    )
+    ap.add_argument("--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects")
+    ap.add_argument("--print-op-generic", action="store_true", help="print ops in generic form")
+    ap.add_argument("--print-debuginfo", action="store_true", help="print op locations")
+    ap.add_argument("--list-passes", action="store_true", help="list passes with their options and exit")
+    ap.add_argument("--timing", action="store_true", help="print a per-pass wall-time table to stderr")
+    ap.add_argument("--version", action="version", version=f"xhip-opt {__version__}")
+    return ap
+
+
+@dataclass
+class _Timer:
+    rows: list[PassTiming] = field(default_factory=list)
+
+    def add(self, name: str, seconds: float) -> None:
+        self.rows.append(PassTiming(name, seconds))
+
+    def table(self) -> str:
+        total = sum(r.seconds for r in self.rows) or 1e-12
+        lines = ["===--- xhip-opt execution time report ---===", f"{'wall (ms)':>12}  {'%':>6}  name"]
+        for row in self.rows:
+            lines.append(f"{row.seconds * 1e3:12.2f}  {100 * row.seconds / total:6.1f}  {row.name}")
+        lines.append(f"{total * 1e3:12.2f}  {100.0:6.1f}  total")
+        return "\n".join(lines) + "\n"
+
+
+def _select_passes(args: argparse.Namespace) -> list[ModulePass]:
+    from xhip import pipeline as pipelines
+
+    if args.pipeline and args.passes:
+        raise XhipError("use either --pipeline or -p, not both")
+    if args.pipeline:
+        chosen = pipelines.load_pipeline(args.pipeline)
+    elif args.passes:
+        chosen = pipelines.parse_pass_spec(args.passes)
+    else:
+        chosen = pipelines.parse_pass_spec("")
+    if args.settings:
+        chosen = pipelines.apply_overrides(chosen, args.settings)
+    return pipelines.instantiate(chosen)
+
+
+def _print_after_names(args: argparse.Namespace, passes: Sequence[ModulePass]) -> set[str]:
+    requested = {n.strip() for item in args.print_ir_after for n in item.split(",") if n.strip()}
+    known = [p.name for p in passes]
+    for name in sorted(requested):
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else f"; the pipeline has: {', '.join(known) or 'no passes'}"
+            raise XhipError(f"--print-ir-after: pass '{name}' is not in the pipeline{hint}")
+    return requested
+
+
+def _read_chunks(args: argparse.Namespace) -> list[tuple[str, int]]:
+    """The input text split into (chunk, line offset) pairs."""
+    if args.input == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(args.input).read_text()
+        except (OSError, UnicodeDecodeError) as err:
+            raise XhipError(f"cannot read input: {err.strerror if isinstance(err, OSError) else err}", args.input) from None
+    if not args.split_input_file:
+        return [(text, 0)]
+    chunks: list[tuple[str, int]] = []
+    offset = 0
+    for chunk in text.split(CHUNK_SEPARATOR):
+        chunks.append((chunk, offset))
+        offset += chunk.count("\n")
+    return chunks
+
+
+def _load_modules(args: argparse.Namespace, timer: _Timer):
+    """Yield (module or error) per input chunk, parsed and verified."""
+    ctx = make_context(allow_unregistered=args.allow_unregistered_dialect)
+    if args.input.endswith(".onnx"):
+        if args.split_input_file:
+            raise XhipError("--split-input-file does not apply to .onnx input")
+        from xhip.importer import import_model
+
+        start = time.perf_counter()
+        module = import_model(args.input)
+        timer.add("import", time.perf_counter() - start)
+        yield ctx, module
+        return
+    name = "<stdin>" if args.input == "-" else args.input
+    for text, offset in _read_chunks(args):
+        start = time.perf_counter()
+        try:
+            module = parse_module(ctx, text, name, offset)
+            verify_module(module)
+        except XhipError as err:
+            yield ctx, err
+            continue
+        timer.add("parse", time.perf_counter() - start)
+        yield ctx, module
+
+
+def _write_output(text: str, path: str | None) -> None:
+    if path is None:
+        sys.stdout.write(text)
+        return
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except OSError as err:
+        raise XhipError(f"cannot write output: {err.strerror}", path) from None
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = build_arg_parser().parse_args(argv)
+    if args.list_passes:
+        from xhip.pipeline import describe_passes
+
+        sys.stdout.write(describe_passes())
+        return 0
+    passes = _select_passes(args)
+    print_after = _print_after_names(args, passes)
+    timer = _Timer()
+
+    def after_pass(module_pass: ModulePass, module: ModuleOp) -> None:
+        if args.print_ir_after_all or module_pass.name in print_after:
+            sys.stderr.write(f"// -----// IR Dump After {module_pass.name} //----- //\n")
+            sys.stderr.write(print_ir(module, args.print_op_generic, args.elide_elementsattrs_if_larger))
+
+    outputs: list[str] = []
+    for ctx, loaded in _load_modules(args, timer):
+        try:
+            if isinstance(loaded, XhipError):
+                raise loaded
+            for timing in run_passes(ctx, loaded, passes, after_pass):
+                timer.add(timing.name, timing.seconds)
+            start = time.perf_counter()
+            outputs.append(
+                print_ir(loaded, args.print_op_generic, args.elide_elementsattrs_if_larger, args.print_debuginfo)
+            )
+            timer.add("print", time.perf_counter() - start)
+        except XhipError as err:
+            if not args.verify_diagnostics:
+                raise
+            outputs.append(f"{err}\n")
+    _write_output(f"{CHUNK_SEPARATOR}\n".join(outputs), args.output)
+    if args.timing:
+        sys.stderr.write(timer.table())
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    try:
+        code = run(argv)
+    except XhipError as err:
+        sys.stdout.flush()
+        print(err, file=sys.stderr)
+        code = 1
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
