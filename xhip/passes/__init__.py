@@ -1,25 +1,25 @@
 """The pass registry: every pass a pipeline YAML or `-p` may name.
 
 A pass's `name` is its YAML/CLI spelling; its dataclass fields are its options.
-xDSL's canonicalize, cse and dce are registered next to ours.
+xDSL's cse and dce are registered next to ours; `canonicalize` is xDSL's
+canonicalization extended with xhip's index folds (xhip/passes/canonicalize.py).
 """
 
 from __future__ import annotations
 
 from xdsl.passes import ModulePass
-from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 from xhip.passes.add_context_arg import AddContextArgPass
+from xhip.passes.canonicalize import CanonicalizePass
 
 UPSTREAM_PASSES: tuple[type[ModulePass], ...] = (
-    CanonicalizePass,
     CommonSubexpressionElimination,
     DeadCodeElimination,
 )
 
-XHIP_PASSES: tuple[type[ModulePass], ...] = (AddContextArgPass,)
+XHIP_PASSES: tuple[type[ModulePass], ...] = (AddContextArgPass, CanonicalizePass)
 
 
 def available_passes() -> dict[str, type[ModulePass]]:

@@ -1,0 +1,91 @@
+// RUN: xhip-opt %s -p canonicalize --split-input-file | filecheck %s
+
+// tensor.dim of tensor.empty is the empty's size operand; a static dim is a constant.
+func.func @dim_of_empty(%a: index, %b: index) -> (index, index, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty(%a, %b) : tensor<?x4x?xf32>
+  %d0 = tensor.dim %e, %c0 : tensor<?x4x?xf32>
+  %d1 = tensor.dim %e, %c1 : tensor<?x4x?xf32>
+  %d2 = tensor.dim %e, %c2 : tensor<?x4x?xf32>
+  func.return %d0, %d1, %d2 : index, index, index
+}
+// CHECK-LABEL: func.func @dim_of_empty(%a: index, %b: index)
+// CHECK-NEXT:    %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT:    func.return %a, %[[C4]], %b : index, index, index
+
+// -----
+
+// memref.dim of memref.alloc, and expand_shape output sizes.
+func.func @dim_of_alloc_and_expand(%n: index, %t: tensor<?xf32>, %p: index, %q: index) -> (index, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.alloc(%n) : memref<8x?xf32>
+  %d = memref.dim %m, %c1 : memref<8x?xf32>
+  %x = tensor.expand_shape %t [[0, 1]] output_shape [%p, %q] : tensor<?xf32> into tensor<?x?xf32>
+  %e = tensor.dim %x, %c0 : tensor<?x?xf32>
+  func.return %d, %e : index, index
+}
+// CHECK-LABEL: func.func @dim_of_alloc_and_expand
+// CHECK:         func.return %n, %p : index, index
+
+// -----
+
+// Unsigned/signed min, max, division and comparison of constants fold; division by zero stays.
+func.func @integer_folds() -> (index, index, index, index, index, i1, i1, index) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c7 = arith.constant 7 : index
+  %cm1 = arith.constant -1 : index
+  %max = arith.maxui %c3, %c7 : index
+  %min = arith.minsi %cm1, %c3 : index
+  %div = arith.divui %c7, %c3 : index
+  %cdiv = arith.ceildivsi %c7, %c3 : index
+  %maxu = arith.maxui %cm1, %c3 : index
+  %lt = arith.cmpi ult, %c3, %c7 : index
+  %slt = arith.cmpi slt, %c3, %cm1 : index
+  %by0 = arith.divui %c7, %c0 : index
+  func.return %max, %min, %div, %cdiv, %maxu, %lt, %slt, %by0 : index, index, index, index, index, i1, i1, index
+}
+// CHECK-LABEL: func.func @integer_folds
+// CHECK:         %max = arith.constant 7 : index
+// CHECK-NEXT:    %min = arith.constant -1 : index
+// CHECK-NEXT:    %div = arith.constant 2 : index
+// CHECK-NEXT:    %cdiv = arith.constant 3 : index
+// CHECK-NEXT:    %maxu = arith.constant -1 : index
+// CHECK-NEXT:    %lt = arith.constant true
+// CHECK-NEXT:    %slt = arith.constant false
+// CHECK-NEXT:    %by0 = arith.divui %c7, %c0 : index
+// CHECK-NEXT:    func.return %max, %min, %div, %cdiv, %maxu, %lt, %slt, %by0
+
+// -----
+
+// A select on a folded comparison disappears; so do casts of constants and
+// index -> i64 -> index round trips; max(x, x) is x.
+func.func @select_and_casts(%a: index, %b: index) -> (index, i32, index, index) {
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %eq = arith.cmpi eq, %c5, %c1 : index
+  %sel = arith.select %eq, %a, %b : index
+  %i = arith.index_cast %c5 : index to i32
+  %w = arith.index_cast %a : index to i64
+  %back = arith.index_cast %w : i64 to index
+  %m = arith.maxui %b, %b : index
+  func.return %sel, %i, %back, %m : index, i32, index, index
+}
+// CHECK-LABEL: func.func @select_and_casts(%a: index, %b: index)
+// CHECK-NEXT:    %[[I:.*]] = arith.constant 5 : i32
+// CHECK-NEXT:    func.return %b, %[[I]], %a, %b : index, i32, index, index
+
+// -----
+
+// A narrowing round trip is not lossless and stays.
+func.func @narrowing_cast_stays(%a: index) -> index {
+  %n = arith.index_cast %a : index to i32
+  %back = arith.index_cast %n : i32 to index
+  func.return %back : index
+}
+// CHECK-LABEL: func.func @narrowing_cast_stays
+// CHECK-NEXT:    arith.index_cast %a : index to i32
+// CHECK-NEXT:    arith.index_cast

@@ -1,0 +1,254 @@
+"""Folds of host index arithmetic and shape queries that xDSL's canonicalize lacks.
+
+Memory planning needs one SSA value per distinct extent: `tensor.dim` of a
+`tensor.empty` must become the empty's own size operand, comparisons and
+min/max/div of constants must disappear, and casts of constants must fold, or
+the planner sees distinct expressions for equal sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import arith, memref, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+INDEX_BITS = 64
+
+
+def constant_int(value: SSAValue) -> int | None:
+    """The integer a value is known to hold, if it is an integer/index constant."""
+    op = value.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def _bit_width(t: Attribute) -> int | None:
+    if isinstance(t, IndexType):
+        return INDEX_BITS
+    if isinstance(t, IntegerType):
+        return t.width.data
+    return None
+
+
+def _unsigned(v: int, bits: int) -> int:
+    return v & ((1 << bits) - 1)
+
+
+def _signed(v: int, bits: int) -> int:
+    v = _unsigned(v, bits)
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -((-a) // b)
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _trunc_rem(a: int, b: int) -> int:
+    return a - b * _trunc_div(a, b)
+
+
+# (lhs, rhs, bits) -> folded value, or None when folding would change behaviour
+# (division by zero is undefined at run time and must stay).
+_BinaryFold = Callable[[int, int, int], int | None]
+
+BINARY_FOLDS: dict[type[Operation], _BinaryFold] = {
+    arith.MaxUIOp: lambda a, b, n: max(_unsigned(a, n), _unsigned(b, n)),
+    arith.MinUIOp: lambda a, b, n: min(_unsigned(a, n), _unsigned(b, n)),
+    arith.MaxSIOp: lambda a, b, n: max(_signed(a, n), _signed(b, n)),
+    arith.MinSIOp: lambda a, b, n: min(_signed(a, n), _signed(b, n)),
+    arith.DivUIOp: lambda a, b, n: _unsigned(a, n) // _unsigned(b, n) if _unsigned(b, n) else None,
+    arith.CeilDivUIOp: lambda a, b, n: (
+        _ceil_div(_unsigned(a, n), _unsigned(b, n)) if _unsigned(b, n) else None
+    ),
+    arith.RemUIOp: lambda a, b, n: _unsigned(a, n) % _unsigned(b, n) if _unsigned(b, n) else None,
+    arith.DivSIOp: lambda a, b, n: _trunc_div(_signed(a, n), _signed(b, n)) if b else None,
+    arith.CeilDivSIOp: lambda a, b, n: _ceil_div(_signed(a, n), _signed(b, n)) if b else None,
+    arith.FloorDivSIOp: lambda a, b, n: _signed(a, n) // _signed(b, n) if b else None,
+    arith.RemSIOp: lambda a, b, n: _trunc_rem(_signed(a, n), _signed(b, n)) if b else None,
+}
+
+CMPI_PREDICATES: dict[int, Callable[[int, int, int], bool]] = {
+    0: lambda a, b, n: _signed(a, n) == _signed(b, n),  # eq
+    1: lambda a, b, n: _signed(a, n) != _signed(b, n),  # ne
+    2: lambda a, b, n: _signed(a, n) < _signed(b, n),  # slt
+    3: lambda a, b, n: _signed(a, n) <= _signed(b, n),  # sle
+    4: lambda a, b, n: _signed(a, n) > _signed(b, n),  # sgt
+    5: lambda a, b, n: _signed(a, n) >= _signed(b, n),  # sge
+    6: lambda a, b, n: _unsigned(a, n) < _unsigned(b, n),  # ult
+    7: lambda a, b, n: _unsigned(a, n) <= _unsigned(b, n),  # ule
+    8: lambda a, b, n: _unsigned(a, n) > _unsigned(b, n),  # ugt
+    9: lambda a, b, n: _unsigned(a, n) >= _unsigned(b, n),  # uge
+}
+
+
+def _replace_by_constant(rewriter: PatternRewriter, op: Operation, value: int, result_type: Attribute) -> None:
+    bits = _bit_width(result_type)
+    assert bits is not None
+    normalized = _signed(value, bits) if bits > 1 else _unsigned(value, 1)
+    rewriter.replace(op, arith.ConstantOp(IntegerAttr(normalized, result_type)))
+
+
+class FoldConstantIntegerBinary(RewritePattern):
+    """`maxui/minui/divui/ceildiv*/rem*/maxsi/...` of two constants is a constant."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        fold = BINARY_FOLDS.get(type(op))
+        if fold is None:
+            return
+        lhs, rhs = (constant_int(v) for v in op.operands)
+        bits = _bit_width(op.results[0].type)
+        if lhs is None or rhs is None or bits is None:
+            return
+        folded = fold(lhs, rhs, bits)
+        if folded is not None:
+            _replace_by_constant(rewriter, op, folded, op.results[0].type)
+
+
+class FoldIdempotentMinMax(RewritePattern):
+    """`max(x, x)` and `min(x, x)` are `x`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, arith.MaxUIOp | arith.MinUIOp | arith.MaxSIOp | arith.MinSIOp):
+            if op.operands[0] is op.operands[1]:
+                rewriter.replace(op, [], [op.operands[0]])
+
+
+class FoldConstantCmpi(RewritePattern):
+    """`cmpi` of two constants (or of a value with itself) is a constant i1."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.CmpiOp, rewriter: PatternRewriter, /) -> None:
+        predicate = op.predicate.value.data
+        bits = _bit_width(op.lhs.type)
+        if bits is None:
+            return
+        if op.lhs is op.rhs:
+            result = predicate in (0, 3, 5, 7, 9)
+        else:
+            lhs, rhs = constant_int(op.lhs), constant_int(op.rhs)
+            if lhs is None or rhs is None:
+                return
+            result = CMPI_PREDICATES[predicate](lhs, rhs, bits)
+        _replace_by_constant(rewriter, op, int(result), op.result.type)
+
+
+class FoldSelectOfEqualValues(RewritePattern):
+    """`select(c, x, x)` is `x`, whatever `c` is."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter, /) -> None:
+        if op.lhs is op.rhs:
+            rewriter.replace(op, [], [op.lhs])
+
+
+class FoldConstantIndexCast(RewritePattern):
+    """`index_cast` of a constant, and index -> index round trips through a cast."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, arith.IndexCastOp):
+            return
+        source = op.operands[0]
+        if (
+            isinstance(source.owner, type(op))
+            and source.owner.operands[0].type == op.results[0].type
+            and isinstance(op.results[0].type, IndexType)
+        ):
+            # index -> iN -> index only round-trips if iN held the value; shapes
+            # fit in 32 bits in practice, but we only fold the lossless case.
+            inner_bits = _bit_width(source.type)
+            if inner_bits == INDEX_BITS:
+                rewriter.replace(op, [], [source.owner.operands[0]])
+                return
+        value = constant_int(source)
+        in_bits, out_bits = _bit_width(source.type), _bit_width(op.results[0].type)
+        if value is None or in_bits is None or out_bits is None:
+            return
+        widened = _signed(value, in_bits)  # index_cast sign-extends
+        _replace_by_constant(rewriter, op, widened, op.results[0].type)
+
+
+def _static_dim_or_none(shaped_type: Attribute, index: int) -> int | None:
+    if not isinstance(shaped_type, TensorType | MemRefType):
+        return None
+    shape = shaped_type.get_shape()
+    if 0 <= index < len(shape) and shape[index] != DYNAMIC_INDEX:
+        return shape[index]
+    return None
+
+
+def _dynamic_size_operand(shaped_type: Attribute, sizes: tuple[SSAValue, ...], index: int) -> SSAValue | None:
+    """The size operand that defines dynamic dim `index` of an empty/alloc."""
+    shape = shaped_type.get_shape()  # type: ignore[attr-defined]
+    if not (0 <= index < len(shape)) or shape[index] != DYNAMIC_INDEX:
+        return None
+    position = sum(1 for d in shape[:index] if d == DYNAMIC_INDEX)
+    return sizes[position]
+
+
+def _fold_dim(op: Operation, source: SSAValue, index_value: SSAValue, rewriter: PatternRewriter) -> None:
+    index = constant_int(index_value)
+    if index is None:
+        return
+    static = _static_dim_or_none(source.type, index)
+    if static is not None:
+        rewriter.replace(op, arith.ConstantOp(IntegerAttr(static, IndexType())))
+        return
+    producer = source.owner
+    replacement: SSAValue | None = None
+    if isinstance(producer, tensor.EmptyOp):
+        replacement = _dynamic_size_operand(source.type, tuple(producer.dynamic_sizes), index)
+    elif isinstance(producer, memref.AllocOp | memref.AllocaOp):
+        replacement = _dynamic_size_operand(source.type, tuple(producer.dynamic_sizes), index)
+    elif isinstance(producer, tensor.ExpandShapeOp):
+        replacement = _dynamic_size_operand(source.type, tuple(producer.dynamic_output_shape), index)
+    elif (tied := getattr(producer, "tied_init", None)) is not None:
+        # A destination-passing op's result has exactly its init's shape.
+        init = tied(source)
+        if init is not None:
+            rewriter.replace(op, tensor.DimOp(init, index_value))
+            return
+    if replacement is not None:
+        rewriter.replace(op, [], [replacement])
+
+
+class FoldTensorDim(RewritePattern):
+    """`tensor.dim` of a static dim, of `tensor.empty`, `expand_shape` or a DPS result."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tensor.DimOp, rewriter: PatternRewriter, /) -> None:
+        _fold_dim(op, op.source, op.index, rewriter)
+
+
+class FoldMemRefDim(RewritePattern):
+    """`memref.dim` of a static dim or of `memref.alloc`/`alloca`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.DimOp, rewriter: PatternRewriter, /) -> None:
+        _fold_dim(op, op.source, op.index, rewriter)
+
+
+INDEX_FOLD_PATTERNS: tuple[RewritePattern, ...] = (
+    FoldConstantIntegerBinary(),
+    FoldIdempotentMinMax(),
+    FoldConstantCmpi(),
+    FoldSelectOfEqualValues(),
+    FoldConstantIndexCast(),
+    FoldTensorDim(),
+    FoldMemRefDim(),
+)
