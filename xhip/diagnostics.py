@@ -8,6 +8,9 @@ does not hold) is raised as an `XhipError`; the tools print `str(error)` and exi
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 from xdsl.dialects.builtin import FileLineColLoc, StringAttr
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
@@ -45,3 +48,9 @@ def op_location(op: Operation) -> str:
 def op_error(op: Operation, message: str) -> XhipError:
     """An error located at `op`; passes `raise op_error(op, "...")`."""
     return XhipError(message, op_location(op))
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """`"; did you mean 'x'?"` for the closest candidate, or "" when none is close."""
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.5)
+    return f"; did you mean '{close[0]}'?" if close else ""

@@ -10,7 +10,6 @@ exit code 1; the output file is written only when everything succeeded.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from xdsl.passes import ModulePass
 
 from xhip import __version__
 from xhip.context import make_context
-from xhip.diagnostics import XhipError
+from xhip.diagnostics import XhipError, did_you_mean
 from xhip.parsing import parse_module
 from xhip.pass_runner import PassTiming, run_passes
 from xhip.printing import print_ir
@@ -114,8 +113,7 @@ def _print_after_names(args: argparse.Namespace, passes: Sequence[ModulePass]) -
     known = [p.name for p in passes]
     for name in sorted(requested):
         if name not in known:
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else f"; the pipeline has: {', '.join(known) or 'no passes'}"
+            hint = did_you_mean(name, known) or f"; the pipeline has: {', '.join(known) or 'no passes'}"
             raise XhipError(f"--print-ir-after: pass '{name}' is not in the pipeline{hint}")
     return requested
 
