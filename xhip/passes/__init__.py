@@ -13,13 +13,25 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 from xhip.passes.add_context_arg import AddContextArgPass
 from xhip.passes.canonicalize import CanonicalizePass
+from xhip.passes.externalize_constants import ExternalizeConstantsPass
 
-UPSTREAM_PASSES: tuple[type[ModulePass], ...] = (
-    CommonSubexpressionElimination,
-    DeadCodeElimination,
+
+
+class CsePass(CommonSubexpressionElimination):
+    """Common subexpression elimination (xDSL): merges equal pure ops, so equal extents become one value."""
+
+
+class DcePass(DeadCodeElimination):
+    """Dead code elimination (xDSL): erases unused ops that have no side effects."""
+
+
+UPSTREAM_PASSES: tuple[type[ModulePass], ...] = (CsePass, DcePass)
+
+XHIP_PASSES: tuple[type[ModulePass], ...] = (
+    AddContextArgPass,
+    CanonicalizePass,
+    ExternalizeConstantsPass,
 )
-
-XHIP_PASSES: tuple[type[ModulePass], ...] = (AddContextArgPass, CanonicalizePass)
 
 
 def available_passes() -> dict[str, type[ModulePass]]:

@@ -1,0 +1,666 @@
+"""Pass pipelines: YAML files, `-p` strings and `--set` overrides, validated.
+
+A pipeline file names its passes in order, each with optional options:
+
+    name: default
+    description: shipping ONNX-to-HIP pipeline
+    passes:
+      - hip-add-context-arg
+      - hip-pool-allocs: {lifetime-only: true, alignment: 256}
+
+An experiment extends another file (the path is relative to the experiment)
+and edits what it inherits; `name` and `description` are inherited unless given:
+
+    extends: ../default.yaml
+    passes: [...]                    # replaces the inherited list
+    remove: [cse]
+    insert:
+      - {pass: dce, after: canonicalize}
+      - {pass: {hip-pool-allocs: {planner: grouped}}, before: hip-lower-allocs}
+    set:
+      hip-pool-allocs.alignment: 512
+
+The edits apply in the order `passes`, `remove`, `insert`, `set`, each to the
+list the previous one left: `remove` resolves all its names before removing any,
+`insert` applies its entries one after the other. `extends` chains; a cycle is
+an error.
+
+A pass reference (in `remove`, `before`, `after` and the PASS part of
+`set`/`--set` keys) is a pass name that occurs exactly once in the pipeline,
+or `NAME#N` for its N-th occurrence counted from 1 (`canonicalize#2`).
+
+Option keys are the pass dataclass fields with `-` for `_` (`lifetime-only`);
+`-p` and `--set` accept both spellings, like xDSL. Values must have the field's
+type: bools are not ints, an int is accepted for a float, a list (or a single
+value) for a tuple, `null` for an optional field. YAML follows 1.2 here: only
+`true`/`false` are booleans (`yes` is a string) and `1e-5` is a float.
+
+`-p` uses xDSL's syntax (`a,b{opt=v list=1,2}`); `--set PASS.OPTION=VALUE`
+reads VALUE in the same syntax. Every mistake is one `XhipError` located at the
+YAML node (`FILE:LINE`) or at the command-line flag, with the nearest valid
+spelling for unknown names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import NoneType, UnionType
+from typing import Any, Literal, NamedTuple, Union, get_args, get_origin, get_type_hints
+
+import yaml
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import ParameterListType, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
+
+from xhip.diagnostics import XhipError, did_you_mean
+from xhip.passes import available_passes
+
+PassRegistry = Mapping[str, type[ModulePass]]
+
+PIPELINE_KEYS = ("name", "description", "extends", "passes", "remove", "insert", "set")
+INSERT_KEYS = ("pass", "before", "after")
+
+
+@dataclass(frozen=True)
+class PassEntry:
+    """One pass of a pipeline, with the options written for it."""
+
+    name: str
+    options: dict[str, object] = field(default_factory=dict)
+    """Hyphenated option keys -> values already converted to the field types."""
+    source: str | None = None
+    """Where the pass was written ("file.yaml:LINE", "-p"), for messages."""
+
+    def __hash__(self) -> int:
+        # The generated hash would fail on the options dict; pipelines are cache keys.
+        return hash((self.name, tuple(self.options.items()), self.source))
+
+    def spec(self) -> str:
+        """The entry in `-p` syntax, e.g. `hip-pool-allocs{alignment=512}`."""
+        if not self.options:
+            return self.name
+        return f"{self.name}{{{' '.join(_spec_option(k, v) for k, v in self.options.items())}}}"
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """A resolved, validated list of passes."""
+
+    name: str
+    description: str
+    passes: tuple[PassEntry, ...]
+    path: str | None = None
+
+    def spec(self) -> str:
+        """The pipeline in `-p` syntax; `parse_pass_spec` reads it back."""
+        return ",".join(entry.spec() for entry in self.passes)
+
+
+class PassOption(NamedTuple):
+    """One option of a pass class."""
+
+    key: str
+    """The YAML/CLI spelling (hyphens)."""
+    field_name: str
+    hint: Any
+    default: object
+    """The default value, or `dataclasses.MISSING` for a required option."""
+
+    @property
+    def required(self) -> bool:
+        return self.default is dataclasses.MISSING
+
+
+def pass_options(pass_class: type[ModulePass]) -> tuple[PassOption, ...]:
+    """The options of a pass: its init dataclass fields, in declaration order."""
+    hints = get_type_hints(pass_class)
+    options: list[PassOption] = []
+    for f in dataclasses.fields(pass_class):
+        if not f.init or f.name == "name":
+            continue
+        default = f.default
+        if f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        options.append(PassOption(f.name.replace("_", "-"), f.name, hints[f.name], default))
+    return tuple(options)
+
+
+# --------------------------------------------------------------------------- values
+
+
+class _Mismatch(Exception):
+    """A value does not fit a type hint (turned into a located error by the caller)."""
+
+
+def _convert(value: object, hint: Any, exact: bool = False) -> object:
+    """`value` as an instance of `hint`, or `_Mismatch`.
+
+    Union alternatives are tried first without conversions, so `int | float`
+    keeps an int an int; `exact` disables int->float and scalar->tuple.
+    """
+    origin = get_origin(hint)
+    if origin in (Union, UnionType):
+        alternatives = get_args(hint)
+        for strict in (True, False) if not exact else (True,):
+            for alternative in alternatives:
+                try:
+                    return _convert(value, alternative, strict)
+                except _Mismatch:
+                    continue
+        raise _Mismatch
+    if origin is Literal:
+        if any(type(value) is type(choice) and value == choice for choice in get_args(hint)):
+            return value
+        raise _Mismatch
+    if origin is tuple:
+        if isinstance(value, (list, tuple)):
+            items = list(value)
+        elif exact:
+            raise _Mismatch
+        else:
+            items = [value]
+        args = get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_convert(item, args[0]) for item in items)
+        if len(args) != len(items):
+            raise _Mismatch
+        return tuple(_convert(item, arg) for item, arg in zip(items, args))
+    if hint is NoneType and value is None:
+        return None
+    # `type(...) is` rather than isinstance: a bool is not an int here.
+    if hint in (bool, int, str) and type(value) is hint:
+        return value
+    if hint is float and (type(value) is float or (not exact and type(value) is int)):
+        return float(value)
+    raise _Mismatch
+
+
+def type_name(hint: Any) -> str:
+    """A type hint as users read it: `int`, `tuple[int, ...]`, `str | None`, `'a' | 'b'`."""
+    origin = get_origin(hint)
+    if origin in (Union, UnionType):
+        return " | ".join(type_name(arg) for arg in get_args(hint))
+    if origin is Literal:
+        return " | ".join(show_value(arg) for arg in get_args(hint))
+    if origin is tuple:
+        return f"tuple[{', '.join('...' if a is Ellipsis else type_name(a) for a in get_args(hint))}]"
+    if hint is NoneType:
+        return "None"
+    return getattr(hint, "__name__", str(hint))
+
+
+def show_value(value: object) -> str:
+    """A value in YAML spelling: `true`, `null`, `'tree'`, `[1, 2]`."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (list, tuple)):
+        return f"[{', '.join(show_value(v) for v in value)}]"
+    return repr(value)
+
+
+def _show_with_type(value: object) -> str:
+    if value is None:
+        return "null"
+    return f"{show_value(value)} ({type(value).__name__})"
+
+
+def _spec_scalar(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    text = repr(value)
+    # The `-p` lexer wants a `.` before an exponent.
+    if isinstance(value, float) and "e" in text and "." not in text:
+        text = text.replace("e", ".0e")
+    return text
+
+
+def _spec_option(key: str, value: object) -> str:
+    if value is None:
+        return key
+    values = value if isinstance(value, tuple) else (value,)
+    return f"{key}={','.join(_spec_scalar(v) for v in values)}"
+
+
+# --------------------------------------------------------------------------- checks
+
+
+
+
+def _registry(passes: PassRegistry | None) -> PassRegistry:
+    return available_passes() if passes is None else passes
+
+
+def _pass_class(name: str, where: str | None, passes: PassRegistry) -> type[ModulePass]:
+    pass_class = passes.get(name)
+    if pass_class is None:
+        raise XhipError(f"unknown pass '{name}'{did_you_mean(name, passes)}", where)
+    return pass_class
+
+
+def _option(pass_class: type[ModulePass], key: str, where: str | None) -> PassOption:
+    """The option `key` of `pass_class`, or a located error with the nearest spelling."""
+    options = {o.key: o for o in pass_options(pass_class)}
+    option = options.get(key)
+    if option is None:
+        hint = did_you_mean(key, options)
+        if not hint:
+            hint = f"; its options are: {', '.join(options)}" if options else "; it takes no options"
+        raise XhipError(f"pass '{pass_class.name}' has no option '{key}'{hint}", where)
+    return option
+
+
+def _convert_option(pass_class: type[ModulePass], option: PassOption, value: object, where: str | None) -> object:
+    """`value` converted to the type of `option`, or a located error."""
+    try:
+        return _convert(value, option.hint)
+    except _Mismatch:
+        choices = [str(c) for c in _literal_choices(option.hint) if isinstance(c, str)]
+        hint = did_you_mean(value, choices) if isinstance(value, str) else ""
+        raise XhipError(
+            f"option '{option.key}' of '{pass_class.name}' expects {type_name(option.hint)}, "
+            f"got {_show_with_type(value)}{hint}",
+            where,
+        ) from None
+
+
+def _literal_choices(hint: Any) -> list[object]:
+    """The values a `Literal[...]` (possibly inside a union) allows."""
+    if get_origin(hint) is Literal:
+        return list(get_args(hint))
+    if get_origin(hint) in (Union, UnionType):
+        return [choice for arg in get_args(hint) for choice in _literal_choices(arg)]
+    return []
+
+
+def _check_option(pass_class: type[ModulePass], key: str, value: object, where: str | None) -> object:
+    return _convert_option(pass_class, _option(pass_class, key, where), value, where)
+
+
+def _check_required(entries: Iterable[PassEntry], passes: PassRegistry) -> None:
+    for entry in entries:
+        for option in pass_options(_pass_class(entry.name, entry.source, passes)):
+            if option.required and option.key not in entry.options:
+                raise XhipError(
+                    f"pass '{entry.name}' needs option '{option.key}' ({type_name(option.hint)})", entry.source
+                )
+
+
+_REFERENCE = re.compile(r"(?P<name>[^#\s]+)(?:#(?P<index>[0-9]+))?")
+
+
+def _resolve(entries: Sequence[PassEntry], reference: str, where: str | None, what: str) -> int:
+    """The position in `entries` of the pass `reference` (NAME or NAME#N) names."""
+    what = f"{what}: " if what else ""  # the flag itself is the location of --set errors
+    match = _REFERENCE.fullmatch(reference)
+    if match is None or (match["index"] is not None and int(match["index"]) == 0):
+        raise XhipError(f"{what}bad pass reference '{reference}'; write NAME or NAME#N (N counts from 1)", where)
+    name = match["name"]
+    positions = [i for i, entry in enumerate(entries) if entry.name == name]
+    if not positions:
+        present = dict.fromkeys(entry.name for entry in entries)
+        raise XhipError(f"{what}pass '{name}' is not in the pipeline{did_you_mean(name, present)}", where)
+    if match["index"] is None:
+        if len(positions) > 1:
+            choices = " or ".join(f"'{name}#{n}'" for n in range(1, len(positions) + 1))
+            raise XhipError(
+                f"{what}pass '{name}' occurs {len(positions)} times in the pipeline; write {choices}", where
+            )
+        return positions[0]
+    index = int(match["index"])
+    if index > len(positions):
+        raise XhipError(
+            f"{what}'{reference}' does not exist; the pipeline has {len(positions)} '{name}' pass(es)", where
+        )
+    return positions[index - 1]
+
+
+def _set_option(
+    entries: list[PassEntry],
+    reference: str,
+    key: str,
+    value: object,
+    where: str | None,
+    what: str,
+    passes: PassRegistry,
+) -> None:
+    """Set option `key` of the referenced pass in `entries` (in place)."""
+    position = _resolve(entries, reference, where, what)
+    entry = entries[position]
+    converted = _check_option(_pass_class(entry.name, where, passes), key, value, where)
+    entries[position] = dataclasses.replace(entry, options={**entry.options, key: converted})
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+class _YamlLoader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 booleans and floats (`yes` is a string, `1e-5` a float)."""
+
+
+def _replace_resolver(tag: str, pattern: str, first: str) -> None:
+    resolvers = {
+        char: [(t, r) for t, r in entries if t != tag]
+        for char, entries in _YamlLoader.yaml_implicit_resolvers.items()
+    }
+    _YamlLoader.yaml_implicit_resolvers = resolvers
+    _YamlLoader.add_implicit_resolver(tag, re.compile(pattern), list(first))
+
+
+_replace_resolver("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF")
+_replace_resolver(
+    "tag:yaml.org,2002:float",
+    r"""^(?:[-+]?(?:[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+    |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+    |[0-9][0-9_]*[eE][-+]?[0-9]+
+    |\.(?:inf|Inf|INF))
+    |\.(?:nan|NaN|NAN))$""".replace("\n", "").replace(" ", ""),
+    "-+0123456789.",
+)
+
+
+class _PipelineFile:
+    """One YAML pipeline file, its nodes kept so every error names a line."""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError as err:
+            raise XhipError(f"cannot read pipeline: {err.strerror}", path) from None
+        except UnicodeDecodeError:
+            raise XhipError("cannot read pipeline: not UTF-8 text", path) from None
+        self._loader = _YamlLoader(text)
+        try:
+            root = self._loader.get_single_node()
+        except yaml.MarkedYAMLError as err:
+            mark = err.problem_mark or err.context_mark
+            where = f"{path}:{mark.line + 1}" if mark else path
+            raise XhipError(f"malformed YAML: {err.problem or err.context}", where) from None
+        except yaml.YAMLError as err:
+            raise XhipError(f"malformed YAML: {err}", path) from None
+        if not isinstance(root, yaml.MappingNode):
+            where = self.at(root) if root is not None else f"{path}:1"
+            raise XhipError("a pipeline file is a mapping with keys " + ", ".join(PIPELINE_KEYS), where)
+        self.root = root
+        self.keys = self.mapping(root, "pipeline", PIPELINE_KEYS)
+
+    def at(self, node: yaml.Node) -> str:
+        return f"{self.path}:{node.start_mark.line + 1}"
+
+    def value(self, node: yaml.Node) -> object:
+        try:
+            return self._loader.construct_object(node, deep=True)
+        except yaml.YAMLError as err:  # e.g. a `!!python/...` tag, which SafeLoader refuses
+            problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+            raise XhipError(f"malformed YAML: {problem}", self.at(node)) from None
+
+    def string(self, node: yaml.Node, what: str) -> str:
+        value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
+        if not isinstance(value, str) or not value:
+            raise XhipError(f"{what} must be a non-empty string", self.at(node))
+        return value
+
+    def sequence(self, node: yaml.Node, what: str) -> list[yaml.Node]:
+        if not isinstance(node, yaml.SequenceNode):
+            raise XhipError(f"{what} must be a list", self.at(node))
+        return list(node.value)
+
+    def mapping(
+        self, node: yaml.Node, what: str, allowed: Sequence[str] | None = None
+    ) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+        """key -> (key node, value node); duplicate keys and keys not in `allowed` are errors."""
+        if not isinstance(node, yaml.MappingNode):
+            raise XhipError(f"{what} must be a mapping", self.at(node))
+        items: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        for key_node, value_node in node.value:
+            key = self.string(key_node, f"a key of {what}")
+            if key in items:
+                raise XhipError(f"duplicate key '{key}' in {what}", self.at(key_node))
+            if allowed is not None and key not in allowed:
+                hint = did_you_mean(key, allowed) or f"; expected one of: {', '.join(allowed)}"
+                raise XhipError(f"unknown {what} key '{key}'{hint}", self.at(key_node))
+            items[key] = (key_node, value_node)
+        return items
+
+    def pass_entry(self, node: yaml.Node, passes: PassRegistry) -> PassEntry:
+        """`NAME` or `{NAME: {option: value, ...}}` (or `{NAME: null}`)."""
+        if isinstance(node, yaml.ScalarNode):
+            name = self.string(node, "a pass name")
+            _pass_class(name, self.at(node), passes)
+            return PassEntry(name, {}, self.at(node))
+        if not isinstance(node, yaml.MappingNode) or len(node.value) != 1:
+            raise XhipError("a pass is written NAME or {NAME: {option: value, ...}}", self.at(node))
+        name_node, options_node = node.value[0]
+        name = self.string(name_node, "a pass name")
+        pass_class = _pass_class(name, self.at(name_node), passes)
+        options: dict[str, object] = {}
+        if not (isinstance(options_node, yaml.ScalarNode) and self.value(options_node) is None):
+            for key, (key_node, value_node) in self.mapping(options_node, f"the options of '{name}'").items():
+                # An unknown option is reported at its key, a bad value at the value.
+                option = _option(pass_class, key, self.at(key_node))
+                options[key] = _convert_option(pass_class, option, self.value(value_node), self.at(value_node))
+        return PassEntry(name, options, self.at(node))
+
+
+class _Extends(NamedTuple):
+    """A file on the current `extends` chain (for cycle messages)."""
+
+    real_path: str
+    path: str
+
+
+def _extends_target(doc: _PipelineFile, node: yaml.Node) -> str:
+    """The path `extends` names, relative to the cwd like `doc.path`; it must exist."""
+    written = doc.string(node, "'extends'")
+    target = os.path.normpath(os.path.join(os.path.dirname(doc.path), written))
+    if os.path.isfile(target):
+        return target
+    folder = os.path.dirname(target) or "."
+    siblings = [n for n in os.listdir(folder) if n.endswith((".yaml", ".yml"))] if os.path.isdir(folder) else []
+    close = difflib.get_close_matches(os.path.basename(target), siblings, n=1)
+    hint = ""
+    if close:
+        written_folder = written.rpartition("/")[0]
+        hint = f"; did you mean '{written_folder + '/' if written_folder else ''}{close[0]}'?"
+    raise XhipError(f"'extends' target '{target}' does not exist{hint}", doc.at(node))
+
+
+def _load_file(path: str, passes: PassRegistry, chain: tuple[_Extends, ...]) -> Pipeline:
+    doc = _PipelineFile(path)
+    keys = {key: value for key, (_, value) in doc.keys.items()}
+    base: Pipeline | None = None
+    if "extends" in keys:
+        target = _extends_target(doc, keys["extends"])
+        chain = (*chain, _Extends(os.path.realpath(path), path))
+        if os.path.realpath(target) in {link.real_path for link in chain}:
+            cycle = " -> ".join([*(link.path for link in chain), target])
+            raise XhipError(f"'extends' cycle: {cycle}", doc.at(keys["extends"]))
+        base = _load_file(target, passes, chain)
+    elif "passes" not in keys:
+        raise XhipError("a pipeline needs 'passes' (or 'extends' to inherit them)", doc.at(doc.root))
+
+    if "name" in keys:
+        name = doc.string(keys["name"], "'name'")
+    elif base is not None:
+        name = base.name
+    else:
+        raise XhipError("a pipeline needs a 'name'", doc.at(doc.root))
+    description = base.description if base is not None else ""
+    if "description" in keys:
+        description = doc.string(keys["description"], "'description'")
+
+    if "passes" in keys:
+        entries = [doc.pass_entry(node, passes) for node in doc.sequence(keys["passes"], "'passes'")]
+    else:
+        assert base is not None
+        entries = list(base.passes)
+    if "remove" in keys:
+        entries = _remove(doc, keys["remove"], entries)
+    if "insert" in keys:
+        for node in doc.sequence(keys["insert"], "'insert'"):
+            _insert(doc, node, entries, passes)
+    if "set" in keys:
+        for key, (key_node, value_node) in doc.mapping(keys["set"], "'set'").items():
+            reference, _, option = key.partition(".")
+            if not reference or not option:
+                raise XhipError(f"'set' key '{key}' must be PASS.OPTION", doc.at(key_node))
+            _set_option(entries, reference, option, doc.value(value_node), doc.at(key_node), "'set'", passes)
+    return Pipeline(name, description, tuple(entries), path)
+
+
+def _remove(doc: _PipelineFile, node: yaml.Node, entries: list[PassEntry]) -> list[PassEntry]:
+    # Resolve every name first, so `remove: [canonicalize#1, canonicalize#2]` means both.
+    doomed = {
+        _resolve(entries, doc.string(item, "a 'remove' entry"), doc.at(item), "'remove'")
+        for item in doc.sequence(node, "'remove'")
+    }
+    return [entry for i, entry in enumerate(entries) if i not in doomed]
+
+
+def _insert(doc: _PipelineFile, node: yaml.Node, entries: list[PassEntry], passes: PassRegistry) -> None:
+    """Apply one `{pass: P, before: REF}` / `{pass: P, after: REF}` (in place)."""
+    fields = doc.mapping(node, "'insert' entry", INSERT_KEYS)
+    anchors = [key for key in ("before", "after") if key in fields]
+    if "pass" not in fields or len(anchors) != 1:
+        raise XhipError("an 'insert' entry is {pass: P, before: REF} or {pass: P, after: REF}", doc.at(node))
+    new_entry = doc.pass_entry(fields["pass"][1], passes)
+    anchor_node = fields[anchors[0]][1]
+    anchor = doc.string(anchor_node, f"'{anchors[0]}'")
+    position = _resolve(entries, anchor, doc.at(anchor_node), f"'{anchors[0]}'")
+    entries.insert(position if anchors[0] == "before" else position + 1, new_entry)
+
+
+# --------------------------------------------------------------------------- API
+
+
+def load_pipeline(path: str | os.PathLike[str], passes: PassRegistry | None = None) -> Pipeline:
+    """Read a pipeline YAML file, resolve `extends`/`set`/`remove`/`insert`, validate.
+
+    `passes` (name -> pass class) defaults to `xhip.passes.available_passes()`.
+    """
+    registry = _registry(passes)
+    pipeline = _load_file(os.fspath(path), registry, ())
+    _check_required(pipeline.passes, registry)
+    return pipeline
+
+
+def _argspec_reason(err: ArgSpecParseError) -> tuple[str, int | None]:
+    """The reason and the 1-based column of one of xDSL's multi-line spec errors."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    position = re.search(r"pass-pipeline:\d+:(\d+)", str(err))
+    return (lines[-1] if lines else "syntax error"), (int(position[1]) if position else None)
+
+
+def _spec_value(values: ParameterListType) -> object:
+    """An xDSL option value list as one value: `{x}` is null, `{x=1,2}` a tuple."""
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def parse_pass_spec(spec: str, source: str = "-p", passes: PassRegistry | None = None) -> Pipeline:
+    """A pipeline from xDSL's `-p` syntax: `a,b{opt=v list=1,2 flag=true}`."""
+    registry = _registry(passes)
+    try:
+        specs = list(parse_pipeline(spec))
+    except ArgSpecParseError as err:
+        reason, column = _argspec_reason(err)
+        at = f" at column {column}" if column is not None else ""
+        raise XhipError(f"malformed pass pipeline: {reason}{at}", source) from None
+    entries: list[PassEntry] = []
+    for arg_spec in specs:
+        pass_class = _pass_class(arg_spec.name, source, registry)
+        options = {
+            key.replace("_", "-"): _check_option(pass_class, key.replace("_", "-"), _spec_value(values), source)
+            for key, values in arg_spec.parameters.items()
+        }
+        entries.append(PassEntry(arg_spec.name, options, source))
+    _check_required(entries, registry)
+    return Pipeline(source, spec, tuple(entries), None)
+
+
+def _parse_override_value(text: str, setting: str, source: str) -> object:
+    if not text.strip():
+        return None
+    prefix = "value{value="
+    try:
+        specs = list(parse_pipeline(f"{prefix}{text.strip()}}}"))
+    except ArgSpecParseError as err:
+        reason, column = _argspec_reason(err)
+        at = f" at character {column - len(prefix)} of the value" if column is not None else ""
+        raise XhipError(f"malformed value in '{setting}': {reason}{at}", source) from None
+    if len(specs) != 1 or list(specs[0].parameters) != ["value"]:
+        raise XhipError(f"malformed value in '{setting}' (quote strings with spaces)", source)
+    return _spec_value(specs[0].parameters["value"])
+
+
+def apply_overrides(
+    pipeline: Pipeline, settings: Sequence[str], source: str = "--set", passes: PassRegistry | None = None
+) -> Pipeline:
+    """`pipeline` with each `PASS.OPTION=VALUE` of `settings` applied in order."""
+    registry = _registry(passes)
+    entries = list(pipeline.passes)
+    for setting in settings:
+        target, equals, text = setting.partition("=")
+        reference, _, option = target.strip().partition(".")
+        if not equals or not reference or not option:
+            raise XhipError(f"expected PASS.OPTION=VALUE, got '{setting}'", source)
+        value = _parse_override_value(text, setting, source)
+        _set_option(entries, reference, option.replace("_", "-"), value, source, "", registry)
+    return dataclasses.replace(pipeline, passes=tuple(entries))
+
+
+def instantiate(pipeline: Pipeline, passes: PassRegistry | None = None) -> list[ModulePass]:
+    """The pass objects of `pipeline`, options converted to their field types."""
+    registry = _registry(passes)
+    _check_required(pipeline.passes, registry)
+    instances: list[ModulePass] = []
+    for entry in pipeline.passes:
+        pass_class = _pass_class(entry.name, entry.source, registry)
+        arguments = {}
+        for key, value in entry.options.items():
+            option = _option(pass_class, key, entry.source)
+            arguments[option.field_name] = _convert_option(pass_class, option, value, entry.source)
+        try:
+            instances.append(pass_class(**arguments))
+        except XhipError as err:
+            if err.location is not None:
+                raise
+            raise XhipError(err.message, entry.source) from None
+        except ValueError as err:
+            # A pass that checks its options in __post_init__ says why they are wrong.
+            raise XhipError(f"pass '{entry.name}': {err}", entry.source) from None
+    return instances
+
+
+def _summary(pass_class: type[ModulePass]) -> str:
+    """The first line of the pass's own docstring (not the one dataclass invents)."""
+    doc = pass_class.__dict__.get("__doc__") or ""
+    if doc.startswith(f"{pass_class.__name__}("):
+        doc = ""
+    lines = [line.strip() for line in doc.strip().splitlines()]
+    return lines[0] if lines and lines[0] else "(no description)"
+
+
+def describe_passes(passes: PassRegistry | None = None) -> str:
+    """Text for `--list-passes`: each pass, its summary, its options with types and defaults."""
+    registry = _registry(passes)
+    lines: list[str] = []
+    for name in sorted(registry):
+        pass_class = registry[name]
+        lines.append(f"{name}")
+        lines.append(f"    {_summary(pass_class)}")
+        for option in pass_options(pass_class):
+            default = "(required)" if option.required else f"= {show_value(option.default)}"
+            lines.append(f"      {option.key}: {type_name(option.hint)} {default}")
+    return "\n".join(lines) + "\n"
