@@ -655,7 +655,17 @@ def test_describe_passes_lists_options_types_and_defaults():
     assert "second paragraph" not in text
     assert "      strategy: 'readback' | 'strict' | 'event' = 'readback'\n" in text
     assert "      factor: int (required)\n" in text
-    assert "cse\n    (no description)\n" in text
+    assert "cse\n    Common subexpression elimination (xDSL)" in text
+
+
+def test_describe_passes_without_a_docstring():
+    class Undocumented(ModulePass):
+        name = "undocumented"
+
+        def apply(self, ctx, op):
+            pass
+
+    assert describe_passes({"undocumented": Undocumented}) == "undocumented\n    (no description)\n"
 
 
 def test_describe_passes_defaults_to_the_real_registry():
