@@ -1,0 +1,142 @@
+"""Types, constraints, verifier helpers and memory effects shared by all hip ops."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, cast
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloatConstr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    TensorType,
+    i8,
+)
+from xdsl.ir import (
+    Attribute,
+    Operation,
+    ParametrizedAttribute,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    BaseAttr,
+    irdl_attr_definition,
+)
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
+
+from xhip.diagnostics import XhipError, op_error
+
+DataType = TensorType[Attribute] | MemRefType[Attribute]
+"""A buffer-like operand: a ranked tensor (tensor mode) or a memref (memref mode)."""
+
+DATA_CONSTR = BaseAttr(TensorType) | BaseAttr(MemRefType)
+SCALAR_CONSTR = BaseAttr(IndexType) | BaseAttr(IntegerType) | AnyFloatConstr
+BYTE_BUFFER = MemRefType(i8, [DYNAMIC_INDEX])
+"""The type of pools and scratch buffers, `memref<?xi8>`."""
+
+
+@irdl_attr_definition
+class ContextType(ParametrizedAttribute, TypeAttribute):
+    """The opaque execution context, always the first function argument."""
+
+    name = "hip.context"
+
+
+def _error(op: Operation, message: str) -> XhipError:
+    """A located verifier error phrased like MLIR's (`'hip.x' op ...`)."""
+    return op_error(op, f"'{op.name}' op {message}")
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    return cast(DataType, value.type).get_shape()
+
+
+def _rank(value: SSAValue) -> int:
+    return len(_shape(value))
+
+
+def _element_type(value: SSAValue) -> Attribute:
+    return cast(DataType, value.type).get_element_type()
+
+
+def _num_elements(shape: Sequence[int]) -> int | None:
+    """The static element count of `shape`, None when a dim is dynamic."""
+    count = 1
+    for dim in shape:
+        if dim < 0:
+            return None
+        count *= dim
+    return count
+
+
+def _normalize_axis(op: Operation, axis: int, rank: int) -> int:
+    """`axis` in [0, rank), accepting ONNX negative axes; errors name the valid range."""
+    if not -rank <= axis < rank:
+        valid = f"[{-rank}, {rank})"
+        raise _error(op, f"axis {axis} is out of range for rank {rank} (expected {valid})")
+    return axis % rank
+
+
+def _require_non_negative(op: Operation, name: str, attr: IntegerAttr) -> None:
+    if attr.value.data < 0:
+        raise _error(op, f"{name} must be >= 0, got {attr.value.data}")
+
+
+# --------------------------------------------------------------------------------------
+# Memory effects tied to values: pooling, liveness, CSE and DCE all need to know WHICH
+# buffer an op touches, not only that it touches one.
+# --------------------------------------------------------------------------------------
+
+
+def _memref_effects(kind: MemoryEffectKind, values: Sequence[SSAValue]) -> set[EffectInstance]:
+    return {EffectInstance(kind, v) for v in values if isinstance(v.type, MemRefType)}
+
+
+class _ResultEffect(MemoryEffect):
+    """An effect of kind KIND on the op's (single) result buffer."""
+
+    KIND: ClassVar[MemoryEffectKind]
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> set[EffectInstance]:
+        return {EffectInstance(cls.KIND, op.results[0])}
+
+
+class _MemrefOperandsEffect(MemoryEffect):
+    """An effect of kind KIND on every memref operand; tensor operands have none."""
+
+    KIND: ClassVar[MemoryEffectKind]
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> set[EffectInstance]:
+        return _memref_effects(cls.KIND, op.operands)
+
+
+class AllocatesResult(_ResultEffect):
+    """DCE may drop an unused allocation; CSE never merges two."""
+
+    KIND = MemoryEffectKind.ALLOC
+
+
+class WritesResult(_ResultEffect):
+    """Graph outputs: never pooled (no Allocate), merged nor erased."""
+
+    KIND = MemoryEffectKind.WRITE
+
+
+class ReadsResult(_ResultEffect):
+    """Uploaded constants are only ever read."""
+
+    KIND = MemoryEffectKind.READ
+
+
+class ReadsMemrefOperands(_MemrefOperandsEffect):
+    KIND = MemoryEffectKind.READ
+
+
+class FreesMemrefOperands(_MemrefOperandsEffect):
+    KIND = MemoryEffectKind.FREE

@@ -1,0 +1,611 @@
+"""Compute ops: elementwise, linear algebra, normalization, reductions, data movement."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    f32,
+    i1,
+    i64,
+)
+from xdsl.ir import (
+    Attribute,
+    SSAValue,
+)
+from xdsl.irdl import (
+    irdl_op_definition,
+    prop_def,
+)
+
+from xhip.dialects.hip.common import (
+    _element_type,
+    _error,
+    _normalize_axis,
+    _rank,
+    _shape,
+)
+from xhip.dialects.hip.dps import (
+    Arity,
+    DPSOp,
+    ElementKind,
+    ShapeRule,
+)
+
+# ---- elementwise --------------------------------------------------------------------
+
+
+class UnaryElementwiseOp(DPSOp):
+    """`ins(x) outs(y)`, same element type and shape."""
+
+    ELEMENT: ClassVar[ElementKind] = ElementKind.FLOAT
+
+    def verify_semantics(self) -> None:
+        x, y = self.inputs[0], self.outputs[0]
+        self.check_element(x, self.ELEMENT, "input")
+        self.check_same_element([x, y], "input and output")
+        self.check_rank(y, _rank(x), "output")
+
+
+@irdl_op_definition
+class ReluOp(UnaryElementwiseOp):
+    name = "hip.relu"
+    ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
+
+
+@irdl_op_definition
+class SigmoidOp(UnaryElementwiseOp):
+    name = "hip.sigmoid"
+
+
+@irdl_op_definition
+class TanhOp(UnaryElementwiseOp):
+    name = "hip.tanh"
+
+
+@irdl_op_definition
+class ErfOp(UnaryElementwiseOp):
+    name = "hip.erf"
+
+
+@irdl_op_definition
+class SqrtOp(UnaryElementwiseOp):
+    name = "hip.sqrt"
+
+
+@irdl_op_definition
+class ExpOp(UnaryElementwiseOp):
+    name = "hip.exp"
+
+
+@irdl_op_definition
+class LogOp(UnaryElementwiseOp):
+    name = "hip.log"
+
+
+@irdl_op_definition
+class ReciprocalOp(UnaryElementwiseOp):
+    name = "hip.reciprocal"
+
+
+@irdl_op_definition
+class NegOp(UnaryElementwiseOp):
+    name = "hip.neg"
+    ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
+
+
+@irdl_op_definition
+class AbsOp(UnaryElementwiseOp):
+    name = "hip.abs"
+    ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
+
+
+@irdl_op_definition
+class NotOp(UnaryElementwiseOp):
+    name = "hip.not"
+    ELEMENT: ClassVar[ElementKind] = ElementKind.BOOL
+
+
+@irdl_op_definition
+class CopyOp(UnaryElementwiseOp):
+    """Copies `x` into `y` (same shape), e.g. to give an output its own buffer."""
+
+    name = "hip.copy"
+    ELEMENT: ClassVar[ElementKind] = ElementKind.ANY
+
+
+@irdl_op_definition
+class GeluOp(UnaryElementwiseOp):
+    """Exact (erf) GELU, or its tanh approximation."""
+
+    name = "hip.gelu"
+    approximate = prop_def(StringAttr, default_value=StringAttr("none"))
+
+    def verify_semantics(self) -> None:
+        super().verify_semantics()
+        if self.approximate.data not in ("none", "tanh"):
+            got = self.approximate.data
+            raise _error(self, f'approximate must be "none" or "tanh", got "{got}"')
+
+
+@irdl_op_definition
+class SoftmaxOp(UnaryElementwiseOp):
+    """Softmax along one `axis` (ONNX opset >= 13 semantics)."""
+
+    name = "hip.softmax"
+    axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(-1, i64))
+
+    def verify_semantics(self) -> None:
+        super().verify_semantics()
+        _normalize_axis(self, self.axis.value.data, _rank(self.inputs[0]))
+
+
+@irdl_op_definition
+class CastOp(DPSOp):
+    """Converts `x` to the element type of `y`."""
+
+    name = "hip.cast"
+
+    def verify_semantics(self) -> None:
+        self.check_rank(self.outputs[0], _rank(self.inputs[0]), "output")
+
+
+class BroadcastOp(DPSOp):
+    """Elementwise over broadcast inputs; all inputs share the output element type."""
+
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.BROADCAST
+    INPUTS: ClassVar[Arity] = (2, 2)
+    ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
+
+    def data_inputs(self) -> Sequence[SSAValue]:
+        """The inputs whose element type is checked against ELEMENT and the output."""
+        return self.inputs
+
+    def verify_semantics(self) -> None:
+        data = self.data_inputs()
+        self.check_element(data[0], self.ELEMENT, "inputs")
+        self.check_same_element([*data, self.outputs[0]], "inputs and output")
+        self.check_rank(self.outputs[0], max(_rank(v) for v in self.inputs), "output")
+
+
+@irdl_op_definition
+class AddOp(BroadcastOp):
+    name = "hip.add"
+
+
+@irdl_op_definition
+class SubOp(BroadcastOp):
+    name = "hip.sub"
+
+
+@irdl_op_definition
+class MulOp(BroadcastOp):
+    name = "hip.mul"
+
+
+@irdl_op_definition
+class DivOp(BroadcastOp):
+    name = "hip.div"
+
+
+@irdl_op_definition
+class PowOp(BroadcastOp):
+    """`base ** exponent`; ONNX lets the exponent have its own numeric type."""
+
+    name = "hip.pow"
+
+    def data_inputs(self) -> Sequence[SSAValue]:
+        return self.inputs[:1]
+
+    def verify_semantics(self) -> None:
+        super().verify_semantics()
+        self.check_element(self.inputs[1], ElementKind.NUMERIC, "exponent")
+
+
+@irdl_op_definition
+class MaxOp(BroadcastOp):
+    name = "hip.max"
+    INPUTS: ClassVar[Arity] = (1, None)
+
+
+@irdl_op_definition
+class MinOp(BroadcastOp):
+    name = "hip.min"
+    INPUTS: ClassVar[Arity] = (1, None)
+
+
+@irdl_op_definition
+class AndOp(BroadcastOp):
+    name = "hip.and"
+    ELEMENT: ClassVar[ElementKind] = ElementKind.BOOL
+
+
+@irdl_op_definition
+class OrOp(BroadcastOp):
+    name = "hip.or"
+    ELEMENT: ClassVar[ElementKind] = ElementKind.BOOL
+
+
+class ComparisonOp(BroadcastOp):
+    """Compares two inputs of one element type into an i1 output."""
+
+    def verify_semantics(self) -> None:
+        lhs, rhs = self.inputs
+        self.check_element(lhs, self.ELEMENT, "inputs")
+        self.check_same_element([lhs, rhs], "inputs")
+        self.check_element(self.outputs[0], ElementKind.BOOL, "comparison output")
+        self.check_rank(self.outputs[0], max(_rank(lhs), _rank(rhs)), "output")
+
+
+@irdl_op_definition
+class EqualOp(ComparisonOp):
+    name = "hip.equal"
+    ELEMENT: ClassVar[ElementKind] = ElementKind.ANY
+
+
+@irdl_op_definition
+class LessOp(ComparisonOp):
+    name = "hip.less"
+
+
+@irdl_op_definition
+class GreaterOp(ComparisonOp):
+    name = "hip.greater"
+
+
+@irdl_op_definition
+class LessEqualOp(ComparisonOp):
+    name = "hip.less_equal"
+
+
+@irdl_op_definition
+class GreaterEqualOp(ComparisonOp):
+    name = "hip.greater_equal"
+
+
+@irdl_op_definition
+class WhereOp(BroadcastOp):
+    """`ins(cond, x, y)`: x where cond else y."""
+
+    name = "hip.where"
+    INPUTS: ClassVar[Arity] = (3, 3)
+    ELEMENT: ClassVar[ElementKind] = ElementKind.ANY
+
+    def data_inputs(self) -> Sequence[SSAValue]:
+        return self.inputs[1:]
+
+    def verify_semantics(self) -> None:
+        self.check_element(self.inputs[0], ElementKind.BOOL, "condition")
+        super().verify_semantics()
+
+
+# ---- linear algebra and normalization -------------------------------------------------
+
+
+@irdl_op_definition
+class MatmulOp(DPSOp):
+    """ONNX MatMul: batched, with NumPy rank-1 promotion and batch broadcast."""
+
+    name = "hip.matmul"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.MATMUL
+    INPUTS: ClassVar[Arity] = (2, 2)
+
+    def verify_semantics(self) -> None:
+        a, b = self.inputs
+        self.check_element(a, ElementKind.NUMERIC, "A")
+        self.check_same_element([a, b, self.outputs[0]], "A, B and output")
+        ra, rb = _rank(a), _rank(b)
+        if ra < 1 or rb < 1:
+            raise _error(self, f"operands must have rank >= 1, got {a.type} and {b.type}")
+        # A rank-1 operand is promoted to a matrix and its unit dim dropped again.
+        expected = max(ra, rb, 2) - (ra == 1) - (rb == 1)
+        self.check_rank(self.outputs[0], expected, "output")
+
+
+@irdl_op_definition
+class GemmOp(DPSOp):
+    """`alpha * op(A) @ op(B) + beta * C`, 2-D only, C broadcast to [M, N]."""
+
+    name = "hip.gemm"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GEMM
+    INPUTS: ClassVar[Arity] = (2, 3)
+    alpha = prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
+    beta = prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
+    trans_a = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+    trans_b = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+
+    def verify_semantics(self) -> None:
+        self.check_element(self.inputs[0], ElementKind.NUMERIC, "A")
+        self.check_same_element([*self.inputs, self.outputs[0]], "operands and output")
+        for value, what in zip(self.inputs[:2], ("A", "B")):
+            self.check_rank(value, 2, what)
+        if len(self.inputs) == 3 and _rank(self.inputs[2]) > 2:
+            raise _error(self, f"C must have rank <= 2, got {self.inputs[2].type}")
+        self.check_rank(self.outputs[0], 2, "output")
+
+
+@irdl_op_definition
+class LayerNormOp(DPSOp):
+    """`ins(x, scale[, bias])`, normalizing over dims [axis, rank)."""
+
+    name = "hip.layer_norm"
+    INPUTS: ClassVar[Arity] = (2, 3)
+    axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(-1, i64))
+    epsilon = prop_def(FloatAttr, default_value=FloatAttr(1e-5, f32))
+
+    def verify_semantics(self) -> None:
+        x = self.inputs[0]
+        self.check_element(x, ElementKind.FLOAT, "input")
+        self.check_same_element([*self.inputs, self.outputs[0]], "operands and output")
+        _normalize_axis(self, self.axis.value.data, _rank(x))
+        self.check_rank(self.outputs[0], _rank(x), "output")
+
+
+# ---- reductions and data movement ------------------------------------------------------
+
+
+class ReduceOp(DPSOp):
+    """Reduces over static `axes` (empty = all axes), keeping unit dims if `keepdims`."""
+
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.REDUCE
+    axes = prop_def(DenseArrayBase.constr(i64), default_value=DenseArrayBase.from_list(i64, []))
+    keepdims = prop_def(BoolAttr, default_value=IntegerAttr(1, i1))
+
+    def normalized_axes(self) -> list[int]:
+        """The reduced axes in [0, rank), sorted; all axes when `axes` is empty."""
+        rank = _rank(self.inputs[0])
+        axes = self.axes.get_values()
+        if not axes:
+            return list(range(rank))
+        return sorted(_normalize_axis(self, a, rank) for a in axes)
+
+    def verify_semantics(self) -> None:
+        x, y = self.inputs[0], self.outputs[0]
+        self.check_element(x, ElementKind.NUMERIC, "input")
+        self.check_same_element([x, y], "input and output")
+        axes = self.normalized_axes()
+        if len(set(axes)) != len(axes):
+            raise _error(self, f"axes {list(self.axes.get_values())} repeat an axis")
+        expected = _rank(x) if self.keepdims.value.data else _rank(x) - len(axes)
+        self.check_rank(y, expected, "output")
+
+
+@irdl_op_definition
+class ReduceMeanOp(ReduceOp):
+    name = "hip.reduce_mean"
+
+
+@irdl_op_definition
+class ReduceSumOp(ReduceOp):
+    name = "hip.reduce_sum"
+
+
+@irdl_op_definition
+class ReduceMaxOp(ReduceOp):
+    name = "hip.reduce_max"
+
+
+class DataMovementOp(DPSOp):
+    """Moves elements without changing them: every data operand shares one element type."""
+
+    def data_operands(self) -> Sequence[SSAValue]:
+        return [*self.inputs, *self.outputs]
+
+    def verify_semantics(self) -> None:
+        self.check_same_element(self.data_operands(), "inputs and outputs")
+        self.verify_layout()
+
+    def verify_layout(self) -> None:
+        """Rank and attribute checks of the concrete op."""
+
+
+@irdl_op_definition
+class TransposeOp(DataMovementOp):
+    """Output dim i is input dim `perm[i]`."""
+
+    name = "hip.transpose"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.TRANSPOSE
+    perm = prop_def(DenseArrayBase.constr(i64))
+
+    def verify_layout(self) -> None:
+        rank = _rank(self.inputs[0])
+        perm = list(self.perm.get_values())
+        if sorted(perm) != list(range(rank)):
+            raise _error(self, f"perm {perm} is not a permutation of the input rank {rank}")
+        self.check_rank(self.outputs[0], rank, "output")
+
+
+@irdl_op_definition
+class ConcatOp(DataMovementOp):
+    """Joins the inputs along `axis`."""
+
+    name = "hip.concat"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.CONCAT
+    INPUTS: ClassVar[Arity] = (1, None)
+    axis = prop_def(IntegerAttr[IntegerType])
+
+    def verify_layout(self) -> None:
+        rank = _rank(self.outputs[0])
+        for i, value in enumerate(self.inputs):
+            self.check_rank(value, rank, f"input #{i}")
+        _normalize_axis(self, self.axis.value.data, rank)
+
+
+@irdl_op_definition
+class SplitOp(DataMovementOp):
+    """Splits `x` along `axis` into the outs, whose extents give the split sizes."""
+
+    name = "hip.split"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.FROM_INIT
+    OUTPUTS: ClassVar[Arity] = (1, None)
+    axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
+
+    def verify_layout(self) -> None:
+        rank = _rank(self.inputs[0])
+        for i, value in enumerate(self.outputs):
+            self.check_rank(value, rank, f"output #{i}")
+        _normalize_axis(self, self.axis.value.data, rank)
+
+
+@irdl_op_definition
+class SliceOp(DataMovementOp):
+    """`y[i] = x[start + i * step]` per dim; negative steps walk backwards.
+
+    Scalars are all the starts (one per input dim), then all the steps; the extents
+    come from the out operand."""
+
+    name = "hip.slice"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.FROM_INIT
+
+    def expected_scalar_types(self) -> Sequence[Attribute]:
+        return [IndexType()] * (2 * _rank(self.inputs[0]))
+
+    @property
+    def starts(self) -> Sequence[SSAValue]:
+        return self.scalars[: len(self.scalars) // 2]
+
+    @property
+    def steps(self) -> Sequence[SSAValue]:
+        return self.scalars[len(self.scalars) // 2 :]
+
+    def verify_layout(self) -> None:
+        self.check_rank(self.outputs[0], _rank(self.inputs[0]), "output")
+
+
+@irdl_op_definition
+class ExpandOp(DataMovementOp):
+    """Broadcasts `x` to the shape of `y`."""
+
+    name = "hip.expand"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.FROM_INIT
+
+    def verify_layout(self) -> None:
+        x, y = self.inputs[0], self.outputs[0]
+        if _rank(y) < _rank(x):
+            raise _error(self, f"cannot expand {x.type} to the lower rank of {y.type}")
+
+
+class IndexedGatherOp(DataMovementOp):
+    """`ins(data, indices)`: indices select elements; the output has the data's type."""
+
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GATHER
+    INPUTS: ClassVar[Arity] = (2, 2)
+
+    def data_operands(self) -> Sequence[SSAValue]:
+        return [self.inputs[0], self.outputs[0]]
+
+    def verify_layout(self) -> None:
+        data, indices = self.inputs
+        self.check_element(indices, ElementKind.INDICES, "indices")
+        if _rank(data) < 1:
+            raise _error(self, f"data must have rank >= 1, got {data.type}")
+        self.verify_ranks(_rank(data), _rank(indices))
+
+    def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
+        raise NotImplementedError()
+
+
+@irdl_op_definition
+class GatherOp(IndexedGatherOp):
+    """ONNX Gather: `indices` pick slices of `data` along `axis`."""
+
+    name = "hip.gather"
+    axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
+
+    def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
+        _normalize_axis(self, self.axis.value.data, data_rank)
+        self.check_rank(self.outputs[0], data_rank + indices_rank - 1, "output")
+
+
+@irdl_op_definition
+class GatherNDOp(IndexedGatherOp):
+    """ONNX GatherND: the last dim of `indices` addresses the leading data dims."""
+
+    name = "hip.gather_nd"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GATHER_ND
+    batch_dims = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
+
+    def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
+        batch = self.batch_dims.value.data
+        if indices_rank < 1:
+            raise _error(self, "indices must have rank >= 1")
+        if not 0 <= batch < min(data_rank, indices_rank):
+            raise _error(
+                self, f"batch_dims {batch} must be in [0, {min(data_rank, indices_rank)})"
+            )
+        depth = _shape(self.inputs[1])[-1]
+        if depth < 0:
+            return
+        if depth > data_rank - batch:
+            raise _error(
+                self, f"indices depth {depth} exceeds data rank {data_rank} - batch_dims {batch}"
+            )
+        self.check_rank(self.outputs[0], data_rank + indices_rank - depth - 1 - batch, "output")
+
+
+# ---- generators -----------------------------------------------------------------------
+
+
+class GeneratorOp(DPSOp):
+    """No data inputs: the output is computed from host scalars of its element type."""
+
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.FROM_INIT
+    INPUTS: ClassVar[Arity] = (0, 0)
+    SCALARS: ClassVar[int] = 1
+
+    def expected_scalar_types(self) -> Sequence[Attribute]:
+        return [_element_type(self.outputs[0])] * self.SCALARS
+
+
+@irdl_op_definition
+class FillOp(GeneratorOp):
+    """Sets every element of `y` to the scalar value."""
+
+    name = "hip.fill"
+
+
+@irdl_op_definition
+class RangeOp(GeneratorOp):
+    """`y[i] = start + i * delta`; the scalars are start and delta."""
+
+    name = "hip.range"
+    SCALARS: ClassVar[int] = 2
+
+    def verify_semantics(self) -> None:
+        self.check_element(self.outputs[0], ElementKind.NUMERIC, "output")
+        self.check_rank(self.outputs[0], 1, "output")
+
+
+@irdl_op_definition
+class NonZeroOp(DPSOp):
+    """`outs(indices : [rank x capacity] i64, count : rank-0 i32/i64)`.
+
+    Only the first `count` columns of `indices` are meaningful; the host reads `count`
+    back to trim them."""
+
+    name = "hip.nonzero"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.NONZERO
+    OUTPUTS: ClassVar[Arity] = (2, 2)
+
+    def verify_semantics(self) -> None:
+        x = self.inputs[0]
+        indices, count = self.outputs
+        self.check_rank(indices, 2, "indices output")
+        rows = _shape(indices)[0]
+        if rows >= 0 and rows != _rank(x):
+            raise _error(
+                self, f"indices output must have {_rank(x)} rows (the input rank), got {rows}"
+            )
+        element = _element_type(indices)
+        if element != i64:
+            raise _error(self, f"indices output must have i64 elements, got {element}")
+        self.check_rank(count, 0, "count output")
+        self.check_element(count, ElementKind.INDICES, "count output")

@@ -1,0 +1,244 @@
+"""Infrastructure ops: device buffers, pools, host scratch, outputs, constants, readbacks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    i32,
+    i64,
+)
+from xdsl.ir import (
+    Attribute,
+    SSAValue,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+
+from xhip.dialects.hip.common import (
+    BYTE_BUFFER,
+    DATA_CONSTR,
+    SCALAR_CONSTR,
+    AllocatesResult,
+    ContextType,
+    FreesMemrefOperands,
+    ReadsMemrefOperands,
+    ReadsResult,
+    WritesResult,
+    _element_type,
+    _error,
+    _num_elements,
+    _require_non_negative,
+    _shape,
+)
+
+# --------------------------------------------------------------------------------------
+# Infrastructure ops
+# --------------------------------------------------------------------------------------
+
+
+class _SizedBufferOp(IRDLOperation):
+    """Shared shape of `hip.alloc` and `hip.alloc_output`: one size per `?` dim."""
+
+    ctx = operand_def(ContextType)
+    dynamic_sizes = var_operand_def(IndexType)
+    result = result_def(MemRefType)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "`(` $ctx (`,` $dynamic_sizes^)? `)` attr-dict `:` type($result)"
+
+    def __init__(
+        self,
+        ctx: SSAValue,
+        result_type: MemRefType,
+        dynamic_sizes: Sequence[SSAValue] = (),
+        properties: Mapping[str, Attribute] | None = None,
+    ):
+        super().__init__(
+            operands=[ctx, dynamic_sizes], result_types=[result_type], properties=properties
+        )
+
+    def verify_(self) -> None:
+        expected = sum(1 for dim in self.result.type.get_shape() if dim < 0)
+        if expected != len(self.dynamic_sizes):
+            raise _error(
+                self,
+                f"expected {expected} dynamic size operand(s) for {self.result.type}, "
+                f"got {len(self.dynamic_sizes)}",
+            )
+
+
+@irdl_op_definition
+class AllocOp(_SizedBufferOp):
+    """A device allocation owned by the program (freed by `hip.free`)."""
+
+    name = "hip.alloc"
+    traits = traits_def(AllocatesResult())
+
+
+@irdl_op_definition
+class AllocOutputOp(_SizedBufferOp):
+    """Graph output `out_idx`, allocated by the runtime's output allocator.
+
+    It has a Write effect and no Allocate effect, so the pool planner never absorbs it
+    and CSE/DCE never merge or drop it."""
+
+    name = "hip.alloc_output"
+    out_idx = prop_def(IntegerAttr[IntegerType])
+    traits = traits_def(WritesResult())
+
+    def __init__(
+        self,
+        ctx: SSAValue,
+        result_type: MemRefType,
+        out_idx: int,
+        dynamic_sizes: Sequence[SSAValue] = (),
+    ):
+        super().__init__(ctx, result_type, dynamic_sizes, {"out_idx": IntegerAttr(out_idx, i64)})
+
+    def verify_(self) -> None:
+        _require_non_negative(self, "out_idx", self.out_idx)
+        super().verify_()
+
+
+@irdl_op_definition
+class FreeOp(IRDLOperation):
+    """Releases a `hip.alloc` buffer."""
+
+    name = "hip.free"
+    ctx = operand_def(ContextType)
+    memref = operand_def(MemRefType)
+    traits = traits_def(FreesMemrefOperands())
+    assembly_format = "`(` $ctx `,` $memref `)` attr-dict `:` type($memref)"
+
+    def __init__(self, ctx: SSAValue, memref: SSAValue):
+        super().__init__(operands=[ctx, memref])
+
+
+class _ByteBufferOp(IRDLOperation):
+    """A runtime-owned, grow-on-demand byte buffer of at least `size` bytes."""
+
+    ctx = operand_def(ContextType)
+    size = operand_def(IndexType)
+    result = result_def(MemRefType)
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(AllocatesResult())
+    assembly_format = "`(` $ctx `,` $size `)` attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        if self.result.type != BYTE_BUFFER:
+            raise _error(self, f"result must be {BYTE_BUFFER}, got {self.result.type}")
+
+
+@irdl_op_definition
+class GetPoolOp(_ByteBufferOp):
+    """The memory pool of dominance domain `domain_id`; views into it hold transients."""
+
+    name = "hip.get_pool"
+    domain_id = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
+
+    def __init__(self, ctx: SSAValue, size: SSAValue, domain_id: int = 0):
+        super().__init__(
+            operands=[ctx, size],
+            result_types=[BYTE_BUFFER],
+            properties={"domain_id": IntegerAttr(domain_id, i64)},
+        )
+
+    def verify_(self) -> None:
+        _require_non_negative(self, "domain_id", self.domain_id)
+        super().verify_()
+
+
+@irdl_op_definition
+class GetHostScratchOp(_ByteBufferOp):
+    """Host-mapped scratch for tiny buffers that host code reads and writes."""
+
+    name = "hip.get_host_scratch"
+
+    def __init__(self, ctx: SSAValue, size: SSAValue):
+        super().__init__(operands=[ctx, size], result_types=[BYTE_BUFFER])
+
+
+@irdl_op_definition
+class GetConstantOp(IRDLOperation):
+    """The uploaded constant number `index` of the constants file, as a device buffer."""
+
+    name = "hip.get_constant"
+    ctx = operand_def(ContextType)
+    index = operand_def(i64)
+    result = result_def(MemRefType)
+    traits = traits_def(ReadsResult())
+    assembly_format = "`(` $ctx `,` $index `)` attr-dict `:` type($result)"
+
+    def __init__(self, ctx: SSAValue, index: SSAValue, result_type: MemRefType):
+        super().__init__(operands=[ctx, index], result_types=[result_type])
+
+    def verify_(self) -> None:
+        if not self.result.type.has_static_shape():
+            raise _error(self, f"constants have static shapes, got {self.result.type}")
+
+
+class _ReadbackOp(IRDLOperation):
+    """Waits for the stream and copies the single element of `source` to the host."""
+
+    ctx = operand_def(ContextType)
+    source = operand_def(DATA_CONSTR)
+    result = result_def(SCALAR_CONSTR)
+    traits = traits_def(ReadsMemrefOperands())
+    assembly_format = "`(` $ctx `,` $source `)` attr-dict `:` type($source) `->` type($result)"
+
+    def verify_(self) -> None:
+        count = _num_elements(_shape(self.source))
+        if count != 1:
+            raise _error(self, f"source must hold exactly one element, got {self.source.type}")
+
+
+@irdl_op_definition
+class ReadbackScalarOp(_ReadbackOp):
+    """The scalar itself, or an integer scalar widened to `index`."""
+
+    name = "hip.readback_scalar"
+
+    def __init__(self, ctx: SSAValue, source: SSAValue, result_type: Attribute | None = None):
+        result_type = result_type or _element_type(source)
+        super().__init__(operands=[ctx, source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        super().verify_()
+        element = _element_type(self.source)
+        result_type = self.result.type
+        is_int = isinstance(element, IntegerType)
+        if result_type != element and not (is_int and isinstance(result_type, IndexType)):
+            allowed = f"{element} or index" if is_int else str(element)
+            source = self.source.type
+            raise _error(
+                self, f"result must be {allowed} (from the source {source}), got {result_type}"
+            )
+
+
+@irdl_op_definition
+class ReadbackDimOp(_ReadbackOp):
+    """A device-computed count (i32 or i64) read back and widened to `index`."""
+
+    name = "hip.readback_dim"
+    result = result_def(IndexType)
+
+    def __init__(self, ctx: SSAValue, source: SSAValue):
+        super().__init__(operands=[ctx, source], result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        super().verify_()
+        element = _element_type(self.source)
+        if element not in (i32, i64):
+            raise _error(self, f"source element type must be i32 or i64, got {element}")
