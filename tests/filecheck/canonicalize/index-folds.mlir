@@ -89,3 +89,17 @@ func.func @narrowing_cast_stays(%a: index) -> index {
 // CHECK-LABEL: func.func @narrowing_cast_stays
 // CHECK-NEXT:    arith.index_cast %a : index to i32
 // CHECK-NEXT:    arith.index_cast
+
+// -----
+
+// tensor.dim of a destination-passing result is the dim of its init, which
+// folds further to the init's size operand.
+func.func @dim_of_dps_result(%ctx: !hip.context, %x: tensor<?x8xf32>, %n: index) -> index {
+  %c0 = arith.constant 0 : index
+  %init = tensor.empty(%n) : tensor<?x8xf32>
+  %r = hip.relu(%ctx) ins(%x : tensor<?x8xf32>) outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %d = tensor.dim %r, %c0 : tensor<?x8xf32>
+  func.return %d : index
+}
+// CHECK-LABEL: func.func @dim_of_dps_result
+// CHECK-NEXT:    func.return %n : index

@@ -134,6 +134,13 @@ class DPSOp(IRDLOperation):
     def is_tensor_mode(self) -> bool:
         return bool(self.outputs) and isinstance(self.outputs[0].type, TensorType)
 
+    def tied_init(self, result: SSAValue) -> SSAValue | None:
+        """The init a tensor-mode result is written into (and so has the shape of)."""
+        for value, init in zip(self.res, self.outputs):
+            if value is result:
+                return init
+        return None
+
     def expected_scalar_types(self) -> Sequence[Attribute]:
         """The types of the host scalar operands this op takes (none by default)."""
         return ()
