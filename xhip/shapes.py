@@ -617,8 +617,8 @@ def _from_end_if_negative(em: IndexEmitter, index: Dim, dim: Dim) -> Dim:
     return em.select_lazy(em.lt(index, 0), lambda: em.add(index, dim), lambda: index)
 
 
-def _slice_extent(em: IndexEmitter, dim: Dim, start: Dim, end: Dim, step: Dim) -> Dim:
-    """Elements one Slice axis keeps, with ONNX's normalization and clamping."""
+def _slice_bounds(em: IndexEmitter, dim: Dim, start: Dim, end: Dim, step: Dim) -> tuple[Dim, Dim]:
+    """(first index read, elements kept) on one Slice axis, with ONNX's clamping."""
     backward = em.lt(step, 0)
     start = _from_end_if_negative(em, start, dim)
     end = _from_end_if_negative(em, end, dim)
@@ -627,18 +627,13 @@ def _slice_extent(em: IndexEmitter, dim: Dim, start: Dim, end: Dim, step: Dim) -
     upper = em.select_lazy(backward, lambda: em.sub(dim, 1), lambda: dim)
     start = em.min(em.max(start, 0), upper)
     end = em.min(em.max(end, em.select(backward, -1, 0)), upper)
-    return em.max(em.ceildiv(em.sub(end, start), step), 0)
+    return start, em.max(em.ceildiv(em.sub(end, start), step), 0)
 
 
-def slice_(
-    em: IndexEmitter,
-    shape: Shape,
-    starts: Shape,
-    ends: Shape,
-    axes: Sequence[int] | None = None,
-    steps: Shape | None = None,
-) -> ShapeResult:
-    """Slice with dims for starts/ends/steps (static axes): ONNX bounds semantics."""
+def _slice_axes(
+    shape: Shape, starts: Shape, ends: Shape, axes: Sequence[int] | None, steps: Shape | None
+) -> tuple[list[int], Shape] | ShapeFailure:
+    """Slice's axes normalized and its steps defaulted, or why they do not fit."""
     if axes is None:
         axes = list(range(len(starts)))
     if steps is None:
@@ -653,11 +648,50 @@ def slice_(
         return normalized
     if 0 in steps:
         return ShapeFailure("Slice step must not be 0")
+    return normalized, steps
+
+
+def slice_(
+    em: IndexEmitter,
+    shape: Shape,
+    starts: Shape,
+    ends: Shape,
+    axes: Sequence[int] | None = None,
+    steps: Shape | None = None,
+) -> ShapeResult:
+    """Slice with dims for starts/ends/steps (static axes): ONNX bounds semantics."""
+    checked = _slice_axes(shape, starts, ends, axes, steps)
+    if isinstance(checked, ShapeFailure):
+        return checked
+    axes, steps = checked
     em.mark_extents(shape)
     result = list(shape)
-    for axis, start, end, step in zip(normalized, starts, ends, steps):
-        result[axis] = _slice_extent(em, shape[axis], start, end, step)
+    for axis, start, end, step in zip(axes, starts, ends, steps):
+        result[axis] = _slice_bounds(em, shape[axis], start, end, step)[1]
     return result
+
+
+def slice_window(
+    em: IndexEmitter,
+    shape: Shape,
+    starts: Shape,
+    ends: Shape,
+    axes: Sequence[int] | None = None,
+    steps: Shape | None = None,
+) -> tuple[list[Dim], list[Dim], list[Dim]] | ShapeFailure:
+    """Per input dim: (first index read, step, extent) of a Slice; untouched dims read all."""
+    checked = _slice_axes(shape, starts, ends, axes, steps)
+    if isinstance(checked, ShapeFailure):
+        return checked
+    axes, steps = checked
+    em.mark_extents(shape)
+    first: list[Dim] = [0] * len(shape)
+    strides: list[Dim] = [1] * len(shape)
+    extents = list(shape)
+    for axis, start, end, step in zip(axes, starts, ends, steps):
+        first[axis], extents[axis] = _slice_bounds(em, shape[axis], start, end, step)
+        strides[axis] = step
+    return first, strides, extents
 
 
 # --------------------------------------------------------------------------------------
