@@ -13,6 +13,7 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 from xhip.passes.add_context_arg import AddContextArgPass
 from xhip.passes.canonicalize import CanonicalizePass
+from xhip.passes.convert_onnx_to_hip import ConvertOnnxToHipPass
 from xhip.passes.externalize_constants import ExternalizeConstantsPass
 
 
@@ -30,6 +31,7 @@ UPSTREAM_PASSES: tuple[type[ModulePass], ...] = (CsePass, DcePass)
 XHIP_PASSES: tuple[type[ModulePass], ...] = (
     AddContextArgPass,
     CanonicalizePass,
+    ConvertOnnxToHipPass,
     ExternalizeConstantsPass,
 )
 

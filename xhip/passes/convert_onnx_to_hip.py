@@ -1,0 +1,86 @@
+"""convert-onnx-to-hip: ONNX ops to destination-passing hip ops in tensor mode.
+
+Each function is walked once in program order; each ONNX op is handed to the
+converter of its family (xhip/rewrite_rules/onnx_to_hip), which builds the new
+IR right before it. Destinations are `tensor.empty` sized by `xhip.shapes`;
+shape subgraphs stay host index arithmetic; everything else reads the
+converted values. Afterwards the ONNX ops and `onnx.EntryPoint` are erased.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func, tensor
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from xhip.diagnostics import op_error
+from xhip.dialects.hip import ContextType
+from xhip.rewrite_rules.onnx_to_hip import CONVERTERS, ConversionState
+
+ONNX_PREFIX = "onnx."
+ENTRY_POINT = "onnx.EntryPoint"
+
+
+def _is_onnx(op: Operation) -> bool:
+    return op.name.startswith(ONNX_PREFIX)
+
+
+def _convert_function(fn: func.FuncOp) -> None:
+    block = fn.body.blocks.first
+    assert block is not None
+    if not block.args or not isinstance(block.args[0].type, ContextType):
+        raise op_error(
+            fn,
+            f"'@{fn.sym_name.data}' has no !hip.context argument #0; run hip-add-context-arg first",
+        )
+    state = ConversionState(block.args[0], block)
+    for argument in block.args[1:]:
+        state.define_argument(argument)
+    converted: list[Operation] = []
+    for op in list(block.ops):
+        if not _is_onnx(op):
+            _use_converted_operands(op, state)
+            continue
+        converter = CONVERTERS.get(op.name)
+        if converter is None:
+            raise op_error(op, f"no conversion to hip for '{op.name}'")
+        state.move_before(op)
+        results = converter(op, state)
+        if len(results) != len(op.results):
+            raise op_error(op, f"converter produced {len(results)} values for {len(op.results)} results")
+        for onnx_result, lowered in zip(op.results, results):
+            state.define(onnx_result, lowered)
+        converted.append(op)
+    for op in reversed(converted):
+        Rewriter.erase_op(op)
+
+
+def _use_converted_operands(op: Operation, state: ConversionState) -> None:
+    """Point a non-ONNX op (typically func.return) at the converted values."""
+    state.move_before(op)
+    for index, operand in enumerate(op.operands):
+        if not (isinstance(operand.owner, Operation) and _is_onnx(operand.owner)):
+            continue
+        value = state.tensor(operand)
+        if value.type != operand.type:
+            # The converted type may be more static than the imported one.
+            value = state.insert(tensor.CastOp(value, operand.type)).results[0]
+        op.operands = [*op.operands[:index], value, *op.operands[index + 1 :]]
+
+
+@dataclass(frozen=True)
+class ConvertOnnxToHipPass(ModulePass):
+    """Convert ONNX ops to hip destination-passing ops with shape-rule-sized destinations."""
+
+    name = "convert-onnx-to-hip"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for fn in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
+            if fn.body.blocks:
+                _convert_function(fn)
+        for entry in [o for o in op.walk() if o.name == ENTRY_POINT]:
+            Rewriter.erase_op(entry)
