@@ -16,6 +16,7 @@ from xdsl.dialects import builtin, func, tensor
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.transforms.dead_code_elimination import region_dce
 
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import ContextType
@@ -57,6 +58,8 @@ def _convert_function(fn: func.FuncOp) -> None:
         converted.append(op)
     for op in reversed(converted):
         Rewriter.erase_op(op)
+    # Argument dims are read up front; drop the ones no destination needed.
+    region_dce(fn.body)
 
 
 def _use_converted_operands(op: Operation, state: ConversionState) -> None:
