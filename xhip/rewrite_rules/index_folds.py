@@ -8,8 +8,6 @@ the planner sees distinct expressions for equal sizes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -20,9 +18,24 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
-INDEX_BITS = 64
+from xhip.analysis.host_index_eval import (
+    INDEX_BITWIDTH,
+    bitwidth,
+    canonical,
+    compare,
+    fold_binary,
+    is_binary_supported,
+    to_signed,
+)
+
+# Upstream canonicalize already folds these on constants (and knows x+0, x*1).
+_UPSTREAM_FOLDED: frozenset[type[Operation]] = frozenset({arith.AddiOp, arith.SubiOp, arith.MuliOp})
 
 
 def constant_int(value: SSAValue) -> int | None:
@@ -34,90 +47,30 @@ def constant_int(value: SSAValue) -> int | None:
 
 
 def _bit_width(t: Attribute) -> int | None:
-    if isinstance(t, IndexType):
-        return INDEX_BITS
-    if isinstance(t, IntegerType):
-        return t.width.data
-    return None
-
-
-def _unsigned(v: int, bits: int) -> int:
-    return v & ((1 << bits) - 1)
-
-
-def _signed(v: int, bits: int) -> int:
-    v = _unsigned(v, bits)
-    return v - (1 << bits) if v >> (bits - 1) else v
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -((-a) // b)
-
-
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def _trunc_rem(a: int, b: int) -> int:
-    return a - b * _trunc_div(a, b)
-
-
-# (lhs, rhs, bits) -> folded value, or None when folding would change behaviour
-# (division by zero is undefined at run time and must stay).
-_BinaryFold = Callable[[int, int, int], int | None]
-
-BINARY_FOLDS: dict[type[Operation], _BinaryFold] = {
-    arith.MaxUIOp: lambda a, b, n: max(_unsigned(a, n), _unsigned(b, n)),
-    arith.MinUIOp: lambda a, b, n: min(_unsigned(a, n), _unsigned(b, n)),
-    arith.MaxSIOp: lambda a, b, n: max(_signed(a, n), _signed(b, n)),
-    arith.MinSIOp: lambda a, b, n: min(_signed(a, n), _signed(b, n)),
-    arith.DivUIOp: lambda a, b, n: _unsigned(a, n) // _unsigned(b, n) if _unsigned(b, n) else None,
-    arith.CeilDivUIOp: lambda a, b, n: (
-        _ceil_div(_unsigned(a, n), _unsigned(b, n)) if _unsigned(b, n) else None
-    ),
-    arith.RemUIOp: lambda a, b, n: _unsigned(a, n) % _unsigned(b, n) if _unsigned(b, n) else None,
-    arith.DivSIOp: lambda a, b, n: _trunc_div(_signed(a, n), _signed(b, n)) if b else None,
-    arith.CeilDivSIOp: lambda a, b, n: _ceil_div(_signed(a, n), _signed(b, n)) if b else None,
-    arith.FloorDivSIOp: lambda a, b, n: _signed(a, n) // _signed(b, n) if b else None,
-    arith.RemSIOp: lambda a, b, n: _trunc_rem(_signed(a, n), _signed(b, n)) if b else None,
-}
-
-CMPI_PREDICATES: dict[int, Callable[[int, int, int], bool]] = {
-    0: lambda a, b, n: _signed(a, n) == _signed(b, n),  # eq
-    1: lambda a, b, n: _signed(a, n) != _signed(b, n),  # ne
-    2: lambda a, b, n: _signed(a, n) < _signed(b, n),  # slt
-    3: lambda a, b, n: _signed(a, n) <= _signed(b, n),  # sle
-    4: lambda a, b, n: _signed(a, n) > _signed(b, n),  # sgt
-    5: lambda a, b, n: _signed(a, n) >= _signed(b, n),  # sge
-    6: lambda a, b, n: _unsigned(a, n) < _unsigned(b, n),  # ult
-    7: lambda a, b, n: _unsigned(a, n) <= _unsigned(b, n),  # ule
-    8: lambda a, b, n: _unsigned(a, n) > _unsigned(b, n),  # ugt
-    9: lambda a, b, n: _unsigned(a, n) >= _unsigned(b, n),  # uge
-}
+    return bitwidth(t) if isinstance(t, IndexType | IntegerType) else None
 
 
 def _replace_by_constant(rewriter: PatternRewriter, op: Operation, value: int, result_type: Attribute) -> None:
     bits = _bit_width(result_type)
     assert bits is not None
-    normalized = _signed(value, bits) if bits > 1 else _unsigned(value, 1)
-    rewriter.replace(op, arith.ConstantOp(IntegerAttr(normalized, result_type)))
+    rewriter.replace(op, arith.ConstantOp(IntegerAttr(canonical(value, bits), result_type)))
 
 
 class FoldConstantIntegerBinary(RewritePattern):
     """`maxui/minui/divui/ceildiv*/rem*/maxsi/...` of two constants is a constant."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        fold = BINARY_FOLDS.get(type(op))
-        if fold is None:
+        if type(op) in _UPSTREAM_FOLDED or not is_binary_supported(type(op)):
             return
         lhs, rhs = (constant_int(v) for v in op.operands)
         bits = _bit_width(op.results[0].type)
         if lhs is None or rhs is None or bits is None:
             return
-        folded = fold(lhs, rhs, bits)
-        if folded is not None:
-            _replace_by_constant(rewriter, op, folded, op.results[0].type)
+        try:
+            folded = fold_binary(type(op), lhs, rhs, bits)
+        except ZeroDivisionError:
+            return  # undefined at run time: the op stays, so does the behaviour
+        _replace_by_constant(rewriter, op, folded, op.results[0].type)
 
 
 class FoldIdempotentMinMax(RewritePattern):
@@ -144,7 +97,7 @@ class FoldConstantCmpi(RewritePattern):
             lhs, rhs = constant_int(op.lhs), constant_int(op.rhs)
             if lhs is None or rhs is None:
                 return
-            result = CMPI_PREDICATES[predicate](lhs, rhs, bits)
+            result = compare(predicate, lhs, rhs, bits)
         _replace_by_constant(rewriter, op, int(result), op.result.type)
 
 
@@ -172,14 +125,14 @@ class FoldConstantIndexCast(RewritePattern):
             # index -> iN -> index only round-trips if iN held the value; shapes
             # fit in 32 bits in practice, but we only fold the lossless case.
             inner_bits = _bit_width(source.type)
-            if inner_bits == INDEX_BITS:
+            if inner_bits == INDEX_BITWIDTH:
                 rewriter.replace(op, [], [source.owner.operands[0]])
                 return
         value = constant_int(source)
         in_bits, out_bits = _bit_width(source.type), _bit_width(op.results[0].type)
         if value is None or in_bits is None or out_bits is None:
             return
-        widened = _signed(value, in_bits)  # index_cast sign-extends
+        widened = to_signed(value, in_bits)  # index_cast sign-extends
         _replace_by_constant(rewriter, op, widened, op.results[0].type)
 
 
