@@ -1,0 +1,559 @@
+"""ONNX model -> onnx-dialect module, built in memory (never through text).
+
+The result has the shape of the seed's imported IR:
+
+    func.func @main_graph(%arg0: tensor<?x?x64xf32> {onnx.dim_params = "0:batch,1:seq", onnx.name = "X"})
+        -> (tensor<?x?x64xf32> {onnx.dim_params = "0:batch,1:seq", onnx.name = "out"}) {
+      %0 = "onnx.Constant"() {value = dense<...> : tensor<64x64xf32>} : () -> tensor<64x64xf32>
+      %1 = "onnx.MatMul"(%arg0, %0) {onnx_node_name = "q_proj"} : (...) -> tensor<?x?x64xf32>
+      ...
+    }
+    "onnx.EntryPoint"() <{func = @main_graph}> : () -> ()
+
+Result types come from ONNX shape inference, run on a stand-in copy of the graph in
+which large constants are typed graph inputs, so inference never copies weights.
+Weights go into `DenseIntOrFPElementsAttr`s as the tensor's raw little-endian bytes;
+external data is read straight from its file into those bytes. Everything a user can
+get wrong (file, opset, domain, op, attribute) is an `XhipError` naming the node.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from math import prod
+
+import onnx
+from google.protobuf.message import DecodeError
+from onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto, numpy_helper
+from onnx.external_data_helper import ExternalDataInfo
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    BFloat16Type,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    NoneType,
+    Signedness,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    UnitAttr,
+    UnrankedTensorType,
+    f16,
+    f32,
+    f64,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.irdl import AttrConstraint
+from xdsl.utils.exceptions import VerifyException
+
+from xhip.diagnostics import XhipError
+from xhip.dialects.onnx import (
+    DENSE_CONSTR,
+    FLOAT_CONSTR,
+    INT_CONSTR,
+    INTS_CONSTR,
+    NODE_NAME_ATTR,
+    ONNX_OPS,
+    SI64,
+    STRING_CONSTR,
+    ConstantOp,
+    EntryPointOp,
+    IntsAttr,
+    NoValueOp,
+    OnnxOp,
+)
+
+SUPPORTED_OPSETS = range(13, 22)
+"""ai.onnx opsets whose operator forms the importer knows (13 to 21)."""
+
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+ENTRY_FUNCTION = "main_graph"
+
+STAND_IN_MIN_BYTES = 4096
+"""Constants at least this large reach shape inference as typed inputs, not data."""
+
+ELEMENT_TYPES: dict[int, Attribute] = {
+    TensorProto.FLOAT: f32,
+    TensorProto.DOUBLE: f64,
+    TensorProto.FLOAT16: f16,
+    TensorProto.BFLOAT16: BFloat16Type(),
+    TensorProto.BOOL: i1,
+    TensorProto.INT8: i8,
+    TensorProto.INT16: i16,
+    TensorProto.INT32: i32,
+    TensorProto.INT64: i64,
+    TensorProto.UINT8: IntegerType(8, Signedness.UNSIGNED),
+    TensorProto.UINT16: IntegerType(16, Signedness.UNSIGNED),
+    TensorProto.UINT32: IntegerType(32, Signedness.UNSIGNED),
+    TensorProto.UINT64: IntegerType(64, Signedness.UNSIGNED),
+}
+"""ONNX element types we import, spelled as onnx-mlir does (signless ints, `ui` unsigned)."""
+
+NON_TENSOR_KINDS = {
+    "sequence_type": "a sequence",
+    "map_type": "a map",
+    "optional_type": "an optional",
+    "sparse_tensor_type": "a sparse tensor",
+}
+
+TYPE_VALUED_ATTRIBUTES = {("Cast", "to")}
+"""ONNX `int` attributes that hold a data type and become the element type itself."""
+
+
+def import_model(
+    model: ModelProto | str | os.PathLike[str], *, external_data_dir: str | os.PathLike[str] | None = None
+) -> ModuleOp:
+    """Import an ONNX model (a path, or a ModelProto) as an onnx-dialect module.
+
+    Every imported op is verified as it is built; a failure names its ONNX node.
+
+    A path's external data is read from the files next to it. A ModelProto's external
+    data must already be loaded, unless `external_data_dir` says where the files are.
+    """
+    source: str | None = None
+    if isinstance(model, ModelProto):
+        base_dir = None if external_data_dir is None else os.fspath(external_data_dir)
+    else:
+        source = os.fspath(model)
+        model = _load(source)
+        base_dir = os.fspath(external_data_dir) if external_data_dir is not None else os.path.dirname(source)
+    return _Importer(model, source, base_dir).run()
+
+
+def _load(path: str) -> ModelProto:
+    """The model at `path`, its external data left on disk (read tensor by tensor later)."""
+    if not os.path.isfile(path):
+        raise XhipError("cannot read ONNX model: no such file", path)
+    try:
+        return onnx.load(path, load_external_data=False)
+    except DecodeError:
+        raise XhipError("cannot read ONNX model: not a valid ONNX protobuf file", path) from None
+    except OSError as err:
+        raise XhipError(f"cannot read ONNX model: {err.strerror or err}", path) from None
+
+
+# ---------------------------------------------------------------------------------
+# Types and tensors
+# ---------------------------------------------------------------------------------
+
+
+def node_label(node: NodeProto, index: int) -> str:
+    """How errors name a node: its name, or its position when it has none."""
+    return f'onnx node "{node.name}"' if node.name else f"onnx node #{index}"
+
+
+def _domain(node: NodeProto) -> str:
+    return node.domain or "ai.onnx"
+
+
+def _tensor_nbytes(tensor: TensorProto) -> int:
+    """The size of a tensor's data, from its header (without touching the data)."""
+    itemsize = 1 if tensor.data_type == TensorProto.BOOL else _itemsize(tensor.data_type)
+    return prod(tensor.dims) * itemsize
+
+
+def _itemsize(data_type: int) -> int:
+    try:
+        return onnx.helper.tensor_dtype_to_np_dtype(data_type).itemsize
+    except KeyError:
+        return 0
+
+
+class _Importer:
+    """One import: the model, where errors point, and the values built so far."""
+
+    def __init__(self, model: ModelProto, source: str | None, base_dir: str | None):
+        self.model = model
+        self.graph: GraphProto = model.graph
+        self.source = source
+        self.base_dir = base_dir
+        self.opset = self._check_opset()
+        self.values: dict[str, SSAValue] = {}
+        self.types: dict[str, TypeProto] = {}
+        self.block = Block()
+        self.no_value: SSAValue | None = None
+
+    def error(self, message: str) -> XhipError:
+        return XhipError(message, self.source)
+
+    # -- model-level checks ----------------------------------------------------------
+
+    def _check_opset(self) -> int:
+        versions = [o.version for o in self.model.opset_import if o.domain in DEFAULT_DOMAINS]
+        if not versions:
+            raise self.error("the model imports no ai.onnx opset")
+        version = versions[0]
+        if version not in SUPPORTED_OPSETS:
+            raise self.error(
+                f"ai.onnx opset {version} is not supported "
+                f"(xhip imports opsets {SUPPORTED_OPSETS.start} to {SUPPORTED_OPSETS.stop - 1})"
+            )
+        return version
+
+    def _check_nodes(self) -> None:
+        """Reject what xhip cannot import before shape inference has a say."""
+        if self.graph.sparse_initializer:
+            raise self.error(f"sparse initializer '{self.graph.sparse_initializer[0].values.name}' is not supported")
+        defined = {v.name for v in self.graph.input} | {t.name for t in self.graph.initializer}
+        for index, node in enumerate(self.graph.node):
+            label = node_label(node, index)
+            described = f"{label} (op '{node.op_type}', domain '{_domain(node)}')"
+            for name in node.input:
+                if name and name not in defined:
+                    raise self.error(
+                        f"{label} (op '{node.op_type}') uses '{name}' before it is defined "
+                        "(the graph must be topologically sorted)"
+                    )
+            defined.update(node.output)
+            if node.domain not in DEFAULT_DOMAINS:
+                raise self.error(f"{described} is not supported (xhip imports the ai.onnx domain only)")
+            if node.op_type not in ONNX_OPS:
+                raise self.error(f"{described} is not supported")
+            try:
+                onnx.defs.get_schema(node.op_type, self.opset, "")
+            except onnx.defs.SchemaError:
+                first = min(
+                    s.since_version
+                    for s in onnx.defs.get_all_schemas_with_history()
+                    if s.name == node.op_type and s.domain == ""
+                )
+                raise self.error(
+                    f"{described} does not exist in opset {self.opset}; it was added in opset {first}"
+                ) from None
+
+    # -- the whole import ----------------------------------------------------------
+
+    def run(self) -> ModuleOp:
+        self._check_nodes()
+        self.types = self._inferred_types()
+        initializers = {t.name for t in self.graph.initializer}
+        inputs = [v for v in self.graph.input if v.name not in initializers]
+        arg_types = [self._value_type(v.type, f"graph input '{v.name}'") for v in inputs]
+        self.block = Block(arg_types=arg_types)
+        for position, (value, arg) in enumerate(zip(inputs, self.block.args)):
+            arg.name_hint = f"arg{position}"  # prints as %arg0, like the seed IR
+            self.values[value.name] = arg
+        for tensor in self.graph.initializer:
+            self.values[tensor.name] = self._constant(self._dense(tensor, f"initializer '{tensor.name}'"))
+        for index, node in enumerate(self.graph.node):
+            self._emit_node(index, node)
+        results = [self._output_value(v.name) for v in self.graph.output]
+        self.block.add_op(func.ReturnOp(*results))
+        function = func.FuncOp(
+            ENTRY_FUNCTION,
+            (arg_types, [r.type for r in results]),
+            Region(self.block),
+            arg_attrs=ArrayAttr([_signature_attrs(v.name, v.type) for v in inputs]),
+            res_attrs=ArrayAttr([_signature_attrs(v.name, v.type) for v in self.graph.output]),
+        )
+        entry = EntryPointOp.create(properties={"func": SymbolRefAttr(ENTRY_FUNCTION)})
+        return ModuleOp([function, entry])
+
+    def _output_value(self, name: str) -> SSAValue:
+        if name not in self.values:
+            raise self.error(f"graph output '{name}' is not produced by any node, input or initializer")
+        return self.values[name]
+
+    # -- shape inference -------------------------------------------------------------
+
+    def _inferred_types(self) -> dict[str, TypeProto]:
+        """Value name -> inferred type, from inference on a weight-free copy of the graph."""
+        try:
+            inferred = onnx.shape_inference.infer_shapes(
+                self._stand_in_model(), check_type=True, strict_mode=True, data_prop=True
+            )
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as err:
+            raise self.error(f"shape inference failed: {_first_line(err)}") from None
+        graph = inferred.graph
+        return {v.name: v.type for v in (*graph.input, *graph.value_info, *graph.output)}
+
+    def _stand_in_model(self) -> ModelProto:
+        """The model with every large constant replaced by a typed graph input.
+
+        Shape inference serializes its argument; handing it the real model would copy
+        every weight (twice). Small constants keep their data: Reshape/Expand shapes
+        and the like are read by data propagation.
+        """
+        copy = ModelProto(ir_version=self.model.ir_version, opset_import=self.model.opset_import)
+        graph = copy.graph
+        graph.name = self.graph.name
+        graph.input.extend(self.graph.input)
+        graph.output.extend(self.graph.output)
+        graph.value_info.extend(self.graph.value_info)
+        declared = {v.name for v in self.graph.input}
+        for tensor in self.graph.initializer:
+            if _tensor_nbytes(tensor) < STAND_IN_MIN_BYTES:
+                graph.initializer.append(self._inlined(tensor))
+            elif tensor.name not in declared:
+                graph.input.append(onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, tensor.dims))
+        for node in self.graph.node:
+            large = _large_constant_value(node)
+            if large is None:
+                graph.node.append(node)
+            else:
+                graph.input.append(onnx.helper.make_tensor_value_info(node.output[0], large.data_type, large.dims))
+        return copy
+
+    def _inlined(self, tensor: TensorProto) -> TensorProto:
+        """`tensor` with its (small) data in the proto, external or not."""
+        if tensor.data_location != TensorProto.EXTERNAL:
+            return tensor
+        inlined = TensorProto(name=tensor.name, data_type=tensor.data_type, dims=tensor.dims)
+        inlined.raw_data = self._raw_bytes(tensor, f"initializer '{tensor.name}'")
+        return inlined
+
+    def _value_type(self, type_proto: TypeProto, what: str) -> Attribute:
+        """`tensor<?x64xf32>` for an ONNX tensor type: symbolic or unknown dims are `?`."""
+        if not type_proto.HasField("tensor_type"):
+            kind = NON_TENSOR_KINDS.get(type_proto.WhichOneof("value") or "", "an untyped value")
+            raise self.error(f"{what} is {kind}; xhip imports tensors only")
+        tensor_type = type_proto.tensor_type
+        element = self._element_type(tensor_type.elem_type, what)
+        if not tensor_type.HasField("shape"):
+            return UnrankedTensorType(element)
+        dims = [d.dim_value if d.HasField("dim_value") else DYNAMIC_INDEX for d in tensor_type.shape.dim]
+        return TensorType(element, dims)
+
+    def _element_type(self, data_type: int, what: str) -> Attribute:
+        if data_type not in ELEMENT_TYPES:
+            name = TensorProto.DataType.Name(data_type) if data_type in TensorProto.DataType.values() else data_type
+            raise self.error(f"{what} has element type {name}, which xhip does not support")
+        return ELEMENT_TYPES[data_type]
+
+    # -- constants -------------------------------------------------------------------
+
+    def _raw_bytes(self, tensor: TensorProto, what: str) -> bytes:
+        """The tensor's data as little-endian bytes, read once, in the layout xDSL stores."""
+        if tensor.data_location == TensorProto.EXTERNAL:
+            return self._external_bytes(tensor, what)
+        if tensor.HasField("raw_data"):
+            return tensor.raw_data
+        return numpy_helper.to_array(tensor).tobytes()
+
+    def _external_bytes(self, tensor: TensorProto, what: str) -> bytes:
+        if self.base_dir is None:
+            raise self.error(
+                f"{what} keeps its data in an external file; import the model from its path, "
+                "load it with onnx.load(..., load_external_data=True), or pass external_data_dir"
+            )
+        info = ExternalDataInfo(tensor)
+        base = os.path.realpath(self.base_dir)
+        location = os.path.realpath(os.path.join(base, info.location))
+        if os.path.commonpath([base, location]) != base:
+            raise self.error(f"{what}: external data location '{info.location}' is outside the model's directory")
+        size = _tensor_nbytes(tensor) if info.length is None else int(info.length)
+        try:
+            with open(location, "rb") as handle:
+                handle.seek(int(info.offset or 0))
+                data = handle.read(size)
+        except OSError as err:
+            raise self.error(f"{what}: cannot read external data '{info.location}': {err.strerror}") from None
+        if len(data) != size:
+            raise self.error(f"{what}: external data '{info.location}' ends after {len(data)} of {size} bytes")
+        return data
+
+    def _dense(self, tensor: TensorProto, what: str) -> DenseIntOrFPElementsAttr:
+        """A dense attribute over the tensor's bytes (no per-element conversion)."""
+        element = self._element_type(tensor.data_type, what)
+        data = self._raw_bytes(tensor, what)
+        if len(data) != _tensor_nbytes(tensor):
+            raise self.error(
+                f"{what} has {len(data)} bytes of data, its shape {list(tensor.dims)} needs {_tensor_nbytes(tensor)}"
+            )
+        return DenseIntOrFPElementsAttr(TensorType(element, tensor.dims), BytesAttr(data))
+
+    def _constant(self, value: DenseIntOrFPElementsAttr, node_name: str = "") -> SSAValue:
+        attributes: dict[str, Attribute] = {"value": value}
+        if node_name:
+            attributes[NODE_NAME_ATTR] = StringAttr(node_name)
+        op = ConstantOp.create(result_types=[value.type], attributes=attributes)
+        self.block.add_op(op)
+        return op.results[0]
+
+    def _constant_node_value(self, node: NodeProto, label: str) -> DenseIntOrFPElementsAttr:
+        """The tensor of a Constant node, whichever `value*` attribute spells it."""
+        if len(node.attribute) != 1:
+            raise self.error(f"{label} (op 'Constant') must have exactly one value attribute")
+        attr = node.attribute[0]
+        spellings: dict[str, tuple[int, Sequence[float] | Sequence[int], list[int]]] = {
+            "value_float": (TensorProto.FLOAT, [attr.f], []),
+            "value_floats": (TensorProto.FLOAT, attr.floats, [len(attr.floats)]),
+            "value_int": (TensorProto.INT64, [attr.i], []),
+            "value_ints": (TensorProto.INT64, attr.ints, [len(attr.ints)]),
+        }
+        if attr.name == "value":
+            return self._dense(attr.t, f"{label} (op 'Constant')")
+        if attr.name in spellings:
+            data_type, values, dims = spellings[attr.name]
+            return self._dense(onnx.helper.make_tensor("", data_type, dims, values), label)
+        raise self.error(f"{label} (op 'Constant') attribute '{attr.name}' is not supported")
+
+    # -- nodes -----------------------------------------------------------------------
+
+    def _emit_node(self, index: int, node: NodeProto) -> None:
+        label = node_label(node, index)
+        if node.op_type == "Constant":
+            self.values[node.output[0]] = self._constant(self._constant_node_value(node, label), node.name)
+            return
+        op_class = ONNX_OPS[node.op_type]
+        properties, moved_inputs = self._properties(op_class, node, label)
+        operands = self._operands(op_class, node, label, moved_inputs)
+        result_types = self._result_types(op_class, node, label)
+        attributes = {NODE_NAME_ATTR: StringAttr(node.name)} if node.name else {}
+        op = op_class.create(
+            operands=operands, result_types=result_types, properties=properties, attributes=attributes
+        )
+        try:
+            op.verify()
+        except VerifyException as err:
+            raise self.error(f"{label} (op '{node.op_type}'): {_first_line(err)}") from None
+        self.block.add_op(op)
+        for name, result in zip(node.output, op.results):
+            if name:
+                self.values[name] = result
+
+    def _operands(
+        self, op_class: type[OnnxOp], node: NodeProto, label: str, moved: dict[int, SSAValue]
+    ) -> list[SSAValue]:
+        """Node inputs by position; absent optional ones are `onnx.NoValue`."""
+        kinds = op_class.input_kinds()
+        names = list(node.input)
+        if kinds == ("variadic",):
+            return [self.values[name] for name in names]
+        if len(names) > len(kinds):
+            raise self.error(f"{label} (op '{node.op_type}') has {len(names)} inputs; it takes at most {len(kinds)}")
+        operands: list[SSAValue] = []
+        for position, kind in enumerate(kinds):
+            name = names[position] if position < len(names) else ""
+            if position in moved:
+                operands.append(moved[position])
+            elif name:
+                operands.append(self.values[name])
+            elif kind == "optional":
+                operands.append(self._no_value())
+            else:
+                raise self.error(f"{label} (op '{node.op_type}') is missing its required input #{position}")
+        return operands
+
+    def _no_value(self) -> SSAValue:
+        if self.no_value is None:
+            op = NoValueOp.create(result_types=[NoneType()], attributes={"value": UnitAttr()})
+            self.block.add_op(op)
+            self.no_value = op.results[0]
+        return self.no_value
+
+    def _result_types(self, op_class: type[OnnxOp], node: NodeProto, label: str) -> list[Attribute]:
+        kinds = op_class.output_kinds()
+        names = list(node.output)
+        if kinds != ("variadic",) and len(names) > len(kinds):
+            raise self.error(f"{label} (op '{node.op_type}') has {len(names)} outputs; it has at most {len(kinds)}")
+        if kinds != ("variadic",):
+            names += [""] * (len(kinds) - len(names))
+        types: list[Attribute] = []
+        for name in names:
+            if not name:
+                types.append(NoneType())
+            elif name in self.types:
+                types.append(self._value_type(self.types[name], f"output '{name}' of {label}"))
+            else:
+                raise self.error(f"{label} (op '{node.op_type}'): shape inference gave no type for output '{name}'")
+        return types
+
+    def _properties(
+        self, op_class: type[OnnxOp], node: NodeProto, label: str
+    ) -> tuple[dict[str, Attribute], dict[int, SSAValue]]:
+        """ONNX attributes as properties, plus inputs that older opsets spelled as attributes.
+
+        Before opset 18, ReduceMean/ReduceMax took `axes` as an attribute; the op takes
+        it as an input, so such an attribute becomes an int64 constant operand.
+        """
+        definition = op_class.get_irdl_definition()
+        operand_positions = {name: i for i, (name, _) in enumerate(definition.operands)}
+        properties: dict[str, Attribute] = {}
+        moved: dict[int, SSAValue] = {}
+        for attr in node.attribute:
+            described = f"{label} (op '{node.op_type}') attribute '{attr.name}'"
+            if attr.ref_attr_name:
+                raise self.error(f"{described} refers to a function attribute, which is not supported")
+            if attr.name in definition.properties:
+                value = self._attribute(node.op_type, attr, described)
+                constr = definition.properties[attr.name].constr
+                if value is None or not constr.verifies(value):
+                    kind = AttributeProto.AttributeType.Name(attr.type)
+                    raise self.error(f"{described} has type {kind}; the op expects {_expected_kind(constr)}")
+                properties[attr.name] = value
+            elif attr.name in operand_positions and attr.type == AttributeProto.INTS:
+                moved[operand_positions[attr.name]] = self._ints_constant(attr.ints)
+            else:
+                raise self.error(f"{described} is not supported")
+        return properties, moved
+
+    def _ints_constant(self, values: Iterable[int]) -> SSAValue:
+        data = list(values)
+        return self._constant(DenseIntOrFPElementsAttr.from_list(TensorType(i64, [len(data)]), data))
+
+    def _attribute(self, op_type: str, attr: AttributeProto, described: str) -> Attribute | None:
+        """The property spelling of an ONNX attribute; None for kinds no op property has."""
+        if (op_type, attr.name) in TYPE_VALUED_ATTRIBUTES and attr.type == AttributeProto.INT:
+            return self._element_type(attr.i, described)
+        match attr.type:
+            case AttributeProto.INT:
+                return IntegerAttr(attr.i, SI64)
+            case AttributeProto.INTS:
+                return IntsAttr(tuple(attr.ints))
+            case AttributeProto.FLOAT:
+                return FloatAttr(attr.f, f32)
+            case AttributeProto.STRING:
+                return StringAttr(attr.s.decode("utf-8", errors="replace"))
+            case AttributeProto.TENSOR:
+                return self._dense(attr.t, described)
+            case _:
+                return None
+
+
+def _expected_kind(constr: AttrConstraint) -> str:
+    """The ONNX attribute type a property constraint stands for."""
+    kinds = [(INT_CONSTR, "INT"), (INTS_CONSTR, "INTS"), (FLOAT_CONSTR, "FLOAT"), (DENSE_CONSTR, "TENSOR")]
+    return next((kind for known, kind in kinds if known == constr), "STRING" if constr == STRING_CONSTR else "INT (a data type)")
+
+
+def _large_constant_value(node: NodeProto) -> TensorProto | None:
+    """The tensor of a Constant node big enough to be replaced for shape inference."""
+    if node.op_type != "Constant" or node.domain not in DEFAULT_DOMAINS:
+        return None
+    for attr in node.attribute:
+        if attr.name == "value" and _tensor_nbytes(attr.t) >= STAND_IN_MIN_BYTES:
+            return attr.t
+    return None
+
+
+def _signature_attrs(name: str, type_proto: TypeProto) -> DictionaryAttr:
+    """`{onnx.dim_params = "0:batch,1:seq", onnx.name = "X"}` for a graph input/output."""
+    attrs: dict[str, Attribute] = {}
+    if type_proto.HasField("tensor_type") and type_proto.tensor_type.HasField("shape"):
+        params = [
+            f"{i}:{d.dim_param}" for i, d in enumerate(type_proto.tensor_type.shape.dim) if d.HasField("dim_param")
+        ]
+        if params:
+            attrs["onnx.dim_params"] = StringAttr(",".join(params))
+    attrs["onnx.name"] = StringAttr(name)
+    return DictionaryAttr(attrs)
+
+
+def _first_line(err: Exception) -> str:
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return lines[0] if lines else type(err).__name__
