@@ -6,10 +6,12 @@ Builds the model in a temporary directory (weights embedded, and a copy with ext
 data), imports it in fresh child processes, and prints one row per way of importing:
 
 - `proto`: `import_model(model)` on a ModelProto already in memory;
-- `path`: `import_model(path)`, the protobuf loaded by onnx inside the import;
+- `path`: `import_model(path)` on a file with embedded weights (the importer maps the
+  file and reads each weight once: xhip/onnx_wire.py);
 - `path+external`: `import_model(path)` for a model whose weights sit in a side file;
 - `onnx.load only`: no import, just `onnx.load(path)`, for reference: reading the
-  file and parsing the protobuf already peaks at 2x the weights, which bounds `path`.
+  file and parsing the protobuf peaks at 2x the weights, which is why the importer
+  does not use it.
 
 Time is the median of 3 imports in one process. Memory is measured as resident set
 size (RSS, from /proc/self/status): the child records VmRSS, resets the peak

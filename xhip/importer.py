@@ -60,6 +60,7 @@ from xdsl.irdl import AttrConstraint
 from xdsl.utils.exceptions import VerifyException
 
 from xhip.diagnostics import XhipError
+from xhip.onnx_wire import WireFormatError, model_bytes_without_weights
 from xhip.dialects.onnx import (
     DENSE_CONSTR,
     FLOAT_CONSTR,
@@ -135,12 +136,14 @@ def import_model(
 
 
 def _load(path: str) -> ModelProto:
-    """The model at `path`, its external data left on disk (read tensor by tensor later)."""
+    """The model at `path`; its weights (embedded or external) stay on disk until read."""
     if not os.path.isfile(path):
         raise XhipError("cannot read ONNX model: no such file", path)
     try:
-        return onnx.load(path, load_external_data=False)
-    except DecodeError:
+        model = ModelProto()
+        model.ParseFromString(model_bytes_without_weights(path))
+        return model
+    except (DecodeError, WireFormatError):
         raise XhipError("cannot read ONNX model: not a valid ONNX protobuf file", path) from None
     except OSError as err:
         raise XhipError(f"cannot read ONNX model: {err.strerror or err}", path) from None
