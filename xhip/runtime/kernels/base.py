@@ -1,0 +1,238 @@
+"""The kernel registry, the call record every kernel receives, and shared dtype helpers.
+
+A kernel knows nothing of IR: it gets NumPy arrays (outputs possibly strided views into
+a byte buffer), plain Python attribute values and host scalars, and writes every element
+of its outputs in place. Operand shapes and dtypes are authoritative, so kernels check
+that what they compute fits them and fail with an `XhipError` naming the op otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import TypeVar
+
+import numpy as np
+
+from xhip.diagnostics import XhipError, did_you_mean
+
+try:  # onnx depends on ml_dtypes; without it there is simply no bfloat16
+    from ml_dtypes import bfloat16 as _bfloat16
+
+    _BFLOAT16: tuple[np.dtype, ...] = (np.dtype(_bfloat16),)
+except ImportError:  # pragma: no cover
+    _BFLOAT16 = ()
+
+T = TypeVar("T")
+
+FLOAT_DTYPES = frozenset(
+    (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64), *_BFLOAT16)
+)
+INT_DTYPES = frozenset(
+    np.dtype(t)
+    for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+)
+BOOL_DTYPE = np.dtype(np.bool_)
+SUPPORTED_DTYPES = FLOAT_DTYPES | INT_DTYPES | {BOOL_DTYPE}
+
+
+class Elements(Enum):
+    """Which dtypes an operand accepts (the NumPy side of the dialect's ElementKind)."""
+
+    ANY = "any supported dtype"
+    NUMERIC = "an integer or float dtype"
+    FLOAT = "a float dtype"
+    BOOL = "bool"
+    INDICES = "int32 or int64"
+
+    def accepts(self, dtype: np.dtype) -> bool:
+        match self:
+            case Elements.ANY:
+                return dtype in SUPPORTED_DTYPES
+            case Elements.NUMERIC:
+                return dtype in FLOAT_DTYPES or dtype in INT_DTYPES
+            case Elements.FLOAT:
+                return dtype in FLOAT_DTYPES
+            case Elements.BOOL:
+                return dtype == BOOL_DTYPE
+            case Elements.INDICES:
+                return dtype in (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def compute_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype arithmetic runs in: half-precision floats widen to float32 (as onnxruntime
+    does on CPU); everything else computes in its own dtype."""
+    if dtype in FLOAT_DTYPES and dtype.itemsize < 4:
+        return np.dtype(np.float32)
+    return dtype
+
+
+def lowest(dtype: np.dtype) -> int | float:
+    """The identity of max: -inf for floats, the minimum for integers."""
+    if dtype in INT_DTYPES:
+        return int(np.iinfo(dtype).min)
+    return -np.inf
+
+
+def truncating_divide(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
+    """Integer division rounding toward zero (C, and onnxruntime), not NumPy's floor."""
+    quotient = np.floor_divide(a, b)
+    inexact = np.remainder(a, b) != 0
+    # Floor and truncation differ only for inexact quotients of opposite-signed operands.
+    return quotient + (inexact & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+
+
+def shape_text(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+Arity = tuple[int, int | None]
+"""(minimum, maximum) number of arrays in `inputs` or `outputs`; None = unbounded."""
+
+
+@dataclass(frozen=True)
+class KernelCall:
+    """One invocation: what a kernel reads, where it writes, and how to complain."""
+
+    name: str
+    inputs: Sequence[np.ndarray]
+    outputs: Sequence[np.ndarray]
+    attributes: Mapping[str, object]
+    scalars: Sequence[int | float]
+    location: str | None = None
+
+    @property
+    def out(self) -> np.ndarray:
+        return self.outputs[0]
+
+    def error(self, message: str) -> XhipError:
+        return XhipError(f"'hip.{self.name}' kernel: {message}", self.location)
+
+    def attr(self, key: str, default: T) -> T:
+        """Attribute `key`, or the dialect's default when the caller left it out."""
+        return self.attributes.get(key, default)  # type: ignore[return-value]
+
+    def axis(self, rank: int, key: str = "axis", default: int = 0) -> int:
+        """Attribute `key` as an axis in [0, rank); ONNX negative axes count from the end."""
+        return self.normalize_axis(int(self.attr(key, default)), rank)
+
+    def normalize_axis(self, axis: int, rank: int) -> int:
+        if not -rank <= axis < rank:
+            raise self.error(f"axis {axis} is out of range for rank {rank}")
+        return axis + rank if axis < 0 else axis
+
+    def require_dtype(self, array: np.ndarray, dtype: np.dtype, what: str) -> None:
+        if array.dtype != dtype:
+            raise self.error(f"{what} has dtype {array.dtype}, expected {dtype}")
+
+    def require_elements(self, array: np.ndarray, elements: Elements, what: str) -> None:
+        if not elements.accepts(array.dtype):
+            raise self.error(
+                f"{what} has unsupported dtype {array.dtype} (expected {elements.value})"
+            )
+
+    def require_broadcast(self, shape: Sequence[int], target: Sequence[int], what: str) -> None:
+        """`shape` must broadcast to exactly `target` (NumPy rules)."""
+        try:
+            fits = np.broadcast_shapes(tuple(shape), tuple(target)) == tuple(target)
+        except ValueError:
+            fits = False
+        if not fits:
+            raise self.error(
+                f"{what} of shape {shape_text(shape)} does not broadcast to {shape_text(target)}"
+            )
+
+    def store(self, out: np.ndarray, value: np.ndarray, *, broadcast: bool = False) -> None:
+        """Writes `value` into every element of `out`, converting to out's dtype."""
+        value = np.asarray(value)
+        if broadcast:
+            self.require_broadcast(value.shape, out.shape, "result")
+        elif value.shape != out.shape:
+            raise self.error(
+                f"result of shape {shape_text(value.shape)} does not match "
+                f"the output shape {shape_text(out.shape)}"
+            )
+        np.copyto(out, value, casting="unsafe")
+
+
+Compute = Callable[[KernelCall], None]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A reference kernel with the operand counts and the dtypes it accepts.
+
+    `elements` is checked on the first input (the first output for generators); the
+    compute function checks the rest of its operands itself."""
+
+    name: str
+    compute: Compute
+    inputs: Arity = (1, 1)
+    outputs: Arity = (1, 1)
+    scalars: Arity = (0, 0)
+    elements: Elements = Elements.ANY
+
+    def __call__(self, call: KernelCall) -> None:
+        for group, count, arity in (
+            ("inputs", len(call.inputs), self.inputs),
+            ("outputs", len(call.outputs), self.outputs),
+            ("scalars", len(call.scalars), self.scalars),
+        ):
+            low, high = arity
+            if count < low or (high is not None and count > high):
+                expected = f"{low}" if low == high else f"{low}..{'n' if high is None else high}"
+                raise call.error(f"expected {expected} {group}, got {count}")
+        for i, array in enumerate([*call.inputs, *call.outputs]):
+            call.require_elements(array, Elements.ANY, f"operand #{i}")
+        primary = call.inputs[0] if call.inputs else call.outputs[0]
+        call.require_elements(primary, self.elements, "input" if call.inputs else "output")
+        # Overflow, 0/0 and the like follow IEEE (inf, nan) or wrap, as on the device.
+        with np.errstate(all="ignore"):
+            self.compute(call)
+
+
+KERNELS: dict[str, Kernel] = {}
+"""Every reference kernel by hip op name without the `hip.` prefix."""
+
+
+def register(
+    *names: str,
+    inputs: Arity = (1, 1),
+    outputs: Arity = (1, 1),
+    scalars: Arity = (0, 0),
+    elements: Elements = Elements.ANY,
+) -> Callable[[Compute], Compute]:
+    """Decorator: registers the compute function under each of `names`."""
+
+    def add(compute: Compute) -> Compute:
+        for name in names:
+            assert name not in KERNELS, f"kernel {name} registered twice"
+            KERNELS[name] = Kernel(name, compute, inputs, outputs, scalars, elements)
+        return compute
+
+    return add
+
+
+def supported_ops() -> frozenset[str]:
+    """Names (without `hip.`) of the ops that have a reference kernel."""
+    return frozenset(KERNELS)
+
+
+def run_kernel(
+    name: str,
+    inputs: Sequence[np.ndarray],
+    outputs: Sequence[np.ndarray],
+    attributes: Mapping[str, object],
+    scalars: Sequence[int | float],
+    *,
+    location: str | None = None,
+) -> None:
+    """Runs the reference kernel of `hip.<name>`, writing into `outputs` in place.
+
+    `location` (the op's, when the caller has one) prefixes every error."""
+    kernel = KERNELS.get(name)
+    if kernel is None:
+        hint = did_you_mean(name, KERNELS)
+        raise XhipError(f"no reference kernel for 'hip.{name}'{hint}", location)
+    kernel(KernelCall(name, inputs, outputs, attributes, scalars, location))
