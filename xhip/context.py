@@ -11,6 +11,7 @@ from xdsl.dialects.memref import MemRef
 from xdsl.dialects.scf import Scf
 from xdsl.dialects.tensor import Tensor
 
+from xhip.dialects import upstream_fixes  # noqa: F401 (installs corrected verifiers)
 from xhip.dialects.hip import HIP
 from xhip.dialects.onnx import ONNX
 

@@ -92,6 +92,6 @@ func.func @host_shape_arith() -> tensor<2xi64> {
   func.return %d : tensor<2xi64>
 }
 // CHECK-LABEL: func.func @host_shape_arith
-// CHECK-NOT:     hip.
+// CHECK-NOT:     = hip.
 // CHECK:         %[[K:.*]] = arith.constant dense<[8, 12]> : tensor<2xi64>
 // CHECK-NEXT:    func.return %[[K]] : tensor<2xi64>

@@ -147,16 +147,16 @@ func.func @movement_memref(%ctx: !hip.context, %x: memref<?x?x64xf32>, %t: memre
 // CHECK-NEXT:    func.return
 
 // Explicitly spelled defaults are elided.
-func.func @explicit_defaults(%ctx: !hip.context, %c: tensor<?x3xi64>, %nd: tensor<?x2xi64>, %gn: tensor<?xi64>, %x: tensor<4x4xf32>) {
+func.func @explicit_defaults(%ctx: !hip.context, %c: tensor<?x3xi64>, %nd: tensor<?x2xi64>, %gn: tensor<?xi64>, %x: tensor<4x4xf32>, %one: tensor<1x1xf32>) {
   %gnd = hip.gather_nd(%ctx) ins(%c, %nd : tensor<?x3xi64>, tensor<?x2xi64>) outs(%gn : tensor<?xi64>) {batch_dims = 0 : i64} -> tensor<?xi64>
   %g = hip.gemm(%ctx) ins(%x, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%x : tensor<4x4xf32>) {alpha = 1.000000e+00 : f32, trans_a = false} -> tensor<4x4xf32>
-  %r = hip.reduce_sum(%ctx) ins(%x : tensor<4x4xf32>) outs(%x : tensor<4x4xf32>) {axes = array<i64>, keepdims = true} -> tensor<4x4xf32>
+  %r = hip.reduce_sum(%ctx) ins(%x : tensor<4x4xf32>) outs(%one : tensor<1x1xf32>) {axes = array<i64>, keepdims = true} -> tensor<1x1xf32>
   func.return
 }
 // CHECK-LABEL: func.func @explicit_defaults
 // CHECK-NEXT:    %gnd = hip.gather_nd(%ctx) ins(%c, %nd : tensor<?x3xi64>, tensor<?x2xi64>) outs(%gn : tensor<?xi64>) -> tensor<?xi64>
 // CHECK-NEXT:    %g = hip.gemm(%ctx) ins(%x, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%x : tensor<4x4xf32>) -> tensor<4x4xf32>
-// CHECK-NEXT:    %r = hip.reduce_sum(%ctx) ins(%x : tensor<4x4xf32>) outs(%x : tensor<4x4xf32>) -> tensor<4x4xf32>
+// CHECK-NEXT:    %r = hip.reduce_sum(%ctx) ins(%x : tensor<4x4xf32>) outs(%one : tensor<1x1xf32>) -> tensor<1x1xf32>
 
 // The generic form spells defaults; the operand segments are (ctx, scalars, ins, outs).
 // GENERIC-LABEL: "func.func"() <{sym_name = "linalg_tensor"

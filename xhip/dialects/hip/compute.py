@@ -141,6 +141,7 @@ class SoftmaxOp(UnaryElementwiseOp):
     """Softmax along one `axis` (ONNX opset >= 13 semantics)."""
 
     name = "hip.softmax"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.SAME_SHAPE_ON_AXIS
     axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(-1, i64))
 
     def verify_semantics(self) -> None:
@@ -337,6 +338,7 @@ class LayerNormOp(DPSOp):
     """`ins(x, scale[, bias])`, normalizing over dims [axis, rank)."""
 
     name = "hip.layer_norm"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.SAME_SHAPE_ON_AXIS
     INPUTS: ClassVar[Arity] = (2, 3)
     axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(-1, i64))
     epsilon = prop_def(FloatAttr, default_value=FloatAttr(1e-5, f32))

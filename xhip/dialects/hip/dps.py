@@ -41,6 +41,7 @@ from xhip.dialects.hip.common import (
     _memref_effects,
     _rank,
 )
+from xhip.shapes import Dim, IndexEmitter, ShapeFailure
 
 # --------------------------------------------------------------------------------------
 # Destination-passing compute ops
@@ -51,6 +52,7 @@ class ShapeRule(StrEnum):
     """Names of the result-shape rules in `xhip.shapes`; every DPS op names one."""
 
     SAME_SHAPE = "same_shape"  # the shape of the first input
+    SAME_SHAPE_ON_AXIS = "same_shape_on_axis"  # the first input's shape; `axis` must fit it
     BROADCAST = "broadcast"  # ONNX multidirectional broadcast of all data inputs
     MATMUL = "matmul"
     GEMM = "gemm"
@@ -141,6 +143,17 @@ class DPSOp(IRDLOperation):
                 return init
         return None
 
+    def reify_result_shapes(self, emitter: IndexEmitter) -> list[list[Dim]] | ShapeFailure:
+        """The dims of every out, from SHAPE_RULE's rule in `xhip.shapes` (as the converter).
+
+        Runtime dims of operands are read with `tensor.dim`/`memref.dim` and combined
+        with host `arith`, all emitted through `emitter`.
+        """
+        # reify.py dispatches on the op classes' attributes, so it imports this module.
+        from xhip.dialects.hip.reify import reify_result_shapes
+
+        return reify_result_shapes(self, emitter)
+
     def expected_scalar_types(self) -> Sequence[Attribute]:
         """The types of the host scalar operands this op takes (none by default)."""
         return ()
@@ -153,9 +166,16 @@ class DPSOp(IRDLOperation):
         self._verify_arity("outs", self.outputs, self.OUTPUTS)
         self._verify_scalars()
         self.verify_semantics()
+        self._verify_static_dims()
 
     def verify_semantics(self) -> None:
         """Op-specific checks: element types, ranks, attribute ranges."""
+
+    def _verify_static_dims(self) -> None:
+        """Static out dims must agree with the shape rule wherever both are static."""
+        from xhip.dialects.hip.reify import verify_result_shapes
+
+        verify_result_shapes(self)
 
     def _verify_modes(self) -> None:
         data = [*self.inputs, *self.outputs]

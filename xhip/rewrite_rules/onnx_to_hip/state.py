@@ -19,8 +19,10 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     IndexType,
+    IntegerAttr,
     IntegerType,
     TensorType,
+    UnrankedTensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -106,6 +108,8 @@ class ConversionState:
     def lowered(self, onnx_value: SSAValue) -> Lowered:
         found = self._values.get(onnx_value)
         if found is None:
+            if isinstance(onnx_value.type, UnrankedTensorType):
+                raise self.error(f"unranked operand {onnx_value.type} is not supported: its rank must be known")
             raise self.error(f"operand of type {onnx_value.type} has no converted value")
         return found
 
@@ -154,6 +158,13 @@ class ConversionState:
             values.append(self.to_index(extract.results[0]))
         return values
 
+    def static_ints(self, onnx_value: SSAValue, what: str) -> list[int]:
+        """Elements that must be known when compiling (axes, perms): a located error otherwise."""
+        known = self.host(onnx_value)
+        if known is None or not all(isinstance(e, int) for e in known):
+            raise self.error(f"{what} must be constant")
+        return known  # type: ignore[return-value]
+
     def to_index(self, value: SSAValue) -> SSAValue:
         if isinstance(value.type, IndexType):
             return value
@@ -165,15 +176,18 @@ class ConversionState:
         elements = lowered.host
         assert elements is not None
         if all(isinstance(e, int) for e in elements):
-            attr = DenseIntOrFPElementsAttr.create_dense_int(result_type, list(elements))  # type: ignore[arg-type]
+            attr = DenseIntOrFPElementsAttr.from_list(result_type, list(elements))  # type: ignore[arg-type]
             return self.insert(arith.ConstantOp(attr, result_type)).results[0]
         element_type = lowered.element_type
         assert isinstance(element_type, IntegerType)
         casted = []
         for e in elements:
-            index = self.emitter.materialize(e)
-            casted.append(self.insert(arith.IndexCastOp(index, element_type)).results[0])
-        return self.insert(tensor.FromElementsOp(casted, result_type)).results[0]
+            if isinstance(e, int):
+                cast = arith.ConstantOp(IntegerAttr(e, element_type))
+            else:
+                cast = arith.IndexCastOp(e, element_type)
+            casted.append(self.insert(cast).results[0])
+        return self.insert(tensor.FromElementsOp(*casted, result_type=result_type)).results[0]
 
     # -- building ------------------------------------------------------------------------
 

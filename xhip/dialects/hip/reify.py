@@ -1,0 +1,247 @@
+"""Result shapes of hip compute ops, from the same `xhip.shapes` rules the converter uses.
+
+Each DPS op names its rule in `SHAPE_RULE`; the table below reads the op's operand
+dims and attributes and calls that rule. No shape logic lives here: a rule changed
+in `xhip.shapes` changes the converter's destinations, the reified shapes and the
+verifier's static check together.
+
+Operand dims are supplied by the caller: `tensor.dim`/`memref.dim` ops at an
+insertion point (reification proper), or placeholder `index` arguments of a
+detached block (the verifier, which must not touch the function).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeAlias, cast
+
+from xdsl.dialects import memref, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from xhip import shapes
+from xhip.dialects.hip.common import _error, _shape
+from xhip.dialects.hip.dps import DPSOp, ShapeRule
+from xhip.shapes import Dim, IndexEmitter, ShapeFailure, ShapeResult
+
+OperandDims: TypeAlias = Callable[[SSAValue], list[Dim]]
+"""The dims of a data operand: static ints, runtime values for `?`."""
+
+ResultShapes: TypeAlias = list[list[Dim]] | ShapeFailure
+"""One shape per out (and result), or why the operands do not fit the op."""
+
+Reifier: TypeAlias = Callable[[DPSOp, IndexEmitter, OperandDims], ResultShapes]
+
+
+def _int(attr: object) -> int:
+    return cast(IntegerAttr, attr).value.data
+
+
+def _flag(attr: object) -> bool:
+    # An i1 `true` is stored as -1: test for non-zero, never compare with 1.
+    return _int(attr) != 0
+
+
+def _one(result: ShapeResult) -> ResultShapes:
+    return result if isinstance(result, ShapeFailure) else [result]
+
+
+# ---- reading operands and attributes, then calling the rule --------------------------------
+
+
+def _same_shape(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    return _one(shapes.same_shape(em, dims(op.inputs[0])))
+
+
+def _same_shape_on_axis(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    axis = _int(getattr(op, "axis"))
+    return _one(shapes.same_shape_on_axis(em, dims(op.inputs[0]), axis, op.name))
+
+
+def _broadcast(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    return _one(shapes.broadcast(em, *(dims(v) for v in op.inputs)))
+
+
+def _matmul(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    a, b = op.inputs
+    return _one(shapes.matmul(em, dims(a), dims(b)))
+
+
+def _gemm(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    a, b, *c = op.inputs
+    c_dims = dims(c[0]) if c else None
+    trans_a, trans_b = _flag(getattr(op, "trans_a")), _flag(getattr(op, "trans_b"))
+    return _one(shapes.gemm(em, dims(a), dims(b), c_dims, trans_a=trans_a, trans_b=trans_b))
+
+
+def _reduce(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    axes = list(getattr(op, "axes").get_values())
+    keepdims = _flag(getattr(op, "keepdims"))
+    # hip reductions spell "every axis" as empty axes, as ONNX does by default.
+    return _one(shapes.reduce(em, dims(op.inputs[0]), axes, keepdims))
+
+
+def _transpose(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    perm = list(getattr(op, "perm").get_values())
+    return _one(shapes.transpose(em, dims(op.inputs[0]), perm))
+
+
+def _concat(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    return _one(shapes.concat(em, [dims(v) for v in op.inputs], _int(getattr(op, "axis"))))
+
+
+def _gather(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    data, indices = op.inputs
+    return _one(shapes.gather(em, dims(data), dims(indices), _int(getattr(op, "axis"))))
+
+
+def _gather_nd(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    data, indices = op.inputs
+    batch_dims = _int(getattr(op, "batch_dims"))
+    return _one(shapes.gather_nd(em, dims(data), dims(indices), batch_dims))
+
+
+def _nonzero(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    indices = shapes.nonzero_capacity(em, dims(op.inputs[0]))
+    # The count is a rank-0 tensor.
+    return indices if isinstance(indices, ShapeFailure) else [indices, []]
+
+
+def _from_init(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    return [dims(out) for out in op.outputs]
+
+
+REIFIERS: dict[ShapeRule, Reifier] = {
+    ShapeRule.SAME_SHAPE: _same_shape,
+    ShapeRule.SAME_SHAPE_ON_AXIS: _same_shape_on_axis,
+    ShapeRule.BROADCAST: _broadcast,
+    ShapeRule.MATMUL: _matmul,
+    ShapeRule.GEMM: _gemm,
+    ShapeRule.REDUCE: _reduce,
+    ShapeRule.TRANSPOSE: _transpose,
+    ShapeRule.CONCAT: _concat,
+    ShapeRule.GATHER: _gather,
+    ShapeRule.GATHER_ND: _gather_nd,
+    ShapeRule.NONZERO: _nonzero,
+    ShapeRule.FROM_INIT: _from_init,
+}
+
+# How the verifier names what the rule computed: "out #0 has shape [4, 1] but ...".
+RULE_PHRASES: dict[ShapeRule, str] = {
+    ShapeRule.SAME_SHAPE: "the input has shape",
+    ShapeRule.SAME_SHAPE_ON_AXIS: "the input has shape",
+    ShapeRule.BROADCAST: "the operands broadcast to",
+    ShapeRule.MATMUL: "the operands multiply to",
+    ShapeRule.GEMM: "op(A) x op(B) has shape",
+    ShapeRule.REDUCE: "the reduction has shape",
+    ShapeRule.TRANSPOSE: "the permuted input has shape",
+    ShapeRule.CONCAT: "the inputs concatenate to",
+    ShapeRule.GATHER: "the gather has shape",
+    ShapeRule.GATHER_ND: "the gather has shape",
+    ShapeRule.NONZERO: "the input's nonzero output has shape",
+}
+
+
+# ---- operand dims -----------------------------------------------------------------------
+
+
+def _operand_dims(runtime_dim: Callable[[SSAValue, int], SSAValue]) -> OperandDims:
+    """Operand dims from the types; `runtime_dim(value, axis)` is asked once per `?`."""
+    known: dict[tuple[SSAValue, int], SSAValue] = {}
+
+    def dim(value: SSAValue, axis: int) -> SSAValue:
+        if (value, axis) not in known:
+            known[value, axis] = runtime_dim(value, axis)
+        return known[value, axis]
+
+    return lambda value: [
+        dim(value, axis) if extent == DYNAMIC_INDEX else extent
+        for axis, extent in enumerate(_shape(value))
+    ]
+
+
+def emitted_dims(em: IndexEmitter) -> OperandDims:
+    """Operand dims read with `tensor.dim`/`memref.dim` at the emitter's insertion point."""
+
+    def read(value: SSAValue, axis: int) -> SSAValue:
+        dim_op = tensor.DimOp if isinstance(value.type, TensorType) else memref.DimOp
+        return em.builder.insert(dim_op(value, em.constant(axis))).results[0]
+
+    return _operand_dims(read)
+
+
+def reify_result_shapes(op: DPSOp, em: IndexEmitter) -> ResultShapes:
+    """The dims of every out of `op`; runtime dims are host `arith` emitted through `em`."""
+    return REIFIERS[op.SHAPE_RULE](op, em, emitted_dims(em))
+
+
+# ---- the verifier's static check ---------------------------------------------------------
+
+
+class _UnknownsEmitter(IndexEmitter):
+    """Folds static dims exactly like `IndexEmitter`, but builds no ops.
+
+    Each runtime expression becomes a fresh unknown (an `index` argument of a detached
+    block), deduplicated like the ops it stands for. The verifier compares static dims
+    only, and constructing the discarded `arith` ops would be most of its cost.
+    """
+
+    def __init__(self) -> None:
+        self._scratch = Block()
+        super().__init__(InsertPoint.at_end(self._scratch))
+
+    def unknown(self) -> SSAValue:
+        return self._scratch.insert_arg(IndexType(), len(self._scratch.args))
+
+    def constant(self, value: int) -> SSAValue:
+        if value not in self._constants:
+            self._constants[value] = self.unknown()
+        return self._constants[value]
+
+    def _create(self, op_type: type[Operation], *operands: Dim, extent: bool = False, **kw: object) -> SSAValue:
+        key = (op_type, *(self.materialize(d) for d in operands), *sorted(kw.items()))
+        if key not in self._created:
+            self._created[key] = self.unknown()
+            if extent:
+                self._extents.add(self._created[key])
+        return self._created[key]
+
+    def operand_dims(self) -> OperandDims:
+        """Operand dims where each `?` is an unknown of its own (one per operand and axis)."""
+        return _operand_dims(lambda value, axis: self.unknown())
+
+
+def _contradicts(declared: Sequence[int], computed: Sequence[Dim]) -> bool:
+    """Whether a static out shape disagrees with the rule where both are static."""
+    if len(declared) != len(computed):
+        return True
+    return any(
+        isinstance(c, int) and d != DYNAMIC_INDEX and d != c for d, c in zip(declared, computed)
+    )
+
+
+def _format_declared(shape: Sequence[int]) -> str:
+    return "[" + ", ".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape) + "]"
+
+
+def verify_result_shapes(op: DPSOp) -> None:
+    """Raise a located error when an out's static dims contradict the op's shape rule.
+
+    Nothing is added to the function: runtime dims stay unknowns and only statically
+    decided extents are compared.
+    """
+    if op.SHAPE_RULE is ShapeRule.FROM_INIT:
+        return  # the outs define the extents: nothing to contradict
+    em = _UnknownsEmitter()
+    computed = REIFIERS[op.SHAPE_RULE](op, em, em.operand_dims())
+    if isinstance(computed, ShapeFailure):
+        raise _error(op, computed.message)
+    for index, (out, dims) in enumerate(zip(op.outputs, computed, strict=True)):
+        declared = _shape(out)
+        if _contradicts(declared, dims):
+            raise _error(
+                op,
+                f"out #{index} has shape {_format_declared(declared)} but "
+                f"{RULE_PHRASES[op.SHAPE_RULE]} {shapes.format_shape(dims)}",
+            )

@@ -1,0 +1,183 @@
+"""Data movement: Transpose, Concat, Split, Slice, Gather, GatherND, Expand.
+
+Destinations come from the `xhip.shapes` rules. On host vectors (shape
+subgraphs) Concat, Split, Slice, Gather and Expand compute the elements on the
+host instead; everything else becomes a hip op, or a `tensor.extract_slice`
+for a Slice whose steps are all positive at compile time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
+from xdsl.ir import Operation
+
+from xhip import shapes
+from xhip.dialects import hip
+from xhip.dialects.onnx import is_none
+from xhip.rewrite_rules.onnx_to_hip.registry import converts
+from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered, tensor_type
+from xhip.shapes import Dim
+
+
+def _host_vector(lowered: Lowered) -> list[Dim] | None:
+    """The host elements of a rank <= 1 value, the only host values we index into."""
+    if lowered.host is None or len(lowered.dims) > 1:
+        return None
+    return lowered.host
+
+
+def _all_static(dims: Sequence[Dim]) -> bool:
+    return all(isinstance(d, int) for d in dims)
+
+
+def _axis_attr(axis: int, rank: int) -> IntegerAttr:
+    """An ONNX axis the shape rule accepted, as a non-negative `i64` property."""
+    return IntegerAttr(axis + rank if axis < 0 else axis, i64)
+
+
+def _result_dims(op: Operation, state: ConversionState, dims: list[Dim], index: int = 0) -> list[Dim]:
+    return state.fit_to_declared(dims, op.results[index].type)
+
+
+def _same_dims(a: Sequence[Dim], b: Sequence[Dim]) -> bool:
+    return len(a) == len(b) and all(x is y or (isinstance(x, int) and x == y) for x, y in zip(a, b))
+
+
+@converts("Transpose")
+def convert_transpose(op: Operation, state: ConversionState) -> list[Lowered]:
+    x = op.operands[0]
+    rank = len(state.dims(x))
+    perm_attr = op.perm  # type: ignore[attr-defined]
+    perm = list(perm_attr.data) if perm_attr is not None else list(reversed(range(rank)))
+    dims = _result_dims(op, state, state.check(shapes.transpose(state.emitter, state.dims(x), perm)))
+    if perm == list(range(rank)):
+        return [state.lowered(x)]
+    properties = {"perm": DenseArrayBase.from_list(i64, perm)}
+    return state.compute(hip.TransposeOp, [state.tensor(x)], [(dims, state.element_type(x))], properties=properties)
+
+
+@converts("Concat")
+def convert_concat(op: Operation, state: ConversionState) -> list[Lowered]:
+    inputs = list(op.operands)
+    axis = op.axis.value.data  # type: ignore[attr-defined]
+    lowered = [state.lowered(v) for v in inputs]
+    dims = state.check(shapes.concat(state.emitter, [v.dims for v in lowered], axis))
+    dims = _result_dims(op, state, dims)
+    if len(inputs) == 1:
+        return [lowered[0]]
+    host = [_host_vector(v) for v in lowered]
+    if len(dims) == 1 and all(h is not None for h in host):
+        return [Lowered(dims, lowered[0].element_type, host=[e for h in host for e in h])]  # type: ignore[union-attr]
+    properties = {"axis": _axis_attr(axis, len(dims))}
+    element_type = lowered[0].element_type
+    return state.compute(hip.ConcatOp, [state.tensor(v) for v in inputs], [(dims, element_type)], properties=properties)
+
+
+@converts("Split")
+def convert_split(op: Operation, state: ConversionState) -> list[Lowered]:
+    x = op.operands[0]
+    split = op.split  # type: ignore[attr-defined]
+    axis = op.axis.value.data  # type: ignore[attr-defined]
+    sizes = None if is_none(split) else state.elements(split)
+    count = len(op.results) if op.num_outputs is None else op.num_outputs.value.data  # type: ignore[attr-defined]
+    chunks = state.check(shapes.split(state.emitter, state.dims(x), axis, sizes, count))  # type: ignore[arg-type]
+    if len(chunks) != len(op.results):
+        raise state.error(f"Split makes {len(chunks)} parts but the op has {len(op.results)} results")
+    outputs = [_result_dims(op, state, dims, i) for i, dims in enumerate(chunks)]
+    source = state.lowered(x)
+    element_type = source.element_type
+    host = _host_vector(source)
+    if host is not None and all(_all_static(dims) for dims in outputs):
+        parts, start = [], 0
+        for (extent,) in outputs:
+            parts.append(Lowered([extent], element_type, host=host[start : start + extent]))  # type: ignore[operator]
+            start += extent  # type: ignore[operator]
+        return parts
+    properties = {"axis": _axis_attr(axis, len(source.dims))}
+    return state.compute(
+        hip.SplitOp, [state.tensor(x)], [(dims, element_type) for dims in outputs], properties=properties
+    )
+
+
+@converts("Slice")
+def convert_slice(op: Operation, state: ConversionState) -> list[Lowered]:
+    """Bounds are host values when known (Shape of another input) and `tensor.extract`s otherwise."""
+    data, starts, ends, axes, steps = op.operands
+    source = state.lowered(data)
+    window = shapes.slice_window(
+        state.emitter,
+        source.dims,
+        state.elements(starts),
+        state.elements(ends),
+        None if is_none(axes) else state.static_ints(axes, "Slice axes"),
+        None if is_none(steps) else state.elements(steps),
+    )
+    first, strides, extents = state.check(window)  # type: ignore[misc]
+    dims = _result_dims(op, state, extents)
+    host = _host_vector(source)
+    if host is not None and _all_static([*first, *strides, *dims]):
+        picked = [host[first[0] + i * strides[0]] for i in range(dims[0])]  # type: ignore[operator]
+        return [Lowered(dims, source.element_type, host=picked)]
+    if all(isinstance(s, int) and s > 0 for s in strides):
+        result_type = tensor_type(dims, source.element_type)
+        view = tensor.ExtractSliceOp(state.tensor(data), first, dims, strides, result_type)
+        return [Lowered(dims, source.element_type, state.insert(view).results[0])]
+    # Backward or runtime steps: the slice kernel walks them.
+    scalars = [state.emitter.materialize(d) for d in (*first, *strides)]
+    return state.compute(hip.SliceOp, [state.tensor(data)], [(dims, source.element_type)], scalars=scalars)
+
+
+def _gather_on_host(data: Lowered, indices: Lowered) -> list[Dim] | None:
+    """Gather of a host vector at constant indices (a Shape element picked by position)."""
+    vector = _host_vector(data)
+    if vector is None or len(data.dims) != 1 or indices.host is None:
+        return None
+    if not _all_static(indices.host) or not _all_static(indices.dims):
+        return None
+    extent = len(vector)
+    if any(not -extent <= i < extent for i in indices.host):  # type: ignore[operator]
+        return None
+    return [vector[i] for i in indices.host]  # type: ignore[index]
+
+
+@converts("Gather")
+def convert_gather(op: Operation, state: ConversionState) -> list[Lowered]:
+    data, indices = (state.lowered(v) for v in op.operands)
+    axis = op.axis.value.data  # type: ignore[attr-defined]
+    dims = state.check(shapes.gather(state.emitter, data.dims, indices.dims, axis))
+    dims = _result_dims(op, state, dims)
+    picked = _gather_on_host(data, indices)
+    if picked is not None:
+        return [Lowered(dims, data.element_type, host=picked)]
+    inputs = [state.tensor(v) for v in op.operands]
+    properties = {"axis": _axis_attr(axis, len(data.dims))}
+    return state.compute(hip.GatherOp, inputs, [(dims, data.element_type)], properties=properties)
+
+
+@converts("GatherND")
+def convert_gather_nd(op: Operation, state: ConversionState) -> list[Lowered]:
+    data, indices = op.operands
+    batch_dims = op.batch_dims.value.data  # type: ignore[attr-defined]
+    dims = state.check(shapes.gather_nd(state.emitter, state.dims(data), state.dims(indices), batch_dims))
+    dims = _result_dims(op, state, dims)
+    properties = {"batch_dims": IntegerAttr(batch_dims, i64)}
+    inputs = [state.tensor(data), state.tensor(indices)]
+    return state.compute(hip.GatherNDOp, inputs, [(dims, state.element_type(data))], properties=properties)
+
+
+@converts("Expand")
+def convert_expand(op: Operation, state: ConversionState) -> list[Lowered]:
+    x, shape = op.operands
+    source = state.lowered(x)
+    dims = state.check(shapes.expand(state.emitter, source.dims, state.elements(shape)))
+    dims = _result_dims(op, state, dims)
+    if _same_dims(dims, source.dims):
+        return [source]
+    host = _host_vector(source)
+    if host is not None and len(dims) == 1 and _all_static(dims):
+        # A host vector broadcasts by repeating its single element.
+        return [Lowered(dims, source.element_type, host=host * dims[0] if len(host) == 1 else list(host))]  # type: ignore[operator]
+    return state.compute(hip.ExpandOp, [state.tensor(x)], [(dims, source.element_type)])

@@ -1,0 +1,490 @@
+"""Shape ops and the reshape family: Shape, Constant, NoValue, Reshape, Flatten,
+Squeeze, Unsqueeze, ConstantOfShape, Range, NonZero.
+
+Shape subgraphs stay on the host: Shape's elements are its operand's dims,
+small integer constants are host elements, and the reshape family passes host
+elements through, so `Shape -> Gather -> Concat -> Reshape` becomes index
+arithmetic feeding a `tensor.expand_shape`, not device work.
+
+A Reshape lowers to the cheapest view it can prove (see `reshape_value`):
+nothing when every dim is unchanged, `tensor.expand_shape` / `collapse_shape`
+when the dims group into equal products, `tensor.reshape` otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    NoneType,
+    TensorType,
+    f16,
+    f32,
+    f64,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from xhip import shapes
+from xhip.dialects import hip
+from xhip.dialects.onnx import is_none
+from xhip.rewrite_rules.onnx_to_hip.registry import converts
+from xhip.rewrite_rules.onnx_to_hip.state import (
+    MAX_HOST_ELEMENTS,
+    ConversionState,
+    Lowered,
+    tensor_type,
+)
+from xhip.shapes import Dim
+
+# --------------------------------------------------------------------------------------
+# Constants and absent values
+# --------------------------------------------------------------------------------------
+
+
+def _host_constant(value: Attribute, result_type: TensorType) -> list[Dim] | None:
+    """The elements of a small integer vector constant, which shape code reads on the host."""
+    element_type = result_type.element_type
+    if not isinstance(value, DenseIntOrFPElementsAttr) or not isinstance(element_type, IntegerType):
+        return None
+    if result_type.get_num_dims() > 1 or len(value) > MAX_HOST_ELEMENTS:
+        return None
+    elements = [int(v) for v in value.get_values()]
+    # i1 elements read back as -1 for true; host elements of a bool are 0 or 1.
+    return [e & 1 for e in elements] if element_type.width.data == 1 else elements
+
+
+@converts("Constant")
+def convert_constant(op: Operation, state: ConversionState) -> list[Lowered]:
+    result_type = op.results[0].type
+    assert isinstance(result_type, TensorType)
+    dims: list[Dim] = list(result_type.get_shape())
+    value = op.value  # type: ignore[attr-defined]
+    host = _host_constant(value, result_type)
+    if host is not None:
+        # The tensor is built only if a device op consumes it (state.tensor).
+        return [Lowered(dims, result_type.element_type, host=host)]
+    # The dense attribute is reused as is: weights are never copied element-wise.
+    constant = state.insert(arith.ConstantOp(value, result_type))
+    return [Lowered(dims, result_type.element_type, constant.results[0])]
+
+
+@converts("NoValue")
+def convert_no_value(op: Operation, state: ConversionState) -> list[Lowered]:
+    # Consumers test the ONNX operand with `is_none` and never read this value.
+    return [Lowered([], NoneType())]
+
+
+# --------------------------------------------------------------------------------------
+# Shape
+# --------------------------------------------------------------------------------------
+
+
+@converts("Shape")
+def convert_shape(op: Operation, state: ConversionState) -> list[Lowered]:
+    dims = state.dims(op.data)  # type: ignore[attr-defined]
+    start = op.start.value.data  # type: ignore[attr-defined]
+    end = None if op.end is None else op.end.value.data  # type: ignore[attr-defined]
+    length = state.check(shapes.shape_of(state.emitter, dims, start, end))
+    # Python slicing clamps negative and out-of-range bounds exactly as ONNX does.
+    elements = dims[start:end]
+    assert [len(elements)] == length
+    return [Lowered(length, i64, host=elements)]
+
+
+# --------------------------------------------------------------------------------------
+# Reshape and friends
+# --------------------------------------------------------------------------------------
+
+
+@converts("Reshape")
+def convert_reshape(op: Operation, state: ConversionState) -> list[Lowered]:
+    data = op.data  # type: ignore[attr-defined]
+    target = state.elements(op.shape)  # type: ignore[attr-defined]
+    allowzero = bool(op.allowzero.value.data)  # type: ignore[attr-defined]
+    dims = state.check(shapes.reshape(state.emitter, state.dims(data), target, allowzero))
+    return [reshaped(op, state, dims)]
+
+
+@converts("Flatten")
+def convert_flatten(op: Operation, state: ConversionState) -> list[Lowered]:
+    axis = op.axis.value.data  # type: ignore[attr-defined]
+    dims = state.check(shapes.flatten(state.emitter, state.dims(op.operands[0]), axis))
+    return [reshaped(op, state, dims)]
+
+
+@converts("Squeeze")
+def convert_squeeze(op: Operation, state: ConversionState) -> list[Lowered]:
+    axes_value = op.axes  # type: ignore[attr-defined]
+    axes = None if is_none(axes_value) else state.static_ints(axes_value, "Squeeze axes")
+    dims = state.check(shapes.squeeze(state.emitter, state.dims(op.operands[0]), axes))
+    return [reshaped(op, state, dims)]
+
+
+@converts("Unsqueeze")
+def convert_unsqueeze(op: Operation, state: ConversionState) -> list[Lowered]:
+    axes = state.static_ints(op.axes, "Unsqueeze axes")  # type: ignore[attr-defined]
+    dims = state.check(shapes.unsqueeze(state.emitter, state.dims(op.operands[0]), axes))
+    return [reshaped(op, state, dims)]
+
+
+def reshaped(op: Operation, state: ConversionState, dims: list[Dim]) -> Lowered:
+    """Operand 0 of a reshape-like `op` viewed with the rule's `dims`."""
+    source = state.lowered(op.operands[0])
+    fitted = state.fit_to_declared(dims, op.results[0].type)
+    if source.host is not None and all(isinstance(d, int) for d in fitted):
+        # Row-major elements do not move: a host vector stays a host vector.
+        return Lowered(fitted, source.element_type, host=list(source.host))
+    value, final_dims = reshape_value(state, state.tensor(op.operands[0]), source.dims, dims, fitted)
+    return Lowered(final_dims, source.element_type, value)
+
+
+class _Product:
+    """A dim as a static coefficient times a multiset of runtime values.
+
+    Two dims with equal products are equal for every run, whatever the values;
+    that is the proof a reshape needs to become a collapse or an expand.
+    """
+
+    def __init__(self, coefficient: int = 1, factors: Counter[SSAValue] | None = None):
+        self.coefficient = coefficient
+        self.factors: Counter[SSAValue] = factors or Counter()
+
+    def __mul__(self, other: _Product) -> _Product:
+        return _Product(self.coefficient * other.coefficient, self.factors + other.factors)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Product):
+            return NotImplemented
+        return self.coefficient == other.coefficient and self.factors == other.factors
+
+    def divides(self, other: _Product) -> bool:
+        """True when `other` is this product times more factors."""
+        if self.coefficient == 0 or other.coefficient % self.coefficient:
+            return False
+        return not self.factors - other.factors
+
+    def quotient(self, divisor: _Product) -> _Product | None:
+        if not divisor.divides(self):
+            return None
+        return _Product(self.coefficient // divisor.coefficient, self.factors - divisor.factors)
+
+
+_EXACT_DIVISIONS = (arith.DivSIOp, arith.DivUIOp, arith.CeilDivSIOp, arith.CeilDivUIOp)
+
+
+def _factor(dim: Dim) -> _Product:
+    """`dim` through the products and exact divisions that built it."""
+    if isinstance(dim, int):
+        return _Product(dim)
+    owner = dim.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return _Product(owner.value.value.data)
+    if isinstance(owner, arith.MuliOp):
+        return _factor(owner.lhs) * _factor(owner.rhs)
+    if isinstance(owner, _EXACT_DIVISIONS):
+        # numel / known (Reshape's -1): a product divided by some of its factors.
+        exact = _factor(owner.lhs).quotient(_factor(_reshape_divisor(owner.rhs)))
+        if exact is not None:
+            return exact
+    return _Product(1, Counter({dim: 1}))
+
+
+def _reshape_divisor(divisor: SSAValue) -> SSAValue:
+    """`known` for Reshape's `numel / max(known, 1)`, the inferred -1 extent.
+
+    The max only keeps the division defined on paths where no -1 is selected;
+    where one is, ONNX cannot infer it from a zero product (onnxruntime rejects
+    the input), so for every valid input the divisor is `known` itself.
+    """
+    owner = divisor.owner
+    if isinstance(owner, arith.MaxSIOp):
+        for value, other in ((owner.lhs, owner.rhs), (owner.rhs, owner.lhs)):
+            if _factor(other) == _Product(1):
+                return value
+    return divisor
+
+
+Group = tuple[list[int], list[int]]
+"""Consecutive source dims and consecutive result dims with equal products."""
+
+
+def _reassociation(source: Sequence[Dim], result: Sequence[Dim]) -> list[Group] | None:
+    """Groups covering both shapes in order, or None when no grouping is provable."""
+    src = [_factor(d) for d in source]
+    dst = [_factor(d) for d in result]
+    groups: list[Group] = []
+    i = j = 0
+    while i < len(src) and j < len(dst):
+        group: Group = ([i], [j])
+        left, right = src[i], dst[j]
+        i, j = i + 1, j + 1
+        while left != right:
+            # Grow the side whose product is a part of the other's; if neither
+            # is, grow either (statics may still meet: [2, 3] -> [3, 2]).
+            grow_source = i < len(src) and (left.divides(right) or not right.divides(left) or j == len(dst))
+            if grow_source:
+                left, i = left * src[i], i + 1
+                group[0].append(i - 1)
+            elif j < len(dst):
+                right, j = right * dst[j], j + 1
+                group[1].append(j - 1)
+            else:
+                return None
+        groups.append(group)
+    # Trailing unit dims join the last group.
+    one = _Product(1)
+    if not groups or any(p != one for p in (*src[i:], *dst[j:])):
+        return None
+    groups[-1][0].extend(range(i, len(src)))
+    groups[-1][1].extend(range(j, len(dst)))
+    return groups
+
+
+def reshape_value(
+    state: ConversionState,
+    source: SSAValue,
+    source_dims: Sequence[Dim],
+    dims: Sequence[Dim],
+    fitted: Sequence[Dim],
+) -> tuple[SSAValue, list[Dim]]:
+    """`source` viewed with the rule's `dims`, typed by `fitted` (dims refined by the model).
+
+    Returns the value and its dims. A view is proven, never assumed: the
+    result's runtime dims must equal products of the source's (`_Product`).
+    """
+    assert isinstance(source.type, TensorType)
+    element_type = source.type.element_type
+    if not source_dims and not dims:
+        return source, []
+    if not source_dims or not dims:
+        # Rank 0 on either side: every dim of the other side is 1.
+        value = _reshape_through_ones(state, source, len(dims))
+        return _cast(state, value, fitted), list(fitted)
+    groups = _reassociation(source_dims, dims)
+    if groups is None:
+        # Not provable: the shape operand decides at run time.
+        shape = _index_vector(state, fitted)
+        reshape = state.insert(tensor.ReshapeOp(source, shape, tensor_type(fitted, element_type)))
+        return reshape.results[0], list(fitted)
+    dims = _as_source_products(state, source_dims, dims)
+    fitted = [f if isinstance(f, int) else d for f, d in zip(fitted, dims)]
+    if all(len(s) == 1 and len(d) == 1 for s, d in groups):
+        # Every dim proven unchanged: no op; keep the source's SSA extents.
+        kept = [f if isinstance(f, int) else s for s, f in zip(source_dims, fitted)]
+        return _cast(state, source, kept), kept
+    value = source
+    if any(len(s) > 1 for s, _ in groups):
+        value = _collapse(state, value, [s for s, _ in groups])
+    if any(len(d) > 1 for _, d in groups):
+        value = _expand(state, value, [d for _, d in groups], dims)
+    return _cast(state, value, fitted), list(fitted)
+
+
+def _as_source_products(state: ConversionState, source_dims: Sequence[Dim], dims: Sequence[Dim]) -> list[Dim]:
+    """Each runtime dim rebuilt as the product of the source extents it equals.
+
+    Reshape's inferred `(b * s * 768) / 768` becomes the `b * s` that other ops
+    build too, so after cse each distinct extent is one SSA value.
+    """
+    order: dict[SSAValue, int] = {}
+    for dim in source_dims:
+        for factor in _factor(dim).factors:
+            order.setdefault(factor, len(order))
+    rebuilt: list[Dim] = []
+    for dim in dims:
+        if isinstance(dim, int):
+            rebuilt.append(dim)
+            continue
+        product = _factor(dim)
+        factors = sorted(product.factors.elements(), key=lambda v: order.get(v, len(order)))
+        rebuilt.append(state.emitter.product([*factors, product.coefficient]))
+    return rebuilt
+
+
+def _reassociation_attr(groups: Sequence[Sequence[int]]) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
+    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in group]) for group in groups])
+
+
+def _collapse(state: ConversionState, value: SSAValue, groups: list[list[int]]) -> SSAValue:
+    assert isinstance(value.type, TensorType)
+    shape = value.type.get_shape()
+    collapsed = [
+        DYNAMIC_INDEX if any(shape[i] == DYNAMIC_INDEX for i in group) else math.prod(shape[i] for i in group)
+        for group in groups
+    ]
+    result_type = TensorType(value.type.element_type, collapsed)
+    op = tensor.CollapseShapeOp(
+        operands=[value], result_types=[result_type], properties={"reassociation": _reassociation_attr(groups)}
+    )
+    return state.insert(op).results[0]
+
+
+def _expand(state: ConversionState, value: SSAValue, groups: list[list[int]], dims: Sequence[Dim]) -> SSAValue:
+    """`value` split into `dims`, with `output_shape` naming each runtime extent exactly."""
+    assert isinstance(value.type, TensorType)
+    renumbered, position = [], 0
+    for group in groups:
+        renumbered.append(list(range(position, position + len(group))))
+        position += len(group)
+    static = [d if isinstance(d, int) else DYNAMIC_INDEX for d in dims]
+    dynamic = [d for d in dims if not isinstance(d, int)]
+    op = tensor.ExpandShapeOp(
+        value, dynamic, _reassociation_attr(renumbered), static, tensor_type(dims, value.type.element_type)
+    )
+    return state.insert(op).results[0]
+
+
+def _reshape_through_ones(state: ConversionState, source: SSAValue, rank: int) -> SSAValue:
+    """A reshape to or from rank 0: both sides hold one element, so all dims are 1.
+
+    Static unit types on both sides of the `tensor.reshape` keep it checkable.
+    """
+    assert isinstance(source.type, TensorType)
+    element_type = source.type.element_type
+    ones = [1] * source.type.get_num_dims()
+    value = _cast(state, source, ones)
+    shape = _index_vector(state, [1] * rank)
+    return state.insert(tensor.ReshapeOp(value, shape, tensor_type([1] * rank, element_type))).results[0]
+
+
+def _cast(state: ConversionState, value: SSAValue, dims: Sequence[Dim]) -> SSAValue:
+    """`value` with the type of `dims`, through `tensor.cast` when the types differ."""
+    assert isinstance(value.type, TensorType)
+    wanted = tensor_type(dims, value.type.element_type)
+    if value.type == wanted:
+        return value
+    return state.insert(tensor.CastOp(value, wanted)).results[0]
+
+
+def _index_vector(state: ConversionState, dims: Sequence[Dim]) -> SSAValue:
+    """A `tensor<N x index>` holding `dims` (a shape operand)."""
+    vector_type = TensorType(IndexType(), [len(dims)])
+    if all(isinstance(d, int) for d in dims):
+        attr = DenseIntOrFPElementsAttr.from_list(vector_type, list(dims))  # type: ignore[arg-type]
+        return state.insert(arith.ConstantOp(attr, vector_type)).results[0]
+    values = [state.emitter.materialize(d) for d in dims]
+    return state.insert(tensor.FromElementsOp(*values, result_type=vector_type)).results[0]
+
+
+# --------------------------------------------------------------------------------------
+# Generators: ConstantOfShape, Range, NonZero
+# --------------------------------------------------------------------------------------
+
+
+def _host_fill(dims: Sequence[Dim], element_type: Attribute) -> int | None:
+    """The element count when a generated integer vector can live on the host."""
+    if not isinstance(element_type, IntegerType) or len(dims) > 1:
+        return None
+    if not all(isinstance(d, int) for d in dims):
+        return None
+    count = math.prod(dims)  # type: ignore[arg-type]
+    return count if count <= MAX_HOST_ELEMENTS else None
+
+
+def _scalar_attr(value: float, element_type: Attribute) -> IntegerAttr | FloatAttr:
+    if isinstance(element_type, IntegerType):
+        return IntegerAttr(int(value), element_type)
+    return FloatAttr(float(value), element_type)  # type: ignore[arg-type]
+
+
+@converts("ConstantOfShape")
+def convert_constant_of_shape(op: Operation, state: ConversionState) -> list[Lowered]:
+    dims = state.elements(op.input)  # type: ignore[attr-defined]
+    if any(isinstance(d, int) and d < 0 for d in dims):
+        raise state.error(f"ConstantOfShape shape {shapes.format_shape(dims)} has a negative extent")
+    dims = state.fit_to_declared(dims, op.results[0].type)
+    value: DenseIntOrFPElementsAttr = op.value  # type: ignore[attr-defined]
+    element_type = value.get_element_type()
+    (fill,) = value.get_values()
+    if element_type == i1:
+        fill = fill & 1  # a true i1 element reads back as -1
+    count = _host_fill(dims, element_type)
+    if count is not None:
+        return [Lowered(dims, element_type, host=[int(fill)] * count)]
+    scalar = state.insert(arith.ConstantOp(_scalar_attr(fill, element_type)))
+    return state.compute(hip.FillOp, [], [(dims, element_type)], scalars=[scalar.results[0]])
+
+
+_FLOAT_DTYPES: dict[Attribute, type[np.floating]] = {f16: np.float16, f32: np.float32, f64: np.float64}
+
+
+def _constant_scalar(value: SSAValue) -> float | None:
+    """The element of a rank-0 `onnx.Constant`, if `value` is one."""
+    owner = value.owner
+    if not isinstance(owner, Operation) or owner.name != "onnx.Constant":
+        return None
+    dense = owner.value  # type: ignore[attr-defined]
+    if not isinstance(dense, DenseIntOrFPElementsAttr) or len(dense) != 1:
+        return None
+    return dense.get_values()[0]
+
+
+def _float_range(op: Operation, state: ConversionState, element_type: Attribute) -> tuple[list[Dim], list[SSAValue]]:
+    """Length and (start, delta) scalars of a Range over constant float bounds."""
+    dtype = _FLOAT_DTYPES.get(element_type)
+    if dtype is None:
+        raise state.error(f"Range of {element_type} elements is not supported")
+    bounds = [_constant_scalar(v) for v in op.operands]
+    if any(b is None for b in bounds):
+        raise state.error("Range with runtime float bounds is not supported")
+    start, limit, delta = (dtype(b) for b in bounds)
+    if delta == 0:
+        raise state.error("Range delta must not be 0")
+    # onnxruntime subtracts in the element type, then divides in double.
+    length = max(math.ceil(float(limit - start) / float(delta)), 0)
+    scalars = [state.insert(arith.ConstantOp(_scalar_attr(b, element_type))).results[0] for b in (start, delta)]
+    return [length], scalars
+
+
+def _int_scalar(state: ConversionState, onnx_value: SSAValue, element: Dim, element_type: Attribute) -> SSAValue:
+    """A host scalar of `element_type` holding an integer element read by `state.elements`."""
+    if isinstance(element, int):
+        return state.insert(arith.ConstantOp(_scalar_attr(element, element_type))).results[0]
+    return state.insert(arith.IndexCastOp(element, element_type)).results[0]
+
+
+@converts("Range")
+def convert_range(op: Operation, state: ConversionState) -> list[Lowered]:
+    element_type = state.element_type(op.operands[0])
+    if not isinstance(element_type, IntegerType):
+        dims, scalars = _float_range(op, state, element_type)
+        dims = state.fit_to_declared(dims, op.results[0].type)
+        return state.compute(hip.RangeOp, [], [(dims, element_type)], scalars=scalars)
+    start, limit, delta = (state.elements(v)[0] for v in op.operands)
+    dims = state.fit_to_declared(state.check(shapes.range_(state.emitter, start, limit, delta)), op.results[0].type)
+    count = _host_fill(dims, element_type)
+    if count is not None and all(isinstance(b, int) for b in (start, delta)):
+        return [Lowered(dims, element_type, host=[start + i * delta for i in range(count)])]  # type: ignore[operator]
+    scalars = [_int_scalar(state, v, b, element_type) for v, b in ((op.operands[0], start), (op.operands[2], delta))]
+    return state.compute(hip.RangeOp, [], [(dims, element_type)], scalars=scalars)
+
+
+@converts("NonZero")
+def convert_nonzero(op: Operation, state: ConversionState) -> list[Lowered]:
+    """Capacity-sized indices plus a count, trimmed by the count the host reads.
+
+    `tensor.extract` says which value the host needs; a later pass decides how
+    it becomes visible (seed RFC, Problem 3).
+    """
+    x = op.operands[0]
+    dims = state.dims(x)
+    capacity = state.check(shapes.nonzero_capacity(state.emitter, dims))
+    indices, count = state.compute(hip.NonZeroOp, [state.tensor(x)], [(capacity, i64), ([], i64)])
+    assert count.value is not None and indices.value is not None
+    read = state.insert(tensor.ExtractOp(count.value, [], i64)).results[0]
+    valid = state.fit_to_declared([len(dims), state.to_index(read)], op.results[0].type)
+    trimmed = tensor.ExtractSliceOp(indices.value, [0, 0], valid, [1, 1], tensor_type(valid, i64))
+    return [Lowered(valid, i64, state.insert(trimmed).results[0])]

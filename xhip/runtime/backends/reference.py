@@ -1,0 +1,226 @@
+"""The reference backend: NumPy kernels over real byte buffers.
+
+Device memory is one byte array per allocation, so views into a pool alias
+exactly as they would on a GPU. Two optional modes make what a GPU leaves to
+timing deterministic:
+
+- `deferred`: kernels and device copies are queued like work on a stream and
+  run only at a synchronization (a readback, pool growth, an explicit sync, the
+  end of a run); host loads and stores act at once. A host write that a queued
+  kernel should have seen first therefore really is lost, as on a GPU.
+- `sanitize` (implies deferred): every byte of every buffer remembers which
+  logical buffer last wrote it. A kernel reading bytes last written through a
+  different logical buffer, and a host read of bytes a queued kernel has yet
+  to write, fail with one line naming both buffers and the byte range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from xhip.diagnostics import XhipError
+from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner
+from xhip.runtime.kernels import run_kernel
+
+NEVER_WRITTEN = 0
+
+
+@dataclass
+class DeviceStats:
+    kernel_launches: int = 0
+    device_copies: int = 0
+    readbacks: int = 0
+    syncs: int = 0
+
+
+@dataclass
+class _Shadow:
+    """Per byte of one buffer: the id of the logical buffer that last wrote it."""
+
+    owners: np.ndarray
+    names: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class _QueuedWork:
+    run: Callable[[], None]
+    writes: list[MemRef]
+    label: str
+
+
+def _byte_ranges(addresses: np.ndarray) -> str:
+    if addresses.size == 0:
+        return "[]"
+    low, high = int(addresses.min()), int(addresses.max()) + 1
+    return f"[{low}, {high})"
+
+
+class ReferenceBackend:
+    """Allocates byte buffers and runs the NumPy kernels, optionally deferred/sanitized."""
+
+    name = "reference"
+
+    def __init__(self, deferred: bool = False, sanitize: bool = False):
+        self.sanitize = sanitize
+        self.deferred = deferred or sanitize
+        self.stats = DeviceStats()
+        self._queue: list[_QueuedWork] = []
+        self._shadows: dict[int, _Shadow] = {}
+
+    # -- memory --------------------------------------------------------------------------
+
+    def allocate(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
+        buffer = DeviceBuffer(max(int(nbytes), 0), label, kind)
+        if self.sanitize:
+            self._shadows[buffer.id] = _Shadow(np.zeros(buffer.nbytes, np.int64))
+        return buffer
+
+    def grow(self, buffer: DeviceBuffer, nbytes: int) -> DeviceBuffer:
+        """A larger buffer with the old contents (pools grow after a sync)."""
+        self.sync()
+        grown = self.allocate(nbytes, buffer.label, buffer.kind)
+        grown.data[: buffer.nbytes] = buffer.data
+        if self.sanitize:
+            self._shadows[grown.id].owners[: buffer.nbytes] = self._shadows[buffer.id].owners
+            self._shadows[grown.id].names.update(self._shadows[buffer.id].names)
+        return grown
+
+    def upload(self, target: MemRef, values: np.ndarray) -> None:
+        """Host data into device memory (inputs, constants): synchronous."""
+        target.array()[...] = values
+        self._record_write(target)
+
+    # -- host access ---------------------------------------------------------------------
+
+    def host_load(self, source: MemRef, index: Sequence[int], location: str) -> object:
+        self._check_host_read(source, index, location)
+        return source.array()[tuple(index)].item()
+
+    def host_store(self, target: MemRef, index: Sequence[int], value: object) -> None:
+        target.array()[tuple(index)] = value
+        self._record_write(target, index)
+
+    def download(self, source: MemRef, location: str) -> np.ndarray:
+        """A synchronized copy of device data on the host (readbacks, outputs)."""
+        self.stats.readbacks += 1
+        self.sync()
+        return np.array(source.array())
+
+    # -- device work ---------------------------------------------------------------------
+
+    def launch(
+        self,
+        kernel: str,
+        inputs: Sequence[MemRef],
+        outputs: Sequence[MemRef],
+        attributes: Mapping[str, object],
+        scalars: Sequence[int | float],
+        location: str,
+    ) -> None:
+        self.stats.kernel_launches += 1
+
+        def run() -> None:
+            self._check_reads(inputs, location)
+            run_kernel(kernel, [m.array() for m in inputs], [m.array() for m in outputs], attributes, scalars, location=location)
+            for out in outputs:
+                self._record_write(out)
+
+        self._submit(run, list(outputs), location)
+
+    def copy(self, source: MemRef, target: MemRef, location: str) -> None:
+        self.stats.device_copies += 1
+
+        def run() -> None:
+            self._check_reads([source], location)
+            target.array()[...] = source.array()
+            self._record_write(target)
+
+        self._submit(run, [target], location)
+
+    def sync(self) -> None:
+        if not self._queue:
+            return
+        self.stats.syncs += 1
+        queue, self._queue = self._queue, []
+        for work in queue:
+            work.run()
+
+    def _submit(self, run: Callable[[], None], writes: list[MemRef], label: str) -> None:
+        if self.deferred:
+            self._queue.append(_QueuedWork(run, writes, label))
+        else:
+            run()
+
+    # -- sanitizer -----------------------------------------------------------------------
+
+    def _record_write(self, target: MemRef, index: Sequence[int] | None = None) -> None:
+        if not self.sanitize:
+            return
+        shadow = self._shadows[target.buffer.id]
+        addresses = target.byte_addresses() if index is None else _element_bytes(target, index)
+        shadow.owners[addresses] = target.owner.id
+        shadow.names[target.owner.id] = target.owner.label
+
+    def _check_reads(self, inputs: Sequence[MemRef], location: str) -> None:
+        if not self.sanitize:
+            return
+        for source in inputs:
+            shadow = self._shadows.get(source.buffer.id)
+            if shadow is None:
+                continue
+            addresses = source.byte_addresses()
+            writers = shadow.owners[addresses]
+            foreign = (writers != source.owner.id) & (writers != NEVER_WRITTEN)
+            if foreign.any():
+                other = int(writers[foreign][0])
+                bad = addresses[foreign & (writers == other)]
+                raise XhipError(
+                    f"sanitizer: reading '{source.owner.label}' sees bytes {_byte_ranges(bad)} of "
+                    f"{source.buffer.kind} '{source.buffer.label}' last written through "
+                    f"'{shadow.names.get(other, '?')}'",
+                    location,
+                )
+            unwritten = writers == NEVER_WRITTEN
+            if unwritten.any():
+                raise XhipError(
+                    f"sanitizer: reading '{source.owner.label}' sees bytes {_byte_ranges(addresses[unwritten])} "
+                    f"of {source.buffer.kind} '{source.buffer.label}' that nothing wrote",
+                    location,
+                )
+
+    def _check_host_read(self, source: MemRef, index: Sequence[int], location: str) -> None:
+        if not self.sanitize:
+            return
+        wanted = _element_bytes(source, index)
+        for work in self._queue:
+            for pending in work.writes:
+                if pending.buffer is source.buffer and np.isin(wanted, pending.byte_addresses()).any():
+                    raise XhipError(
+                        f"sanitizer: host read of '{source.owner.label}' bytes {_byte_ranges(wanted)} "
+                        f"that queued '{work.label}' will write through '{pending.owner.label}' "
+                        "(not synchronized)",
+                        location,
+                    )
+        shadow = self._shadows[source.buffer.id]
+        writers = shadow.owners[wanted]
+        foreign = (writers != source.owner.id) & (writers != NEVER_WRITTEN)
+        if foreign.any():
+            other = int(writers[foreign][0])
+            raise XhipError(
+                f"sanitizer: host read of '{source.owner.label}' sees bytes {_byte_ranges(wanted)} "
+                f"last written through '{shadow.names.get(other, '?')}'",
+                location,
+            )
+
+
+def _element_bytes(view: MemRef, index: Sequence[int]) -> np.ndarray:
+    offset = view.offset + sum(i * s for i, s in zip(index, view.strides)) * view.dtype.itemsize
+    return np.arange(offset, offset + view.dtype.itemsize, dtype=np.int64)
+
+
+def host_owner(label: str) -> Owner:
+    """The logical buffer of data the host provides (inputs, constants)."""
+    return Owner(label)

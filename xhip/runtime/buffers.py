@@ -1,0 +1,150 @@
+"""Runtime values: device buffers, memrefs viewing them, and element-type mapping.
+
+A `DeviceBuffer` is one allocation (a pool, the host scratch, an output, a
+constant, a plain `hip.alloc`). A `MemRef` is a strided window into one, plus
+the identity of the logical buffer it belongs to (`owner`): a `memref.view`
+into a pool starts a new logical buffer, while reshapes and subviews of it keep
+the owner. The sanitizer reasons about owners, not allocations, because pool
+slots are shared on purpose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import count
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    Signedness,
+)
+from xdsl.ir import Attribute
+
+from xhip.diagnostics import XhipError
+
+try:
+    from ml_dtypes import bfloat16 as _bfloat16
+except ImportError:  # pragma: no cover
+    _bfloat16 = None
+
+POISON_BYTE = 0xA5
+"""Fresh device memory is filled with this, so unwritten elements show up in checks."""
+
+
+def numpy_dtype(element_type: Attribute) -> np.dtype:
+    """The NumPy dtype of an MLIR element type (`index` is int64)."""
+    if isinstance(element_type, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(element_type, IntegerType):
+        width = element_type.width.data
+        if width == 1:
+            return np.dtype(np.bool_)
+        unsigned = element_type.signedness.data == Signedness.UNSIGNED
+        if width in (8, 16, 32, 64):
+            return np.dtype(f"{'u' if unsigned else ''}int{width}")
+    if isinstance(element_type, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(element_type, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(element_type, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(element_type, BFloat16Type) and _bfloat16 is not None:
+        return np.dtype(_bfloat16)
+    raise XhipError(f"element type {element_type} has no runtime representation")
+
+
+_buffer_ids = count(1)
+
+
+@dataclass(eq=False)
+class DeviceBuffer:
+    """One device (or host-mapped) allocation of raw bytes."""
+
+    nbytes: int
+    label: str
+    """Where it comes from (the IR location of the op that allocated it)."""
+    kind: str
+    """"pool", "scratch", "output", "constant", "alloc" or "input"."""
+    data: np.ndarray = field(init=False)
+    id: int = field(init=False, default_factory=lambda: next(_buffer_ids))
+
+    def __post_init__(self) -> None:
+        self.data = np.full(self.nbytes, POISON_BYTE, dtype=np.uint8)
+
+
+_owner_ids = count(1)
+
+
+@dataclass(frozen=True, eq=False)
+class Owner:
+    """A logical buffer: what the sanitizer names when bytes are misused."""
+
+    label: str
+    id: int = field(default_factory=lambda: next(_owner_ids))
+
+
+@dataclass(frozen=True, eq=False)
+class MemRef:
+    """A strided window (element strides) of `dtype` elements into a DeviceBuffer."""
+
+    buffer: DeviceBuffer
+    offset: int
+    """Byte offset of element [0, ..., 0] in the buffer."""
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    dtype: np.dtype
+    owner: Owner
+    base: int = 0
+    """Byte offset of the aligned pointer (what memref.reinterpret_cast offsets count from)."""
+
+    @staticmethod
+    def contiguous(buffer: DeviceBuffer, shape: Sequence[int], dtype: np.dtype, owner: Owner, offset: int = 0) -> MemRef:
+        strides, step = [], 1
+        for extent in reversed(shape):
+            strides.append(step)
+            step *= max(extent, 1)
+        return MemRef(buffer, offset, tuple(shape), tuple(reversed(strides)), dtype, owner, offset)
+
+    @property
+    def nbytes_spanned(self) -> int:
+        if any(extent == 0 for extent in self.shape):
+            return 0
+        last = sum((extent - 1) * stride for extent, stride in zip(self.shape, self.strides))
+        return (last + 1) * self.dtype.itemsize
+
+    def array(self) -> np.ndarray:
+        """A NumPy view of exactly these elements (writes land in the buffer)."""
+        itemsize = self.dtype.itemsize
+        if self.nbytes_spanned == 0:
+            return np.empty(self.shape, self.dtype)
+        if self.offset < 0 or self.offset + self.nbytes_spanned > self.buffer.nbytes:
+            raise XhipError(
+                f"memref of shape {list(self.shape)} at byte {self.offset} overruns "
+                f"its {self.buffer.nbytes}-byte buffer ({self.buffer.label})"
+            )
+        return np.ndarray(
+            self.shape,
+            self.dtype,
+            buffer=self.buffer.data,
+            offset=self.offset,
+            strides=tuple(s * itemsize for s in self.strides),
+        )
+
+    def byte_addresses(self) -> np.ndarray:
+        """Every byte these elements occupy in the buffer (for the sanitizer)."""
+        itemsize = self.dtype.itemsize
+        if self.nbytes_spanned == 0:
+            return np.empty(0, np.int64)
+        grids = np.indices(self.shape, dtype=np.int64).reshape(len(self.shape), -1) if self.shape else np.zeros((0, 1), np.int64)
+        starts = self.offset + (np.asarray(self.strides, np.int64) @ grids if self.shape else np.zeros(1, np.int64)) * itemsize
+        return (starts[:, None] + np.arange(itemsize, dtype=np.int64)[None, :]).reshape(-1)
+
+    def with_view(self, offset: int, shape: Sequence[int], strides: Sequence[int]) -> MemRef:
+        """Another window of the same logical buffer (subview, reshape)."""
+        return MemRef(self.buffer, offset, tuple(shape), tuple(strides), self.dtype, self.owner, self.base)

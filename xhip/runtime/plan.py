@@ -1,0 +1,185 @@
+"""From IR to a flat host plan: a list of steps over a register file.
+
+`build_plan` walks the entry function once. Every SSA value gets a register;
+every op becomes a step (a closure reading and writing registers) made by the
+translator registered for its type. Running the plan is a loop over steps:
+no IR is touched on the hot path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+
+from xhip.diagnostics import XhipError, op_error, op_location
+from xhip.runtime.backends.reference import ReferenceBackend
+from xhip.runtime.buffers import DeviceBuffer, MemRef
+
+Registers = list[object]
+Step = Callable[[Registers], None]
+
+
+@dataclass
+class RunState:
+    """What one run produces besides registers: outputs, requested pool bytes."""
+
+    outputs: dict[int, MemRef] = field(default_factory=dict)
+    pool_bytes: int = 0
+    scratch_bytes: int = 0
+
+
+@dataclass
+class Session:
+    """State that outlives a run: pools, host scratch and uploaded constants."""
+
+    backend: ReferenceBackend
+    constants_dir: Path | None
+    pools: dict[int, DeviceBuffer] = field(default_factory=dict)
+    scratch: DeviceBuffer | None = None
+    constants: dict[object, MemRef] = field(default_factory=dict)
+    run: RunState = field(default_factory=RunState)
+
+
+class PlanBuilder:
+    """Assigns registers and collects the steps of one function."""
+
+    def __init__(self, session: Session, module: ModuleOp):
+        self.session = session
+        self.module = module
+        self._slots: dict[SSAValue, int] = {}
+        self.steps: list[Step] = []
+
+    def slot(self, value: SSAValue) -> int:
+        if value not in self._slots:
+            self._slots[value] = len(self._slots)
+        return self._slots[value]
+
+    def slots(self, values: Iterable[SSAValue]) -> list[int]:
+        return [self.slot(v) for v in values]
+
+    @property
+    def size(self) -> int:
+        return len(self._slots)
+
+    def add(self, step: Step) -> None:
+        self.steps.append(step)
+
+
+Translator = Callable[[Operation, PlanBuilder], Step | None]
+TRANSLATORS: dict[str, Translator] = {}
+
+
+def translates(*op_names: str) -> Callable[[Translator], Translator]:
+    """Register the translator of ops by name (`"arith.addi"`)."""
+
+    def register(translator: Translator) -> Translator:
+        for name in op_names:
+            assert name not in TRANSLATORS, f"two translators for {name}"
+            TRANSLATORS[name] = translator
+        return translator
+
+    return register
+
+
+def located(op: Operation, step: Step) -> Step:
+    """Errors of a step name the op it came from."""
+    location = op_location(op)
+
+    def run(regs: Registers) -> None:
+        try:
+            step(regs)
+        except XhipError:
+            raise
+        except (ValueError, IndexError, TypeError, ZeroDivisionError, OverflowError) as err:
+            raise XhipError(f"'{op.name}' failed at run time: {err}", location) from None
+
+    return run
+
+
+@dataclass
+class Plan:
+    steps: list[Step]
+    size: int
+    arguments: list[int]
+    results: list[int]
+
+    def execute(self, arguments: list[object]) -> list[object]:
+        regs: Registers = [None] * self.size
+        for slot, value in zip(self.arguments, arguments):
+            regs[slot] = value
+        for step in self.steps:
+            step(regs)
+        return [regs[slot] for slot in self.results]
+
+
+def entry_function(module: ModuleOp) -> func.FuncOp:
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+    for fn in functions:
+        if fn.sym_name.data == "main_graph":
+            return fn
+    if len(functions) == 1:
+        return functions[0]
+    raise XhipError("the module has no @main_graph function to run")
+
+
+def build_plan(module: ModuleOp, session: Session) -> tuple[Plan, func.FuncOp]:
+    from xhip.runtime import translate  # noqa: F401 (registers the translators)
+
+    fn = entry_function(module)
+    if len(fn.body.blocks) != 1:
+        raise op_error(fn, "the runtime executes single-block functions only")
+    builder = PlanBuilder(session, module)
+    block = fn.body.blocks.first
+    assert block is not None
+    arguments = builder.slots(block.args)
+    results: list[int] = []
+    for op in block.ops:
+        if isinstance(op, func.ReturnOp):
+            results = builder.slots(op.operands)
+            continue
+        translator = TRANSLATORS.get(op.name)
+        if translator is None:
+            raise op_error(op, f"the runtime cannot execute '{op.name}'")
+        step = translator(op, builder)
+        if step is not None:
+            builder.add(located(op, step))
+    return Plan(builder.steps, builder.size, arguments, results), fn
+
+
+def poisoned(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """A fresh array whose bytes are the poison pattern (an uninitialized destination)."""
+    array = np.empty(shape, dtype)
+    array.reshape(-1).view(np.uint8)[...] = 0xA5
+    return array
+
+
+MixedValues = Callable[[Registers], list[int]]
+
+
+def mixed_values(static: Iterable[int], dynamic_slots: list[int]) -> MixedValues:
+    """Static entries with `?` (DYNAMIC_INDEX) filled, in order, from registers."""
+    from xdsl.dialects.builtin import DYNAMIC_INDEX
+
+    pattern = list(static)
+    positions = [i for i, v in enumerate(pattern) if v == DYNAMIC_INDEX]
+    if len(positions) != len(dynamic_slots):
+        raise XhipError(f"{len(positions)} dynamic entries but {len(dynamic_slots)} operands")
+
+    def values(regs: Registers) -> list[int]:
+        filled = list(pattern)
+        for position, slot in zip(positions, dynamic_slots):
+            filled[position] = int(regs[slot])  # type: ignore[arg-type]
+        return filled
+
+    return values
+
+
+def shape_of_type(shaped_type: object, dynamic_slots: list[int]) -> MixedValues:
+    """The runtime shape of a tensor/memref type whose `?` dims are operands."""
+    return mixed_values(shaped_type.get_shape(), dynamic_slots)  # type: ignore[attr-defined]

@@ -1,0 +1,175 @@
+"""hip ops: compute kernels (tensor and memref mode), pools, scratch, outputs, readbacks."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Operation
+
+from xhip.diagnostics import op_error, op_location
+from xhip.dialects import hip
+from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, numpy_dtype
+from xhip.runtime.kernels import run_kernel
+from xhip.runtime.plan import PlanBuilder, Registers, Session, Step, shape_of_type, translates
+
+SEGMENT_SIZES = "operandSegmentSizes"
+
+
+def python_value(attr: Attribute) -> object:
+    """An attribute as the plain Python value kernels take."""
+    if isinstance(attr, IntegerAttr):
+        value = attr.value.data
+        if isinstance(attr.type, IntegerType) and attr.type.width.data == 1:
+            return bool(value)
+        return value
+    if isinstance(attr, FloatAttr):
+        return float(attr.value.data)
+    if isinstance(attr, StringAttr):
+        return attr.data
+    if isinstance(attr, DenseArrayBase):
+        return tuple(attr.get_values())
+    if isinstance(attr, ArrayAttr):
+        return tuple(python_value(a) for a in attr.data)
+    return attr
+
+
+def kernel_attributes(op: Operation) -> dict[str, object]:
+    return {name: python_value(value) for name, value in op.properties.items() if name != SEGMENT_SIZES}
+
+
+def _as_array(value: object) -> np.ndarray:
+    return value if isinstance(value, np.ndarray) else value.array()  # type: ignore[attr-defined]
+
+
+def _translate_compute(op: Operation, plan: PlanBuilder) -> Step:
+    assert isinstance(op, hip.DPSOp)
+    kernel, attributes, location = op.name.removeprefix("hip."), kernel_attributes(op), op_location(op)
+    scalars, inputs, outputs = plan.slots(op.scalars), plan.slots(op.inputs), plan.slots(op.outputs)
+    backend = plan.session.backend
+    if not op.is_tensor_mode:
+
+        def launch(regs: Registers) -> None:
+            backend.launch(
+                kernel,
+                [regs[i] for i in inputs],  # type: ignore[misc]
+                [regs[o] for o in outputs],  # type: ignore[misc]
+                attributes,
+                [regs[s] for s in scalars],  # type: ignore[misc]
+                location,
+            )
+
+        return launch
+    results = plan.slots(op.res)
+
+    def compute(regs: Registers) -> None:
+        # Tensor mode has value semantics: the kernel writes a fresh copy of each init.
+        fresh = [np.array(_as_array(regs[o])) for o in outputs]
+        backend.stats.kernel_launches += 1
+        run_kernel(kernel, [_as_array(regs[i]) for i in inputs], fresh, attributes, [regs[s] for s in scalars], location=location)
+        for slot, value in zip(results, fresh):
+            regs[slot] = value
+
+    return compute
+
+
+for _op in hip.HIP.operations:
+    if issubclass(_op, hip.DPSOp):
+        translates(_op.name)(_translate_compute)
+
+
+def _byte_buffer(session: Session, current: DeviceBuffer | None, nbytes: int, label: str, kind: str) -> DeviceBuffer:
+    """The session's buffer, grown (never shrunk) to hold `nbytes`."""
+    if current is None:
+        return session.backend.allocate(nbytes, label, kind)
+    if current.nbytes < nbytes:
+        return session.backend.grow(current, nbytes)
+    return current
+
+
+@translates("hip.get_pool")
+def translate_get_pool(op: Operation, plan: PlanBuilder) -> Step:
+    assert isinstance(op, hip.GetPoolOp)
+    size, out = plan.slot(op.operands[1]), plan.slot(op.results[0])
+    domain, session = op.domain_id.value.data, plan.session
+    owner = Owner(op_location(op))
+
+    def step(regs: Registers) -> None:
+        nbytes = int(regs[size])  # type: ignore[arg-type]
+        session.run.pool_bytes += nbytes
+        pool = _byte_buffer(session, session.pools.get(domain), nbytes, owner.label, "pool")
+        session.pools[domain] = pool
+        regs[out] = MemRef.contiguous(pool, [nbytes], np.dtype(np.uint8), owner)
+
+    return step
+
+
+@translates("hip.get_host_scratch")
+def translate_get_host_scratch(op: Operation, plan: PlanBuilder) -> Step:
+    size, out, session = plan.slot(op.operands[1]), plan.slot(op.results[0]), plan.session
+    owner = Owner(op_location(op))
+
+    def step(regs: Registers) -> None:
+        nbytes = int(regs[size])  # type: ignore[arg-type]
+        session.run.scratch_bytes = max(session.run.scratch_bytes, nbytes)
+        session.scratch = _byte_buffer(session, session.scratch, nbytes, owner.label, "scratch")
+        regs[out] = MemRef.contiguous(session.scratch, [nbytes], np.dtype(np.uint8), owner)
+
+    return step
+
+
+def _allocating(op: Operation, plan: PlanBuilder, kind: str, record_output: bool) -> Step:
+    result_type = op.results[0].type
+    shape = shape_of_type(result_type, plan.slots(op.operands[1:]))
+    dtype, out = numpy_dtype(result_type.element_type), plan.slot(op.results[0])  # type: ignore[attr-defined]
+    owner, session = Owner(op_location(op)), plan.session
+    index = op.out_idx.value.data if record_output else None  # type: ignore[attr-defined]
+
+    def step(regs: Registers) -> None:
+        dims = shape(regs)
+        buffer = session.backend.allocate(int(np.prod(dims, dtype=np.int64)) * dtype.itemsize, owner.label, kind)
+        view = MemRef.contiguous(buffer, dims, dtype, owner)
+        if index is not None:
+            session.run.outputs[index] = view
+        regs[out] = view
+
+    return step
+
+
+@translates("hip.alloc_output")
+def translate_alloc_output(op: Operation, plan: PlanBuilder) -> Step:
+    return _allocating(op, plan, "output", record_output=True)
+
+
+@translates("hip.alloc")
+def translate_alloc(op: Operation, plan: PlanBuilder) -> Step:
+    return _allocating(op, plan, "alloc", record_output=False)
+
+
+@translates("hip.free")
+def translate_free(op: Operation, plan: PlanBuilder) -> None:
+    return None
+
+
+@translates("hip.readback_scalar", "hip.readback_dim")
+def translate_readback(op: Operation, plan: PlanBuilder) -> Step:
+    source, out = plan.slot(op.operands[1]), plan.slot(op.results[0])
+    backend, location = plan.session.backend, op_location(op)
+
+    def step(regs: Registers) -> None:
+        value = regs[source]
+        array = backend.download(value, location) if isinstance(value, MemRef) else np.asarray(value)
+        regs[out] = array.reshape(-1)[0].item()
+
+    return step
+
+
+@translates("hip.get_constant")
+def translate_get_constant(op: Operation, plan: PlanBuilder) -> Step:
+    raise op_error(op, "hip.get_constant is not executable yet: run the pipeline without hip-resolve-extern-constants")

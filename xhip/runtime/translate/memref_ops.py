@@ -1,0 +1,226 @@
+"""memref ops: allocations, views with real aliasing, host loads/stores, copies, globals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.traits import SymbolTable
+
+from xhip.diagnostics import XhipError, op_error, op_location
+from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
+from xhip.runtime.plan import PlanBuilder, Registers, Session, Step, mixed_values, shape_of_type, translates
+from xhip.runtime.translate.tensor_ops import kept_dims
+
+EXTERNAL_DATA_ATTR = "hip.external_data"
+CONSTANTS_FILE_ATTR = "hip.constants_file"
+
+
+def contiguous_strides(shape: list[int]) -> list[int]:
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return list(reversed(strides))
+
+
+@translates("memref.alloc", "memref.alloca")
+def translate_alloc(op: Operation, plan: PlanBuilder) -> Step:
+    result_type = op.results[0].type
+    shape = shape_of_type(result_type, plan.slots(op.operands))
+    dtype, out = numpy_dtype(result_type.element_type), plan.slot(op.results[0])  # type: ignore[attr-defined]
+    owner, backend = Owner(op_location(op)), plan.session.backend
+
+    def step(regs: Registers) -> None:
+        dims = shape(regs)
+        nbytes = int(np.prod(dims, dtype=np.int64)) * dtype.itemsize
+        buffer = backend.allocate(nbytes, owner.label, "alloc")
+        regs[out] = MemRef.contiguous(buffer, dims, dtype, owner)
+
+    return step
+
+
+@translates("memref.dealloc")
+def translate_dealloc(op: Operation, plan: PlanBuilder) -> None:
+    return None  # buffers are garbage collected; lifetimes matter only to planners
+
+
+@translates("memref.load")
+def translate_load(op: Operation, plan: PlanBuilder) -> Step:
+    source, *indices = plan.slots(op.operands)
+    out, backend, location = plan.slot(op.results[0]), plan.session.backend, op_location(op)
+
+    def step(regs: Registers) -> None:
+        regs[out] = backend.host_load(regs[source], [regs[i] for i in indices], location)  # type: ignore[arg-type]
+
+    return step
+
+
+@translates("memref.store")
+def translate_store(op: Operation, plan: PlanBuilder) -> Step:
+    value, target, *indices = plan.slots(op.operands)
+    backend = plan.session.backend
+
+    def step(regs: Registers) -> None:
+        backend.host_store(regs[target], [regs[i] for i in indices], regs[value])  # type: ignore[arg-type]
+
+    return step
+
+
+@translates("memref.copy")
+def translate_copy(op: Operation, plan: PlanBuilder) -> Step:
+    source, target = plan.slots(op.operands)
+    backend, location = plan.session.backend, op_location(op)
+
+    def step(regs: Registers) -> None:
+        backend.copy(regs[source], regs[target], location)  # type: ignore[arg-type]
+
+    return step
+
+
+@translates("memref.view")
+def translate_view(op: Operation, plan: PlanBuilder) -> Step:
+    assert isinstance(op, memref.ViewOp)
+    result_type = op.result.type
+    shape = shape_of_type(result_type, plan.slots(op.sizes))
+    source, shift, out = plan.slot(op.source), plan.slot(op.byte_shift), plan.slot(op.result)
+    dtype, owner = numpy_dtype(result_type.element_type), Owner(op_location(op))
+
+    def step(regs: Registers) -> None:
+        pool: MemRef = regs[source]  # type: ignore[assignment]
+        dims = shape(regs)
+        start = pool.offset + int(regs[shift])  # type: ignore[arg-type]
+        # A view starts a new logical buffer inside the pool: the sanitizer's unit.
+        regs[out] = MemRef(pool.buffer, start, tuple(dims), tuple(contiguous_strides(dims)), dtype, owner, start)
+
+    return step
+
+
+@translates("memref.subview")
+def translate_subview(op: Operation, plan: PlanBuilder) -> Step:
+    assert isinstance(op, memref.SubviewOp)
+    offsets = mixed_values(op.static_offsets.get_values(), plan.slots(op.offsets))
+    sizes = mixed_values(op.static_sizes.get_values(), plan.slots(op.sizes))
+    strides = mixed_values(op.static_strides.get_values(), plan.slots(op.strides))
+    source, out = plan.slot(op.source), plan.slot(op.result)
+    result_shape = op.result.type.get_shape()
+
+    def step(regs: Registers) -> None:
+        view: MemRef = regs[source]  # type: ignore[assignment]
+        start = view.offset + sum(o * s for o, s in zip(offsets(regs), view.strides)) * view.dtype.itemsize
+        dims = sizes(regs)
+        steps = [st * s for st, s in zip(strides(regs), view.strides)]
+        kept = kept_dims(tuple(dims), result_shape)
+        dims, steps = [dims[i] for i in kept], [steps[i] for i in kept]
+        regs[out] = view.with_view(start, dims, steps)
+
+    return step
+
+
+@translates("memref.reinterpret_cast")
+def translate_reinterpret_cast(op: Operation, plan: PlanBuilder) -> Step:
+    assert isinstance(op, memref.ReinterpretCastOp)
+    offsets = mixed_values(op.static_offsets.get_values(), plan.slots(op.offsets))
+    sizes = mixed_values(op.static_sizes.get_values(), plan.slots(op.sizes))
+    strides = mixed_values(op.static_strides.get_values(), plan.slots(op.strides))
+    source, out = plan.slot(op.source), plan.slot(op.result)
+    dtype, owner = numpy_dtype(op.result.type.element_type), Owner(op_location(op))
+
+    def step(regs: Registers) -> None:
+        view: MemRef = regs[source]  # type: ignore[assignment]
+        (offset,) = offsets(regs) or [0]
+        start = view.base + offset * dtype.itemsize
+        # A reinterpreted buffer (in-place reuse) is a new logical buffer.
+        regs[out] = MemRef(view.buffer, start, tuple(sizes(regs)), tuple(strides(regs)), dtype, owner, view.base)
+
+    return step
+
+
+@translates("memref.expand_shape", "memref.collapse_shape")
+def translate_memref_reshape(op: Operation, plan: PlanBuilder) -> Step:
+    source, out = plan.slot(op.operands[0]), plan.slot(op.results[0])
+    groups = [[int(i.value.data) for i in group] for group in op.reassociation.data]  # type: ignore[attr-defined]
+    expand = op.name == "memref.expand_shape"
+    output_shape = (
+        mixed_values(op.static_output_shape.get_values(), plan.slots(op.operands[1:]))  # type: ignore[attr-defined]
+        if expand
+        else None
+    )
+
+    def step(regs: Registers) -> None:
+        view: MemRef = regs[source]  # type: ignore[assignment]
+        if output_shape is not None:
+            dims = output_shape(regs)
+            strides: list[int] = [0] * len(dims)
+            for source_dim, group in enumerate(groups):
+                step_size = view.strides[source_dim]
+                for d in reversed(group):
+                    strides[d] = step_size
+                    step_size *= max(dims[d], 1)
+            regs[out] = view.with_view(view.offset, dims, strides)
+            return
+        dims, strides = [], []
+        for group in groups:
+            dims.append(int(np.prod([view.shape[d] for d in group], dtype=np.int64)))
+            strides.append(view.strides[group[-1]] if group else 1)
+        regs[out] = view.with_view(view.offset, dims, strides)
+
+    return step
+
+
+def _constants_file(module: ModuleOp, session: Session, op: Operation) -> Path:
+    name = module.attributes.get(CONSTANTS_FILE_ATTR)
+    if not isinstance(name, StringAttr):
+        raise op_error(op, f"external constant without a module {CONSTANTS_FILE_ATTR} attribute")
+    path = Path(name.data)
+    if not path.is_absolute() and session.constants_dir is not None:
+        path = session.constants_dir / path
+    return path
+
+
+def load_global(module: ModuleOp, session: Session, op: Operation, symbol: str) -> MemRef:
+    """The device copy of a `memref.global`, uploaded once per session."""
+    if symbol in session.constants:
+        return session.constants[symbol]
+    declaration = SymbolTable.lookup_symbol(module, symbol)
+    if not isinstance(declaration, memref.GlobalOp):
+        raise op_error(op, f"no memref.global named @{symbol}")
+    memref_type = declaration.type
+    shape, dtype = list(memref_type.get_shape()), numpy_dtype(memref_type.element_type)
+    external = declaration.attributes.get(EXTERNAL_DATA_ATTR)
+    if isinstance(external, DictionaryAttr):
+        offset, size = (external.data[k] for k in ("offset", "size"))
+        assert isinstance(offset, IntegerAttr) and isinstance(size, IntegerAttr)
+        path = _constants_file(module, session, op)
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(offset.value.data)
+                raw = handle.read(size.value.data)
+        except OSError as err:
+            raise XhipError(f"cannot read constants file: {err.strerror}", str(path)) from None
+        values = np.frombuffer(raw, dtype=dtype).reshape(shape)
+    elif isinstance(declaration.initial_value, DenseIntOrFPElementsAttr):
+        values = np.frombuffer(declaration.initial_value.data.data, dtype=dtype).reshape(shape)
+    else:
+        raise op_error(op, f"@{symbol} has neither an initial value nor {EXTERNAL_DATA_ATTR}")
+    owner = Owner(f"@{symbol}")
+    buffer = session.backend.allocate(values.nbytes, owner.label, "constant")
+    constant = MemRef.contiguous(buffer, shape, dtype, owner)
+    session.backend.upload(constant, values)
+    session.constants[symbol] = constant
+    return constant
+
+
+@translates("memref.get_global")
+def translate_get_global(op: Operation, plan: PlanBuilder) -> Step:
+    assert isinstance(op, memref.GetGlobalOp)
+    symbol, out = op.name_.root_reference.data, plan.slot(op.memref)
+    module, session = plan.module, plan.session
+
+    def step(regs: Registers) -> None:
+        regs[out] = load_global(module, session, op, symbol)
+
+    return step
