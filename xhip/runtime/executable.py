@@ -1,0 +1,186 @@
+"""Executable: a compiled function, its host plan, its session state and a report.
+
+`Executable(module, backend)` builds the plan once; `run(feeds)` checks the
+inputs against the signature (names, ranks, dtypes, static dims and symbolic
+dims shared between inputs), executes the plan and returns the graph outputs
+by name. Pools, host scratch and constants live as long as the Executable.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DictionaryAttr, MemRefType, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Attribute
+
+from xhip.diagnostics import XhipError
+from xhip.dialects.hip import ContextType
+from xhip.runtime.backends import make_backend
+from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
+from xhip.runtime.plan import RunState, Session, build_plan
+
+NAME_ATTR = "onnx.name"
+DIM_PARAMS_ATTR = "onnx.dim_params"
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """One graph input or output as the function declares it."""
+
+    name: str
+    dtype: np.dtype
+    shape: tuple[int | str | None, ...]
+    """Static extent, symbolic name (from onnx.dim_params), or None for an unnamed `?`."""
+    is_memref: bool
+
+    def describe(self) -> str:
+        dims = ["?" if d is None else str(d) for d in self.shape]
+        return f"{self.name}: [{', '.join(dims)}] {self.dtype}"
+
+
+def _attr_dict(attrs: object, index: int) -> dict[str, Attribute]:
+    if attrs is None:
+        return {}
+    entries = attrs.data  # type: ignore[attr-defined]
+    return dict(entries[index].data) if index < len(entries) and isinstance(entries[index], DictionaryAttr) else {}
+
+
+def _spec(value_type: Attribute, attrs: dict[str, Attribute], fallback: str) -> TensorSpec:
+    name_attr = attrs.get(NAME_ATTR)
+    name = name_attr.data if isinstance(name_attr, StringAttr) else fallback
+    symbols: dict[int, str] = {}
+    params = attrs.get(DIM_PARAMS_ATTR)
+    if isinstance(params, StringAttr) and params.data:
+        for entry in params.data.split(","):
+            axis, _, symbol = entry.partition(":")
+            symbols[int(axis)] = symbol
+    if not isinstance(value_type, TensorType | MemRefType):
+        raise XhipError(f"graph value '{name}' has type {value_type}; only tensors and memrefs can be fed")
+    shape = tuple(
+        symbols.get(axis) if extent == DYNAMIC_INDEX else extent
+        for axis, extent in enumerate(value_type.get_shape())
+    )
+    return TensorSpec(name, numpy_dtype(value_type.element_type), shape, isinstance(value_type, MemRefType))
+
+
+@dataclass
+class Report:
+    """What a run did, for tables and JSON (`xhip-run --report`)."""
+
+    pool_bytes: int = 0
+    lower_bound_bytes: int | None = None
+    host_scratch_bytes: int = 0
+    kernel_launches: int = 0
+    readbacks: int = 0
+    syncs: int = 0
+    outputs: dict[str, dict[str, object]] = field(default_factory=dict)
+    check: dict[str, object] | None = None
+    compile_s: float = 0.0
+    run_ms: float = 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(vars(self))
+
+
+class Executable:
+    """A module ready to run: build once, run many times."""
+
+    def __init__(
+        self,
+        module: ModuleOp,
+        backend: str = "reference",
+        *,
+        deferred: bool = False,
+        sanitize: bool = False,
+        constants_dir: str | Path | None = None,
+    ):
+        self.module = module
+        self.backend = make_backend(backend, deferred=deferred, sanitize=sanitize)
+        self.session = Session(self.backend, Path(constants_dir) if constants_dir is not None else None)
+        self.plan, function = build_plan(module, self.session)
+        arg_types = function.function_type.inputs.data
+        self._takes_context = bool(arg_types) and isinstance(arg_types[0], ContextType)
+        first = 1 if self._takes_context else 0
+        self.inputs = [
+            _spec(t, _attr_dict(function.arg_attrs, i), f"arg{i - first}")
+            for i, t in enumerate(arg_types)
+            if i >= first
+        ]
+        self.outputs = [
+            _spec(t, _attr_dict(function.res_attrs, i), f"result{i}")
+            for i, t in enumerate(function.function_type.outputs.data)
+        ]
+        self.report = Report()
+
+    # -- inputs --------------------------------------------------------------------------
+
+    def check_feeds(self, feeds: Mapping[str, np.ndarray]) -> None:
+        """Every input present, nothing extra, ranks, dtypes and dims consistent."""
+        expected = {spec.name for spec in self.inputs}
+        missing = [spec.name for spec in self.inputs if spec.name not in feeds]
+        if missing:
+            raise XhipError(f"missing input '{missing[0]}' (expected {', '.join(s.describe() for s in self.inputs)})")
+        extra = sorted(set(feeds) - expected)
+        if extra:
+            raise XhipError(f"unexpected input '{extra[0]}' (the model takes {', '.join(sorted(expected)) or 'none'})")
+        bound: dict[str, tuple[int, str]] = {}
+        for spec in self.inputs:
+            value = np.asarray(feeds[spec.name])
+            if value.dtype != spec.dtype:
+                raise XhipError(f"input '{spec.name}' has dtype {value.dtype}, expected {spec.dtype}")
+            if value.ndim != len(spec.shape):
+                raise XhipError(f"input '{spec.name}' has rank {value.ndim} {list(value.shape)}, expected {spec.describe()}")
+            for axis, (extent, declared) in enumerate(zip(value.shape, spec.shape)):
+                if isinstance(declared, int) and extent != declared:
+                    raise XhipError(f"input '{spec.name}' dim {axis} is {extent}, expected {declared}")
+                if isinstance(declared, str):
+                    previous = bound.setdefault(declared, (extent, f"'{spec.name}' dim {axis}"))
+                    if previous[0] != extent:
+                        raise XhipError(
+                            f"input '{spec.name}' dim {axis} is {extent} but {previous[1]} gives "
+                            f"'{declared}' = {previous[0]}"
+                        )
+
+    def _argument(self, spec: TensorSpec, value: np.ndarray) -> object:
+        if not spec.is_memref:
+            return np.asarray(value)
+        owner = Owner(f"input '{spec.name}'")
+        array = np.ascontiguousarray(value)
+        buffer = self.backend.allocate(array.nbytes, owner.label, "input")
+        memref = MemRef.contiguous(buffer, array.shape, array.dtype, owner)
+        self.backend.upload(memref, array)
+        return memref
+
+    # -- running -------------------------------------------------------------------------
+
+    def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        self.check_feeds(feeds)
+        before = (self.backend.stats.kernel_launches, self.backend.stats.readbacks, self.backend.stats.syncs)
+        start = time.perf_counter()
+        self.session.run = RunState()
+        arguments: list[object] = [None] if self._takes_context else []
+        arguments += [self._argument(spec, feeds[spec.name]) for spec in self.inputs]
+        results = self.plan.execute(arguments)
+        self.backend.sync()
+        outputs = {spec.name: self._host_copy(value) for spec, value in zip(self.outputs, results)}
+        stats = self.backend.stats
+        self.report.run_ms = (time.perf_counter() - start) * 1e3
+        self.report.kernel_launches = stats.kernel_launches - before[0]
+        self.report.readbacks = stats.readbacks - before[1]
+        self.report.syncs = stats.syncs - before[2]
+        self.report.pool_bytes = self.session.run.pool_bytes
+        self.report.host_scratch_bytes = self.session.run.scratch_bytes
+        self.report.outputs = {
+            name: {"shape": list(array.shape), "dtype": str(array.dtype)} for name, array in outputs.items()
+        }
+        return outputs
+
+    @staticmethod
+    def _host_copy(value: object) -> np.ndarray:
+        if isinstance(value, MemRef):
+            return np.array(value.array())
+        return np.array(value)
