@@ -27,20 +27,14 @@ from xhip.diagnostics import XhipError, did_you_mean
 from xhip.parsing import parse_module
 from xhip.pass_runner import PassTiming, run_passes
 from xhip.printing import print_ir
+from xhip.tools.cli import ArgumentParser, main_with
 from xhip.verify import verify_module
 
 CHUNK_SEPARATOR = "// -----"
 
 
-class _ArgumentParser(argparse.ArgumentParser):
-    """argparse that reports a bad command line as one XhipError line."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise XhipError(f"{message} (see '{self.prog} --help')")
-
-
 def build_arg_parser() -> argparse.ArgumentParser:
-    ap = _ArgumentParser(
+    ap = ArgumentParser(
         prog="xhip-opt",
         description="Run xhip passes over MLIR or ONNX input and print the resulting MLIR.",
         allow_abbrev=False,
@@ -217,16 +211,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    try:
-        code = run(argv)
-    except XhipError as err:
-        sys.stdout.flush()
-        print(err, file=sys.stderr)
-        code = 1
-    except KeyboardInterrupt:
-        code = 130
-    sys.exit(code)
-
+    main_with(run, argv)
 
 if __name__ == "__main__":
     main()
