@@ -59,7 +59,8 @@ def _spec(value_type: Attribute, attrs: dict[str, Attribute], fallback: str) -> 
             axis, _, symbol = entry.partition(":")
             symbols[int(axis)] = symbol
     if not isinstance(value_type, TensorType | MemRefType):
-        raise XhipError(f"graph value '{name}' has type {value_type}; only tensors and memrefs can be fed")
+        # A host scalar (a result of stage IR written by hand): rank 0.
+        return TensorSpec(name, numpy_dtype(value_type), (), False)
     shape = tuple(
         symbols.get(axis) if extent == DYNAMIC_INDEX else extent
         for axis, extent in enumerate(value_type.get_shape())

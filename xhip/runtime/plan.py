@@ -183,3 +183,10 @@ def mixed_values(static: Iterable[int], dynamic_slots: list[int]) -> MixedValues
 def shape_of_type(shaped_type: object, dynamic_slots: list[int]) -> MixedValues:
     """The runtime shape of a tensor/memref type whose `?` dims are operands."""
     return mixed_values(shaped_type.get_shape(), dynamic_slots)  # type: ignore[attr-defined]
+
+
+def buffer_label(op: Operation) -> str:
+    """How the sanitizer and errors name the buffer `op` defines: `%name (file:line:col)`."""
+    hint = op.results[0].name_hint if op.results else None
+    location = op_location(op)
+    return f"%{hint} ({location})" if hint else location

@@ -125,6 +125,12 @@ def gelu(call: KernelCall) -> None:
     _elementwise(call, _GELU[approximate], [x.astype(np.float64)])
 
 
+@register("isnan", elements=Elements.FLOAT)
+def isnan(call: KernelCall) -> None:
+    call.require_dtype(call.out, BOOL_DTYPE, "output")
+    _elementwise(call, np.isnan, [call.inputs[0]])
+
+
 @register("cast")
 def cast(call: KernelCall) -> None:
     """ONNX Cast: floats truncate toward zero into integers, nonzero (and nan) is true."""

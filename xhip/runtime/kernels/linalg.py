@@ -148,3 +148,27 @@ _REDUCTIONS: dict[str, Reduction] = {"reduce_mean": _mean, "reduce_sum": _sum, "
 
 for _name, _reduction in _REDUCTIONS.items():
     register(_name, elements=Elements.NUMERIC)(_reduce_kernel(_reduction))
+
+
+# ---- scans ----------------------------------------------------------------------------------
+
+
+@register("cumsum", elements=Elements.NUMERIC)
+def cumsum(call: KernelCall) -> None:
+    """Running sums along `axis`; `exclusive` shifts them by one element (the first is 0)
+    and `reverse` runs them from the end, in x's dtype like onnxruntime."""
+    (x,) = _operands(call, call.inputs)
+    axis = call.axis(x.ndim)
+    reverse, exclusive = bool(call.attr("reverse", False)), bool(call.attr("exclusive", False))
+    ordered = np.flip(x, axis) if reverse else x
+    sums = np.cumsum(ordered, axis=axis, dtype=ordered.dtype)
+    if exclusive:
+        # Element i takes the sum of the elements before it: shift by one, 0 first.
+        before = np.zeros_like(sums)
+        lead = [slice(None)] * x.ndim
+        lead[axis] = slice(1, None)
+        trail = [slice(None)] * x.ndim
+        trail[axis] = slice(None, -1)
+        before[tuple(lead)] = sums[tuple(trail)]
+        sums = before
+    call.store(call.out, np.flip(sums, axis) if reverse else sums)

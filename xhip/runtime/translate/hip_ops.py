@@ -17,7 +17,7 @@ from xhip.diagnostics import op_error, op_location
 from xhip.dialects import hip
 from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, numpy_dtype
 from xhip.runtime.kernels import run_kernel
-from xhip.runtime.plan import PlanBuilder, Registers, Session, Step, shape_of_type, translates
+from xhip.runtime.plan import PlanBuilder, Registers, Session, Step, buffer_label, shape_of_type, translates
 
 SEGMENT_SIZES = "operandSegmentSizes"
 
@@ -98,7 +98,7 @@ def translate_get_pool(op: Operation, plan: PlanBuilder) -> Step:
     assert isinstance(op, hip.GetPoolOp)
     size, out = plan.slot(op.operands[1]), plan.slot(op.results[0])
     domain, session = op.domain_id.value.data, plan.session
-    owner = Owner(op_location(op))
+    owner = Owner(buffer_label(op))
 
     def step(regs: Registers) -> None:
         nbytes = int(regs[size])  # type: ignore[arg-type]
@@ -113,7 +113,7 @@ def translate_get_pool(op: Operation, plan: PlanBuilder) -> Step:
 @translates("hip.get_host_scratch")
 def translate_get_host_scratch(op: Operation, plan: PlanBuilder) -> Step:
     size, out, session = plan.slot(op.operands[1]), plan.slot(op.results[0]), plan.session
-    owner = Owner(op_location(op))
+    owner = Owner(buffer_label(op))
 
     def step(regs: Registers) -> None:
         nbytes = int(regs[size])  # type: ignore[arg-type]
@@ -128,7 +128,7 @@ def _allocating(op: Operation, plan: PlanBuilder, kind: str, record_output: bool
     result_type = op.results[0].type
     shape = shape_of_type(result_type, plan.slots(op.operands[1:]))
     dtype, out = numpy_dtype(result_type.element_type), plan.slot(op.results[0])  # type: ignore[attr-defined]
-    owner, session = Owner(op_location(op)), plan.session
+    owner, session = Owner(buffer_label(op)), plan.session
     index = op.out_idx.value.data if record_output else None  # type: ignore[attr-defined]
 
     def step(regs: Registers) -> None:

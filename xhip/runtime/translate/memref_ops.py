@@ -12,7 +12,16 @@ from xdsl.traits import SymbolTable
 
 from xhip.diagnostics import XhipError, op_error, op_location
 from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
-from xhip.runtime.plan import PlanBuilder, Registers, Session, Step, mixed_values, shape_of_type, translates
+from xhip.runtime.plan import (
+    PlanBuilder,
+    Registers,
+    Session,
+    Step,
+    buffer_label,
+    mixed_values,
+    shape_of_type,
+    translates,
+)
 from xhip.runtime.translate.tensor_ops import kept_dims
 
 EXTERNAL_DATA_ATTR = "hip.external_data"
@@ -32,7 +41,7 @@ def translate_alloc(op: Operation, plan: PlanBuilder) -> Step:
     result_type = op.results[0].type
     shape = shape_of_type(result_type, plan.slots(op.operands))
     dtype, out = numpy_dtype(result_type.element_type), plan.slot(op.results[0])  # type: ignore[attr-defined]
-    owner, backend = Owner(op_location(op)), plan.session.backend
+    owner, backend = Owner(buffer_label(op)), plan.session.backend
 
     def step(regs: Registers) -> None:
         dims = shape(regs)
@@ -87,7 +96,7 @@ def translate_view(op: Operation, plan: PlanBuilder) -> Step:
     result_type = op.result.type
     shape = shape_of_type(result_type, plan.slots(op.sizes))
     source, shift, out = plan.slot(op.source), plan.slot(op.byte_shift), plan.slot(op.result)
-    dtype, owner = numpy_dtype(result_type.element_type), Owner(op_location(op))
+    dtype, owner = numpy_dtype(result_type.element_type), Owner(buffer_label(op))
 
     def step(regs: Registers) -> None:
         pool: MemRef = regs[source]  # type: ignore[assignment]
@@ -127,7 +136,7 @@ def translate_reinterpret_cast(op: Operation, plan: PlanBuilder) -> Step:
     sizes = mixed_values(op.static_sizes.get_values(), plan.slots(op.sizes))
     strides = mixed_values(op.static_strides.get_values(), plan.slots(op.strides))
     source, out = plan.slot(op.source), plan.slot(op.result)
-    dtype, owner = numpy_dtype(op.result.type.element_type), Owner(op_location(op))
+    dtype, owner = numpy_dtype(op.result.type.element_type), Owner(buffer_label(op))
 
     def step(regs: Registers) -> None:
         view: MemRef = regs[source]  # type: ignore[assignment]

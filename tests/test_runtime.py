@@ -1,0 +1,258 @@
+"""The reference runtime: every stage against onnxruntime, deferred/sanitize, input checks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+import xhip
+from xhip.api import DEFAULT_PIPELINE, compile_stages, pipeline_passes
+from xhip.context import make_context
+from xhip.diagnostics import XhipError
+from xhip.parsing import parse_module
+from xhip.runtime.check import compare, onnxruntime_outputs
+from xhip.runtime.executable import Executable
+from xhip.verify import verify_module
+
+REPO = Path(__file__).resolve().parents[1]
+ATTENTION = REPO / "examples" / "attention.onnx"
+RACE = REPO / "tests" / "runtime_inputs" / "host_scalar_race.mlir"
+RNG = np.random.default_rng(1234)
+
+
+def _model(nodes, inputs, outputs, initializers=(), opset=18) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _value(name, elem, dims):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def _check_every_stage(model, feeds) -> None:
+    reference = onnxruntime_outputs(model, feeds)
+    for name, module, constants_dir in compile_stages(model):
+        outputs = Executable(module.clone(), constants_dir=constants_dir).run(feeds)
+        result = compare(outputs, reference)
+        assert result.passed, f"after {name}: {result.problems}"
+
+
+def test_attention_every_stage_matches_onnxruntime():
+    x = RNG.standard_normal((2, 128, 64)).astype(np.float32)
+    _check_every_stage(onnx.load(ATTENTION), {"X": x})
+
+
+def test_max_broadcasts_4x1_with_4x8():
+    model = _model(
+        [helper.make_node("Max", ["a", "b"], ["y"])],
+        [_value("a", TensorProto.FLOAT, ["m", "n"]), _value("b", TensorProto.FLOAT, ["p", "q"])],
+        [_value("y", TensorProto.FLOAT, None)],
+    )
+    feeds = {"a": RNG.standard_normal((4, 1)).astype(np.float32), "b": RNG.standard_normal((4, 8)).astype(np.float32)}
+    _check_every_stage(model, feeds)
+    assert xhip.compile(model).run(feeds)["y"].shape == (4, 8)
+
+
+@pytest.mark.parametrize("trans_a, trans_b", [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_gemm_transposes(trans_a, trans_b):
+    a_shape = ["k", "m"] if trans_a else ["m", "k"]
+    b_shape = ["n", "k"] if trans_b else ["k", "n"]
+    model = _model(
+        [helper.make_node("Gemm", ["a", "b", "c"], ["y"], transA=trans_a, transB=trans_b, alpha=0.5, beta=2.0)],
+        [_value("a", TensorProto.FLOAT, a_shape), _value("b", TensorProto.FLOAT, b_shape), _value("c", TensorProto.FLOAT, ["n"])],
+        [_value("y", TensorProto.FLOAT, None)],
+    )
+    m, k, n = 3, 5, 7
+    dims = {"m": m, "k": k, "n": n}
+    feeds = {
+        "a": RNG.standard_normal([dims[d] for d in a_shape]).astype(np.float32),
+        "b": RNG.standard_normal([dims[d] for d in b_shape]).astype(np.float32),
+        "c": RNG.standard_normal(n).astype(np.float32),
+    }
+    _check_every_stage(model, feeds)
+
+
+def test_nonzero_with_data_dependent_length():
+    model = _model(
+        [helper.make_node("Greater", ["x", "zero"], ["mask"]), helper.make_node("NonZero", ["mask"], ["y"])],
+        [_value("x", TensorProto.FLOAT, ["r", "c"])],
+        [_value("y", TensorProto.INT64, None)],
+        [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])],
+    )
+    x = RNG.standard_normal((5, 6)).astype(np.float32)
+    _check_every_stage(model, {"x": x})
+    assert xhip.compile(model).run({"x": x})["y"].shape == (2, int(np.sum(x > 0)))
+
+
+def test_slice_bounds_from_another_inputs_shape():
+    # y = x[: shape(t)[0] - 1, 1:]: the bounds are host arithmetic on t's dims.
+    nodes = [
+        helper.make_node("Shape", ["t"], ["t_shape"]),
+        helper.make_node("Gather", ["t_shape", "zero"], ["rows"], axis=0),
+        helper.make_node("Sub", ["rows", "one"], ["end0"]),
+        helper.make_node("Concat", ["end0", "big"], ["ends"], axis=0),
+        helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"]),
+    ]
+    inits = [
+        helper.make_tensor("zero", TensorProto.INT64, [1], [0]),
+        helper.make_tensor("one", TensorProto.INT64, [1], [1]),
+        helper.make_tensor("big", TensorProto.INT64, [1], [2**62]),
+        helper.make_tensor("starts", TensorProto.INT64, [2], [0, 1]),
+        helper.make_tensor("axes", TensorProto.INT64, [2], [0, 1]),
+    ]
+    model = _model(
+        nodes,
+        [_value("x", TensorProto.FLOAT, ["a", "b"]), _value("t", TensorProto.FLOAT, ["c"])],
+        [_value("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    feeds = {"x": RNG.standard_normal((9, 5)).astype(np.float32), "t": RNG.standard_normal(6).astype(np.float32)}
+    _check_every_stage(model, feeds)
+
+
+def test_zero_sized_batch():
+    x = np.zeros((0, 16, 64), np.float32)
+    _check_every_stage(onnx.load(ATTENTION), {"X": x})
+
+
+# -- deferred and sanitize: the seed 004 race at the IR level ---------------------------------
+
+
+def _race(second_offset: int) -> Executable:
+    text = RACE.read_text().replace("SECOND_OFFSET", str(second_offset))
+    module = parse_module(make_context(), text, "race.mlir")
+    verify_module(module)
+    return module
+
+
+RACE_FEEDS = {"arg0": RNG.standard_normal((32, 32)).astype(np.float32), "arg1": RNG.standard_normal((32, 32)).astype(np.float32)}
+
+
+def _race_outputs(module, **mode) -> tuple[int, int]:
+    outputs = Executable(module, **mode).run(RACE_FEEDS)
+    return int(outputs["result0"][0]), int(outputs["result1"][0])
+
+
+def test_shared_slot_is_correct_only_if_work_runs_in_program_order():
+    assert _race_outputs(_race(0)) == (7, 9)
+
+
+def test_deferred_execution_reproduces_the_race():
+    # The first kernel runs at the final sync and sees the second store's value.
+    assert _race_outputs(_race(0), deferred=True) == (9, 9)
+
+
+def test_sanitizer_names_both_buffers_of_the_race():
+    with pytest.raises(XhipError) as raised:
+        _race_outputs(_race(0), sanitize=True)
+    assert str(raised.value) == (
+        "race.mlir:17:3: error: sanitizer: reading '%first (race.mlir:14:3)' sees bytes [0, 8) of pool "
+        "'%pool (race.mlir:11:3)' last written through '%second (race.mlir:20:3)'"
+    )
+
+
+@pytest.mark.parametrize("mode", [{}, {"deferred": True}, {"sanitize": True}])
+def test_buffers_kept_apart_pass_in_every_mode(mode):
+    assert _race_outputs(_race(256), **mode) == (7, 9)
+
+
+def test_sanitizer_catches_a_host_read_before_synchronization():
+    text = """
+    func.func @main_graph(%ctx: !hip.context, %x: memref<1xf32>) -> f32 {
+      %c0 = arith.constant 0 : index
+      %y = memref.alloc() : memref<1xf32>
+      hip.relu(%ctx) ins(%x : memref<1xf32>) outs(%y : memref<1xf32>)
+      %v = memref.load %y[%c0] : memref<1xf32>
+      func.return %v : f32
+    }
+    """
+    feeds = {"arg0": np.full(1, 3.0, np.float32)}
+    module = parse_module(make_context(), text, "early.mlir")
+    with pytest.raises(XhipError, match=r"early.mlir:6:\d+: error: sanitizer: host read of '%y .*' bytes \[0, 4\) that queued"):
+        Executable(module, sanitize=True).run(feeds)
+    # Deferred without the sanitizer: the load sees the poison, not the result.
+    assert Executable(parse_module(make_context(), text, "early.mlir"), deferred=True).run(feeds)["result0"] != 3.0
+    # A readback synchronizes first, so reading through it is correct in every mode.
+    synced = text.replace("memref.load %y[%c0] : memref<1xf32>", "hip.readback_scalar(%ctx, %y) : memref<1xf32> -> f32")
+    module = parse_module(make_context(), synced, "synced.mlir")
+    assert Executable(module, sanitize=True).run(feeds)["result0"] == 3.0
+
+
+# -- input validation -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def attention() -> Executable:
+    return xhip.compile(ATTENTION)
+
+
+@pytest.mark.parametrize(
+    "feeds, message",
+    [
+        ({}, "missing input 'X' (expected X: [batch, seq, 64] float32)"),
+        ({"X": np.ones((1, 2, 64), np.float32), "Y": np.ones(1)}, "unexpected input 'Y' (the model takes X)"),
+        ({"X": np.ones((2, 64), np.float32)}, "input 'X' has rank 2 [2, 64], expected X: [batch, seq, 64] float32"),
+        ({"X": np.ones((1, 2, 32), np.float32)}, "input 'X' dim 2 is 32, expected 64"),
+        ({"X": np.ones((1, 2, 64), np.float64)}, "input 'X' has dtype float64, expected float32"),
+    ],
+)
+def test_bad_inputs_are_one_line_errors(attention, feeds, message):
+    launches = attention.backend.stats.kernel_launches
+    with pytest.raises(XhipError) as raised:
+        attention.run(feeds)
+    assert str(raised.value) == f"error: {message}"
+    assert attention.backend.stats.kernel_launches == launches, "nothing may run"
+
+
+def test_symbolic_dims_must_agree_between_inputs():
+    model = _model(
+        [helper.make_node("Add", ["a", "b"], ["y"])],
+        [_value("a", TensorProto.FLOAT, ["n"]), _value("b", TensorProto.FLOAT, ["n"])],
+        [_value("y", TensorProto.FLOAT, ["n"])],
+    )
+    with pytest.raises(XhipError) as raised:
+        xhip.compile(model).run({"a": np.ones(3, np.float32), "b": np.ones(4, np.float32)})
+    assert str(raised.value) == "error: input 'b' dim 0 is 4 but 'a' dim 0 gives 'n' = 3"
+
+
+# -- the command line -----------------------------------------------------------------------------
+
+
+def _xhip_run(*args: str) -> subprocess.CompletedProcess[str]:
+    tool = Path(sys.executable).parent / "xhip-run"
+    return subprocess.run([str(tool), *args], capture_output=True, text=True, cwd=REPO)
+
+
+def test_xhip_run_check_passes_on_attention(tmp_path):
+    report = tmp_path / "report.json"
+    result = _xhip_run(str(ATTENTION), "--shape", "X=2x128", "--check", "--report", str(report))
+    assert result.returncode == 0, result.stderr
+    assert "check against onnxruntime: passed" in result.stdout
+    import json
+
+    data = json.loads(report.read_text())
+    assert data["check"]["passed"] is True
+    assert data["outputs"] == {"out": {"shape": [2, 128, 64], "dtype": "float32"}}
+    assert data["kernel_launches"] == 8
+
+
+def test_xhip_run_check_each_pass_has_a_passing_row_per_pass():
+    result = _xhip_run(str(ATTENTION), "--shape", "X=2x128", "--check-each-pass")
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line.split() for line in result.stdout.splitlines()[1:]]
+    assert [row[0] for row in rows] == ["import"] + [p.name for p in pipeline_passes(DEFAULT_PIPELINE)]
+    assert all(row[-1] == "pass" for row in rows)
+
+
+def test_xhip_run_reports_a_bad_shape_in_one_line():
+    result = _xhip_run(str(ATTENTION), "--shape", "X=2x3x4x5")
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "error: --shape X=2x3x4x5 fits neither X: [batch, seq, 64] float32 nor its 2 dynamic dims"
+    )
