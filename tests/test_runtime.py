@@ -256,3 +256,14 @@ def test_xhip_run_reports_a_bad_shape_in_one_line():
     assert result.stderr.strip() == (
         "error: --shape X=2x3x4x5 fits neither X: [batch, seq, 64] float32 nor its 2 dynamic dims"
     )
+
+
+def test_report_counts_pool_bytes_and_the_liveness_lower_bound():
+    executable = Executable(_race(256))
+    executable.run(RACE_FEEDS)
+    report = executable.report
+    assert report.pool_bytes == 512  # what the IR asked the pool for
+    # The two scalars are never live together: one aligned 256-byte slot suffices.
+    assert report.lower_bound_bytes == 256
+    assert report.kernel_launches == 4 and report.readbacks == 0
+    assert report.outputs == {"result0": {"shape": [1], "dtype": "int64"}, "result1": {"shape": [1], "dtype": "int64"}}

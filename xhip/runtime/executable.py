@@ -14,15 +14,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DictionaryAttr, MemRefType, ModuleOp, StringAttr, TensorType
-from xdsl.ir import Attribute
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DictionaryAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, SSAValue
 
 from xhip.diagnostics import XhipError
-from xhip.dialects.hip import ContextType
+from xhip.analysis.liveness import live_intervals, max_live_sum
+from xhip.dialects.hip import ContextType, GetPoolOp
 from xhip.runtime.backends import make_backend
 from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
 from xhip.runtime.plan import RunState, Session, build_plan
 
+POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
+DEFAULT_POOL_ALIGNMENT = 256
 NAME_ATTR = "onnx.name"
 DIM_PARAMS_ATTR = "onnx.dim_params"
 
@@ -66,6 +78,20 @@ def _spec(value_type: Attribute, attrs: dict[str, Attribute], fallback: str) -> 
         for axis, extent in enumerate(value_type.get_shape())
     )
     return TensorSpec(name, numpy_dtype(value_type.element_type), shape, isinstance(value_type, MemRefType))
+
+
+def _pooled_buffers(function: func.FuncOp, slots: Mapping[SSAValue, int]) -> dict[SSAValue, int]:
+    """`memref.view`s into a `hip.get_pool`, with their registers."""
+    pooled = {}
+    for op in function.walk():
+        if isinstance(op, memref.ViewOp) and isinstance(op.source.owner, GetPoolOp):
+            pooled[op.result] = slots[op.result]
+    return pooled
+
+
+def _pool_alignment(module: ModuleOp) -> int:
+    attr = module.attributes.get(POOL_ALIGNMENT_ATTR)
+    return attr.value.data if isinstance(attr, IntegerAttr) else DEFAULT_POOL_ALIGNMENT
 
 
 @dataclass
@@ -116,6 +142,10 @@ class Executable:
             for i, t in enumerate(function.function_type.outputs.data)
         ]
         self.report = Report()
+        self._pooled = _pooled_buffers(function, self.plan.slots)
+        block = function.body.blocks.first
+        self._intervals = live_intervals(block, self._pooled) if self._pooled and block is not None else {}
+        self._alignment = _pool_alignment(module)
 
     # -- inputs --------------------------------------------------------------------------
 
@@ -165,7 +195,7 @@ class Executable:
         self.session.run = RunState()
         arguments: list[object] = [None] if self._takes_context else []
         arguments += [self._argument(spec, feeds[spec.name]) for spec in self.inputs]
-        results = self.plan.execute(arguments)
+        results, pooled = self.plan.execute(arguments, self._pooled.values())
         self.backend.sync()
         outputs = {spec.name: self._host_copy(value) for spec, value in zip(self.outputs, results)}
         stats = self.backend.stats
@@ -174,11 +204,22 @@ class Executable:
         self.report.readbacks = stats.readbacks - before[1]
         self.report.syncs = stats.syncs - before[2]
         self.report.pool_bytes = self.session.run.pool_bytes
+        self.report.lower_bound_bytes = self._lower_bound(pooled)
         self.report.host_scratch_bytes = self.session.run.scratch_bytes
         self.report.outputs = {
             name: {"shape": list(array.shape), "dtype": str(array.dtype)} for name, array in outputs.items()
         }
         return outputs
+
+    def _lower_bound(self, pooled: dict[int, object]) -> int | None:
+        """The most aligned pooled bytes live at one program point, from liveness alone."""
+        if not self._pooled:
+            return None
+        sizes = {}
+        for root, slot in self._pooled.items():
+            nbytes = pooled[slot].nbytes_spanned if isinstance(pooled[slot], MemRef) else 0  # type: ignore[union-attr]
+            sizes[root] = -(-nbytes // self._alignment) * self._alignment
+        return max_live_sum(self._intervals, sizes)
 
     @staticmethod
     def _host_copy(value: object) -> np.ndarray:

@@ -67,6 +67,10 @@ class PlanBuilder:
     def size(self) -> int:
         return len(self._slots)
 
+    @property
+    def slot_map(self) -> dict[SSAValue, int]:
+        return dict(self._slots)
+
     def add(self, step: Step) -> None:
         self.steps.append(step)
 
@@ -108,14 +112,16 @@ class Plan:
     size: int
     arguments: list[int]
     results: list[int]
+    slots: dict[SSAValue, int]
 
-    def execute(self, arguments: list[object]) -> list[object]:
+    def execute(self, arguments: list[object], observe: Iterable[int] = ()) -> tuple[list[object], dict[int, object]]:
+        """The function's results, and the final values of the `observe` registers."""
         regs: Registers = [None] * self.size
         for slot, value in zip(self.arguments, arguments):
             regs[slot] = value
         for step in self.steps:
             step(regs)
-        return [regs[slot] for slot in self.results]
+        return [regs[slot] for slot in self.results], {slot: regs[slot] for slot in observe}
 
 
 def entry_function(module: ModuleOp) -> func.FuncOp:
@@ -149,7 +155,7 @@ def build_plan(module: ModuleOp, session: Session) -> tuple[Plan, func.FuncOp]:
         step = translator(op, builder)
         if step is not None:
             builder.add(located(op, step))
-    return Plan(builder.steps, builder.size, arguments, results), fn
+    return Plan(builder.steps, builder.size, arguments, results, builder.slot_map), fn
 
 
 def poisoned(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
