@@ -267,3 +267,12 @@ def test_report_counts_pool_bytes_and_the_liveness_lower_bound():
     assert report.lower_bound_bytes == 256
     assert report.kernel_launches == 4 and report.readbacks == 0
     assert report.outputs == {"result0": {"shape": [1], "dtype": "int64"}, "result1": {"shape": [1], "dtype": "int64"}}
+
+
+def test_out_params_are_sized_from_the_inputs_symbolic_dims():
+    from xhip.api import load_module
+
+    executable = Executable(load_module(REPO / "tests" / "runtime_inputs" / "out_param.mlir"))
+    assert [s.name for s in executable.inputs] == ["X"] and [s.name for s in executable.out_params] == ["Y"]
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    assert np.array_equal(executable.run({"X": x})["Y"], np.maximum(x, 0))

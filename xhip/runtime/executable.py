@@ -35,6 +35,7 @@ from xhip.runtime.plan import RunState, Session, build_plan
 
 POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
 DEFAULT_POOL_ALIGNMENT = 256
+OUT_PARAM_ATTR = "bufferize.result"
 NAME_ATTR = "onnx.name"
 DIM_PARAMS_ATTR = "onnx.dim_params"
 
@@ -132,11 +133,14 @@ class Executable:
         arg_types = function.function_type.inputs.data
         self._takes_context = bool(arg_types) and isinstance(arg_types[0], ContextType)
         first = 1 if self._takes_context else 0
-        self.inputs = [
-            _spec(t, _attr_dict(function.arg_attrs, i), f"arg{i - first}")
+        arguments = [
+            (_spec(t, _attr_dict(function.arg_attrs, i), f"arg{i - first}"), OUT_PARAM_ATTR in _attr_dict(function.arg_attrs, i))
             for i, t in enumerate(arg_types)
             if i >= first
         ]
+        self.inputs = [spec for spec, is_result in arguments if not is_result]
+        self.out_params = [spec for spec, is_result in arguments if is_result]
+        self._argument_order = [spec for spec, _ in arguments]
         self.outputs = [
             _spec(t, _attr_dict(function.res_attrs, i), f"result{i}")
             for i, t in enumerate(function.function_type.outputs.data)
@@ -158,6 +162,10 @@ class Executable:
         extra = sorted(set(feeds) - expected)
         if extra:
             raise XhipError(f"unexpected input '{extra[0]}' (the model takes {', '.join(sorted(expected)) or 'none'})")
+        self._bound_symbols(feeds)
+
+    def _bound_symbols(self, feeds: Mapping[str, np.ndarray]) -> dict[str, tuple[int, str]]:
+        """Symbolic dim -> (extent, where it was bound); checks the inputs on the way."""
         bound: dict[str, tuple[int, str]] = {}
         for spec in self.inputs:
             value = np.asarray(feeds[spec.name])
@@ -175,6 +183,21 @@ class Executable:
                             f"input '{spec.name}' dim {axis} is {extent} but {previous[1]} gives "
                             f"'{declared}' = {previous[0]}"
                         )
+        return bound
+
+    def _out_param(self, spec: TensorSpec, bound: Mapping[str, tuple[int, str]]) -> MemRef:
+        """A buffer for a `bufferize.result` argument, sized by the inputs' symbolic dims."""
+        dims = []
+        for declared in spec.shape:
+            if isinstance(declared, int):
+                dims.append(declared)
+            elif isinstance(declared, str) and declared in bound:
+                dims.append(bound[declared][0])
+            else:
+                raise XhipError(f"cannot size output parameter {spec.describe()}: no input binds its dynamic dims")
+        owner = Owner(f"output '{spec.name}'")
+        buffer = self.backend.allocate(int(np.prod(dims, dtype=np.int64)) * spec.dtype.itemsize, owner.label, "output")
+        return MemRef.contiguous(buffer, dims, spec.dtype, owner)
 
     def _argument(self, spec: TensorSpec, value: np.ndarray) -> object:
         if not spec.is_memref:
@@ -193,11 +216,17 @@ class Executable:
         before = (self.backend.stats.kernel_launches, self.backend.stats.readbacks, self.backend.stats.syncs)
         start = time.perf_counter()
         self.session.run = RunState()
+        bound = self._bound_symbols(feeds)
+        out_params = {spec.name: self._out_param(spec, bound) for spec in self.out_params}
         arguments: list[object] = [None] if self._takes_context else []
-        arguments += [self._argument(spec, feeds[spec.name]) for spec in self.inputs]
+        arguments += [
+            out_params[spec.name] if spec.name in out_params else self._argument(spec, feeds[spec.name])
+            for spec in self._argument_order
+        ]
         results, pooled = self.plan.execute(arguments, self._pooled.values())
         self.backend.sync()
         outputs = {spec.name: self._host_copy(value) for spec, value in zip(self.outputs, results)}
+        outputs.update((name, self._host_copy(value)) for name, value in out_params.items())
         stats = self.backend.stats
         self.report.run_ms = (time.perf_counter() - start) * 1e3
         self.report.kernel_launches = stats.kernel_launches - before[0]
