@@ -1,21 +1,21 @@
 """The pass registry: every pass a pipeline YAML or `-p` may name.
 
-A pass's `name` is its YAML/CLI spelling; its dataclass fields are its options.
+Each module of this package holds one pass (a frozen dataclass ModulePass);
+the registry finds them, so adding a pass is adding its module. A pass's
+`name` is its YAML/CLI spelling; its dataclass fields are its options.
 xDSL's cse and dce are registered next to ours; `canonicalize` is xDSL's
 canonicalization extended with xhip's index folds (xhip/passes/canonicalize.py).
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from functools import cache
+
 from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
-
-from xhip.passes.add_context_arg import AddContextArgPass
-from xhip.passes.canonicalize import CanonicalizePass
-from xhip.passes.convert_onnx_to_hip import ConvertOnnxToHipPass
-from xhip.passes.externalize_constants import ExternalizeConstantsPass
-
 
 
 class CsePass(CommonSubexpressionElimination):
@@ -28,14 +28,25 @@ class DcePass(DeadCodeElimination):
 
 UPSTREAM_PASSES: tuple[type[ModulePass], ...] = (CsePass, DcePass)
 
-XHIP_PASSES: tuple[type[ModulePass], ...] = (
-    AddContextArgPass,
-    CanonicalizePass,
-    ConvertOnnxToHipPass,
-    ExternalizeConstantsPass,
-)
+
+@cache
+def xhip_passes() -> tuple[type[ModulePass], ...]:
+    """The pass defined in each module of this package, by name."""
+    found: dict[str, type[ModulePass]] = {}
+    for module_info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, ModulePass)
+                and value.__module__ == module.__name__
+                and isinstance(getattr(value, "name", None), str)
+            ):
+                assert value.name not in found, f"two passes named {value.name}"
+                found[value.name] = value
+    return tuple(found[name] for name in sorted(found))
 
 
 def available_passes() -> dict[str, type[ModulePass]]:
     """Pass name -> pass class, ours and the upstream ones we support."""
-    return {p.name: p for p in (*XHIP_PASSES, *UPSTREAM_PASSES)}
+    return {p.name: p for p in (*xhip_passes(), *UPSTREAM_PASSES)}
