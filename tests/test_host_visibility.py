@@ -1,0 +1,42 @@
+"""Host reads of device data: unsafe before hip-lower-host-visibility, safe after."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xhip.context import make_context
+from xhip.diagnostics import XhipError
+from xhip.parsing import parse_module
+from xhip.pass_runner import run_passes
+from xhip.passes.lower_host_visibility import LowerHostVisibilityPass
+from xhip.runtime.executable import Executable
+
+COUNT = """
+func.func @main_graph(%ctx: !hip.context, %x: memref<8xf32>) -> i64 {
+  %indices = memref.alloc() : memref<1x8xi64>
+  %count = memref.alloc() : memref<i64>
+  hip.nonzero(%ctx) ins(%x : memref<8xf32>) outs(%indices, %count : memref<1x8xi64>, memref<i64>)
+  %n = memref.load %count[] : memref<i64>
+  func.return %n : i64
+}
+"""
+X = np.array([0, 1.5, 0, -2, 3, 0, 0, 7], np.float32)
+
+
+def _module():
+    return parse_module(make_context(), COUNT, "count.mlir")
+
+
+def test_unlowered_read_races_the_kernel():
+    with pytest.raises(XhipError, match=r"sanitizer: host read of '%count .*' bytes \[0, 8\) that queued"):
+        Executable(_module(), sanitize=True).run({"arg0": X})
+
+
+def test_lowered_read_is_a_readback_and_correct_in_every_mode():
+    module = _module()
+    run_passes(make_context(), module, [LowerHostVisibilityPass()])
+    for mode in ({}, {"deferred": True}, {"sanitize": True}):
+        executable = Executable(module, **mode)
+        assert executable.run({"arg0": X})["result0"] == 4
+        assert executable.report.readbacks == 1

@@ -1,0 +1,71 @@
+"""hip-lower-host-visibility: make every host read of device data safe.
+
+Normalized IR says which value the host needs (`memref.load`); this pass
+decides how it becomes visible (seed RFC, Problem 3). Reads that
+xhip.analysis.host_readiness proves ready stay plain loads. Under
+`strategy: readback` every other read becomes a `hip.readback_scalar` of a
+one-element subview (the stream is drained, then the element copied); under
+`strategy: strict` such a read is a located error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, StridedLayoutAttr
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xhip.analysis.host_readiness import host_reads
+from xhip.diagnostics import op_error
+from xhip.dialects.hip import ContextType, ReadbackScalarOp
+
+
+def _one_element_view(load: memref.LoadOp) -> memref.SubviewOp:
+    """`subview %m[%i, %j][1, 1][1, 1]`: the element the load reads, as a buffer."""
+    source_type = load.memref.type
+    assert isinstance(source_type, MemRefType)
+    rank = source_type.get_num_dims()
+    result_type = MemRefType(
+        source_type.element_type,
+        [1] * rank,
+        StridedLayoutAttr([None] * rank, None),
+    )
+    return memref.SubviewOp(
+        load.memref, list(load.indices), [], [], [DYNAMIC_INDEX] * rank, [1] * rank, [1] * rank, result_type
+    )
+
+
+@dataclass(frozen=True)
+class LowerHostVisibilityPass(ModulePass):
+    """Turn host reads of possibly unfinished device data into synchronizing readbacks."""
+
+    name = "hip-lower-host-visibility"
+
+    strategy: Literal["readback", "strict"] = "readback"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for fn in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
+            block = fn.body.blocks.first
+            assert block is not None
+            reads = [r for r in host_reads(block, unproven_reads_synchronize=True) if not r.ready]
+            if not reads:
+                continue
+            if self.strategy == "strict":
+                raise op_error(
+                    reads[0].load,
+                    f"host read of a buffer {reads[0].reason}: it needs a synchronization "
+                    "(strategy 'strict' lowers none)",
+                )
+            if not block.args or not isinstance(block.args[0].type, ContextType):
+                raise op_error(fn, f"'@{fn.sym_name.data}' has no !hip.context argument #0 to read back with")
+            for read in reads:
+                view = _one_element_view(read.load)
+                readback = ReadbackScalarOp(block.args[0], view.result)
+                Rewriter.insert_op([view, readback], InsertPoint.before(read.load))
+                Rewriter.replace_op(read.load, [], [readback.result])
+
+
