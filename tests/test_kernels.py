@@ -407,6 +407,23 @@ def test_gelu_rejects_an_unknown_approximation():
         run_kernel("gelu", [np.ones(2, F32)], [np.zeros(2, F32)], {"approximate": "fast"}, [])
 
 
+@pytest.mark.parametrize("dtype", [F32, F64, F16])
+def test_isnan(dtype):
+    for seed, shape in enumerate(UNARY_SHAPES):
+        x = data(shape, dtype, seed)
+        # About a third NaN, and infinities, which are not NaN.
+        rng = np.random.default_rng(seed)
+        x[rng.random(shape) < 0.3] = np.nan
+        x[rng.random(shape) < 0.1] = -np.inf
+        got = check("isnan", Onnx("IsNaN"), [x])
+        assert got[0].dtype == BOOL
+
+
+def test_isnan_needs_a_bool_output():
+    with pytest.raises(XhipError, match="output has dtype float32, expected bool"):
+        run_kernel("isnan", [np.ones(2, F32)], [np.zeros(2, F32)], {}, [])
+
+
 CASTS = [
     (F32, I32),
     (F32, BOOL),
@@ -663,6 +680,40 @@ def test_integer_reduce_mean_truncates_toward_zero():
         {"axes": (1,), "keepdims": False},
     )
     assert got[0].tolist() == [1, -4]
+
+
+CUMSUM_CASES = [
+    ((7,), 0),
+    ((2, 3, 4), 1),
+    ((2, 3, 4), -1),
+    ((3, 5), 0),
+    ((0, 4), 1),
+    ((4, 0), 0),
+    ((1,), 0),
+]
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("axis_dtype", [I64, I32])
+def test_cumsum(exclusive, reverse, axis_dtype):
+    for dtype in (F32, F64, I32, I64):
+        for seed, (shape, axis) in enumerate(CUMSUM_CASES):
+            x = data(shape, dtype, seed, low=-9, high=9)
+            node = Onnx(
+                "CumSum",
+                {"exclusive": int(exclusive), "reverse": int(reverse)},
+                extra=[np.array(axis, axis_dtype)],
+            )
+            attributes = {"axis": axis, "exclusive": exclusive, "reverse": reverse}
+            tolerance = {"rtol": 1e-6, "atol": 1e-5} if dtype == F32 else {}
+            check("cumsum", node, [x], attributes, **tolerance)
+
+
+def test_cumsum_wraps_in_int32_like_the_device():
+    x = np.array([2**31 - 1, 1, 5], I32)
+    got = check("cumsum", Onnx("CumSum", extra=[np.array(0, I64)]), [x], {"axis": 0})
+    assert got[0].tolist() == [2**31 - 1, -(2**31), -(2**31) + 5]
 
 
 # --------------------------------------------------------------------------------------

@@ -114,6 +114,41 @@ def test_emitter_uses_extent_facts_only_for_extents():
     assert em.eq(em.mul(em.add(extent, extent), extent), -1) is False
 
 
+def test_emitter_folds_what_offsets_and_bounds_prove():
+    s = Scratch(2)
+    seq, value = s.args
+    em = s.em
+    em.mark_extents([seq])
+    seq_plus_one = em.add(seq, 1)
+    # 1 + seq is seq + 1; min/max/sub/cmp against it follow from the offset.
+    assert em.add(1, seq) is seq_plus_one
+    assert em.min(seq, seq_plus_one) is seq and em.max(seq_plus_one, seq) is seq_plus_one
+    assert em.sub(seq_plus_one, 1) is seq and em.sub(seq_plus_one, seq) == 1
+    assert em.lt(seq_plus_one, 0) is False and em.min(1, seq_plus_one) == 1
+    assert em.cmp("slt", seq, seq_plus_one) is True
+    assert s.op_names() == ["arith.constant", "arith.addi"]
+    # Not for a value that may be negative.
+    assert isinstance(em.min(1, em.add(value, 1)), SSAValue)
+
+
+def test_emitter_select_on_a_value_that_the_other_arm_agrees_with():
+    """select(x == 0, x * y, x) is x: the arms agree wherever the condition holds."""
+    s = Scratch(2)
+    x, y = s.args
+    em = s.em
+    assert em.select(em.eq(x, 0), em.mul(x, y), x) is x
+    assert em.select(em.eq(x, 1), em.mul(x, y), x) is not x
+
+
+def test_moved_emitter_reuses_earlier_expressions():
+    s = Scratch(2)
+    x, y = s.args
+    first = s.em.add(x, y)
+    later = s.em.moved_to(InsertPoint.before(s.block.last_op))  # type: ignore[arg-type]
+    assert later.add(y, x) is first and later.constant(3) is s.em.constant(3)
+    assert s.op_names() == ["arith.addi", "arith.constant"]
+
+
 def test_emitter_select_lazy_builds_only_the_chosen_side():
     s = Scratch(1)
     (x,) = s.args

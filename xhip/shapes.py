@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, tensor
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from xhip.analysis import index_facts
 from xhip.analysis.host_index_eval import compare, fold_binary
 from xhip.diagnostics import XhipError, op_error
 
@@ -67,16 +68,19 @@ def format_shape(shape: Shape) -> str:
 # --------------------------------------------------------------------------------------
 
 
-# `extent <predicate> c` for a static c, when an extent (>= 0) decides it:
-# predicate -> (when c allows deciding, the answer).
-_EXTENT_COMPARISONS: dict[str, tuple[Callable[[int], bool], bool]] = {
-    "eq": (lambda c: c < 0, False),
-    "ne": (lambda c: c < 0, True),
-    "slt": (lambda c: c <= 0, False),
-    "sle": (lambda c: c < 0, False),
-    "sgt": (lambda c: c < 0, True),
-    "sge": (lambda c: c <= 0, True),
+# `x <predicate> c` for a static c, decided by a lower bound of x:
+# predicate -> (whether (bound, c) decides it, the answer).
+_BOUNDED_COMPARISONS: dict[str, tuple[Callable[[int, int], bool], bool]] = {
+    "eq": (lambda low, c: low > c, False),
+    "ne": (lambda low, c: low > c, True),
+    "slt": (lambda low, c: low >= c, False),
+    "sle": (lambda low, c: low > c, False),
+    "sgt": (lambda low, c: low > c, True),
+    "sge": (lambda low, c: low >= c, True),
 }
+
+
+_COMMUTATIVE = frozenset({arith.AddiOp, arith.MuliOp, arith.MaxSIOp, arith.MinSIOp})
 
 
 class IndexEmitter:
@@ -88,10 +92,11 @@ class IndexEmitter:
     remembered: asking twice for the same expression returns the same value,
     so equal extents reach the pool planner as one SSA value.
 
-    The emitter also tracks which values are extents (known >= 0): operand
-    dims the rules register with `mark_extents`, `tensor.dim`/`memref.dim`
-    results, and sums, products, selects and maxima built from them. That lets
-    `x == -1` fold for an extent (Reshape) without emitting a comparison.
+    The emitter also knows which values are extents (>= 0): operand dims the
+    rules register with `mark_extents`, and whatever `xhip.analysis.index_facts`
+    proves from the defining ops (`tensor.dim` results, sums, products, selects
+    and maxima of extents, `seq + 1 >= 1`). That lets `x == -1` fold for an extent
+    (Reshape) without emitting a comparison, and `min(seq, seq + 1)` be `seq`.
     """
 
     def __init__(self, insertion_point: InsertPoint):
@@ -99,6 +104,17 @@ class IndexEmitter:
         self._constants: dict[int, SSAValue] = {}
         self._created: dict[tuple[object, ...], SSAValue] = {}
         self._extents: set[SSAValue] = set()
+
+    def moved_to(self, insertion_point: InsertPoint) -> IndexEmitter:
+        """An emitter at a later point of the same block that reuses what this one built.
+
+        Everything built so far dominates the new point, so a walk in program order
+        (the ONNX-to-HIP conversion) defines each expression once for the whole
+        function, whichever op asks for it first.
+        """
+        moved = IndexEmitter(insertion_point)
+        moved._constants, moved._created, moved._extents = self._constants, self._created, self._extents
+        return moved
 
     # -- values -------------------------------------------------------------------------
 
@@ -116,11 +132,16 @@ class IndexEmitter:
         """Record that the runtime dims of an operand shape are extents (>= 0)."""
         self._extents.update(d for d in dims if not isinstance(d, int))
 
+    def lower_bound(self, dim: Dim) -> int | None:
+        return index_facts.lower_bound(dim, self._extents)
+
     def is_extent(self, dim: Dim) -> bool:
-        if isinstance(dim, int):
-            return dim >= 0
-        owner = dim.owner
-        return dim in self._extents or isinstance(owner, (tensor.DimOp, memref.DimOp))
+        low = self.lower_bound(dim)
+        return low is not None and low >= 0
+
+    def at_most(self, lhs: Dim, rhs: Dim) -> bool:
+        """Whether lhs <= rhs is known for every run."""
+        return lhs == INT64_MIN or rhs == INT64_MAX or index_facts.at_most(lhs, rhs, self._extents)
 
     def _create(
         self, op_type: type[Operation], *operands: Dim, extent: bool = False, **kw: object
@@ -128,6 +149,10 @@ class IndexEmitter:
         """The result of `op_type(*operands, **kw)`, built once per emitter."""
         values = tuple(self.materialize(d) for d in operands)
         key = (op_type, *values, *sorted(kw.items()))
+        if op_type in _COMMUTATIVE:
+            # `seq + 1` and `1 + seq` are one extent.
+            swapped = (op_type, *reversed(values))
+            key = swapped if swapped in self._created else key
         if key not in self._created:
             op = op_type(*values, **kw) if kw else op_type(*values)
             result = self.builder.insert(op).results[0]
@@ -154,8 +179,9 @@ class IndexEmitter:
     def sub(self, lhs: Dim, rhs: Dim) -> Dim:
         if rhs == 0:
             return lhs
-        if lhs is rhs:
-            return 0
+        known = index_facts.difference(lhs, rhs)
+        if known is not None:
+            return known
         return self._binary(arith.SubiOp, lhs, rhs)
 
     def mul(self, lhs: Dim, rhs: Dim) -> Dim:
@@ -180,18 +206,22 @@ class IndexEmitter:
         return self._binary(arith.CeilDivSIOp, lhs, rhs, extent=extent)
 
     def max(self, lhs: Dim, rhs: Dim) -> Dim:
-        if lhs is rhs or rhs == INT64_MIN or (rhs == 0 and self.is_extent(lhs)):
+        if isinstance(lhs, int) and isinstance(rhs, int):
+            return max(lhs, rhs)
+        if self.at_most(rhs, lhs):
             return lhs
-        if lhs == INT64_MIN or (lhs == 0 and self.is_extent(rhs)):
+        if self.at_most(lhs, rhs):
             return rhs
         either = self.is_extent(lhs) or self.is_extent(rhs)
         return self._binary(arith.MaxSIOp, lhs, rhs, extent=either)
 
     def min(self, lhs: Dim, rhs: Dim) -> Dim:
         # Every index value is at most INT64_MAX, ONNX's "to the end" bound.
-        if lhs is rhs or rhs == INT64_MAX or (lhs == 0 and self.is_extent(rhs)):
+        if isinstance(lhs, int) and isinstance(rhs, int):
+            return min(lhs, rhs)
+        if self.at_most(lhs, rhs):
             return lhs
-        if lhs == INT64_MAX or (rhs == 0 and self.is_extent(lhs)):
+        if self.at_most(rhs, lhs):
             return rhs
         both = self.is_extent(lhs) and self.is_extent(rhs)
         return self._binary(arith.MinSIOp, lhs, rhs, extent=both)
@@ -214,12 +244,15 @@ class IndexEmitter:
         """`arith.cmpi predicate` (eq, ne, slt, sle, sgt, sge, ...), folded when possible."""
         if isinstance(lhs, int) and isinstance(rhs, int):
             return compare(predicate, lhs, rhs)
-        if lhs is rhs and predicate in ("eq", "ne", "sle", "sge", "slt", "sgt"):
-            return predicate in ("eq", "sle", "sge")
-        if isinstance(rhs, int) and self.is_extent(lhs):
-            decided = _EXTENT_COMPARISONS.get(predicate)
-            if decided is not None and decided[0](rhs):
-                return decided[1]
+        signed = predicate in _BOUNDED_COMPARISONS
+        # a against a + k: the sign of k decides (index arithmetic does not wrap).
+        k = index_facts.offset(lhs, rhs)
+        if signed and k is not None:
+            return compare(predicate, 0, k)
+        if signed and isinstance(rhs, int) and (low := self.lower_bound(lhs)) is not None:
+            decides, answer = _BOUNDED_COMPARISONS[predicate]
+            if decides(low, rhs):
+                return answer
         return self._create(arith.CmpiOp, lhs, rhs, arg=predicate)
 
     def eq(self, lhs: Dim, rhs: Dim) -> Cond:
@@ -239,6 +272,9 @@ class IndexEmitter:
             return if_true if condition else if_false
         if if_true is if_false or (isinstance(if_true, int) and if_true == if_false):
             return if_true
+        folded = index_facts.select_fold(condition, if_true, if_false)
+        if folded is not None:
+            return folded
         extent = self.is_extent(if_true) and self.is_extent(if_false)
         return self._create(arith.SelectOp, condition, if_true, if_false, extent=extent)
 

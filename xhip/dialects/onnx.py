@@ -28,6 +28,7 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
+    BFloat16Type,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     FloatAttr,
@@ -41,7 +42,9 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     UnrankedTensorType,
+    f16,
     f32,
+    f64,
     i1,
     i32,
     i64,
@@ -85,6 +88,9 @@ NODE_NAME_ATTR = "onnx_node_name"
 """The discardable attribute that keeps an op's ONNX node name."""
 
 SI64 = IntegerType(64, Signedness.SIGNED)
+
+FLOAT_TYPES = (f16, BFloat16Type(), f32, f64)
+"""The element types of ONNX's float tensors."""
 
 
 @irdl_attr_definition
@@ -187,9 +193,9 @@ def is_none(value: SSAValue) -> bool:
 class Checks:
     """The structural ONNX constraints of an op, naming operands/results by Python field.
 
-    `same`: values sharing the type variable T; `bools`: tensor(bool); `int64`:
-    tensor(int64); `index`: tensor(int32) or tensor(int64); `none` values (absent
-    optional inputs) are skipped. `axis`: the value whose dims the `axis` property
+    `same`: values sharing the type variable T; `bools`: tensor(bool); `floats`:
+    tensor(float16/bfloat16/float/double); `int64`: tensor(int64); `index`:
+    tensor(int32) or tensor(int64); `none` values (absent optional inputs) are skipped. `axis`: the value whose dims the `axis` property
     indexes (`axis_past_end`: it may also name the end, as Flatten's does).
     `flags`: properties that must be 0 or 1. `nonempty`: variadic fields that need
     at least one value.
@@ -197,6 +203,7 @@ class Checks:
 
     same: tuple[str, ...] = ()
     bools: tuple[str, ...] = ()
+    floats: tuple[str, ...] = ()
     int64: tuple[str, ...] = ()
     index: tuple[str, ...] = ()
     axis: str | None = None
@@ -253,6 +260,7 @@ class OnnxOp(IRDLOperation):
             names = ", ".join(checks.same)
             raise VerifyException(f"{self.name}: {names} must have one element type, got {_list(types)}")
         self._check_element_types(checks.bools, (i1,), "tensor(bool)")
+        self._check_element_types(checks.floats, FLOAT_TYPES, "a float tensor")
         self._check_element_types(checks.int64, (i64,), "tensor(int64)")
         self._check_element_types(checks.index, (i32, i64), "tensor(int32) or tensor(int64)")
         for flag in checks.flags:
@@ -267,7 +275,7 @@ class OnnxOp(IRDLOperation):
         default = self.get_irdl_definition().properties[name].default_value
         return self.properties.get(name, default)
 
-    def _check_element_types(self, fields: Sequence[str], allowed: tuple[Attribute, ...], spelled: str) -> None:
+    def _check_element_types(self, fields: Sequence[str], allowed: Sequence[Attribute], spelled: str) -> None:
         for field in fields:
             for value in self._values(field):
                 if element_type(value) not in allowed:
@@ -477,6 +485,12 @@ class NotOp(UnaryOp):
 
 
 @irdl_op_definition
+class IsNaNOp(UnaryOp):
+    name = "onnx.IsNaN"
+    CHECKS: ClassVar = Checks(floats=("x",), bools=("y",))
+
+
+@irdl_op_definition
 class IdentityOp(UnaryOp):
     name = "onnx.Identity"
 
@@ -505,6 +519,26 @@ class ReduceSumOp(ReduceOp):
 @irdl_op_definition
 class ReduceMaxOp(ReduceOp):
     name = "onnx.ReduceMax"
+
+
+@irdl_op_definition
+class CumSumOp(OnnxOp):
+    """Running sums of `x` along the dim named by the scalar `axis` input."""
+
+    name = "onnx.CumSum"
+    x = operand_def(TENSOR)
+    axis = operand_def(TENSOR)
+    y = result_def(TENSOR)
+    exclusive = int_attr(0)
+    reverse = int_attr(0)
+    CHECKS: ClassVar = Checks(same=("x", "y"), index=("axis",), flags=("exclusive", "reverse"))
+
+    def verify_(self) -> None:
+        super().verify_()
+        # ONNX asks for a 0-D axis; onnxruntime also takes a one-element vector.
+        axis_type = self.axis.type
+        if isinstance(axis_type, TensorType) and axis_type.get_shape() not in ((), (1,)):
+            raise VerifyException(f"onnx.CumSum: 'axis' must be a scalar, got {axis_type}")
 
 
 @irdl_op_definition
@@ -837,11 +871,11 @@ ONNX_OPS: dict[str, type[OnnxOp]] = {
     op.name.removeprefix("onnx."): op
     for op in (
         AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
-        LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, WhereOp, ReluOp, SigmoidOp,
-        TanhOp, ErfOp, SqrtOp, ExpOp, LogOp, NegOp, AbsOp, ReciprocalOp, CastOp, GeluOp,
-        MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
-        ReduceMaxOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ConcatOp,
-        SplitOp, SliceOp, GatherOp, GatherNDOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
+        LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
+        SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, LogOp, NegOp, AbsOp, ReciprocalOp, CastOp,
+        GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
+        ReduceMaxOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
+        ConcatOp, SplitOp, SliceOp, GatherOp, GatherNDOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
         RangeOp, NonZeroOp, IdentityOp, ConstantOp,
     )  # fmt: skip
 }

@@ -95,3 +95,23 @@ func.func @host_shape_arith() -> tensor<2xi64> {
 // CHECK-NOT:     = hip.
 // CHECK:         %[[K:.*]] = arith.constant dense<[8, 12]> : tensor<2xi64>
 // CHECK-NEXT:    func.return %[[K]] : tensor<2xi64>
+
+// -----
+
+// IsNaN: an i1 destination of the input's shape. GPT-2's attention zeroes NaN
+// probabilities with it (Softmax -> IsNaN -> Where).
+func.func @isnan_where(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %zero = "onnx.Constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %nan = "onnx.IsNaN"(%x) : (tensor<?x4xf32>) -> tensor<?x4xi1>
+  %r = "onnx.Where"(%nan, %zero, %x) : (tensor<?x4xi1>, tensor<f32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  func.return %r : tensor<?x4xf32>
+}
+// CHECK-LABEL: func.func @isnan_where
+// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, %[[X:.*]]: tensor<?x4xf32>)
+// CHECK:         %[[D0:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4xf32>
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[MASK_INIT:.*]] = tensor.empty(%[[D0]]) : tensor<?x4xi1>
+// CHECK-NEXT:    %[[MASK:.*]] = hip.isnan(%[[CTX]]) ins(%[[X]] : tensor<?x4xf32>) outs(%[[MASK_INIT]] : tensor<?x4xi1>) -> tensor<?x4xi1>
+// CHECK-NEXT:    %[[INIT:.*]] = tensor.empty(%[[D0]]) : tensor<?x4xf32>
+// CHECK-NEXT:    %[[R:.*]] = hip.where(%[[CTX]]) ins(%[[MASK]], %[[ZERO]], %[[X]] : tensor<?x4xi1>, tensor<f32>, tensor<?x4xf32>) outs(%[[INIT]] : tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK-NEXT:    func.return %[[R]]

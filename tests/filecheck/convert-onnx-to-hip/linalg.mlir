@@ -171,6 +171,27 @@ func.func @layer_norm(%x: tensor<?x?x64xf32>, %scale: tensor<64xf32>, %bias: ten
 
 // -----
 
+// LayerNormalization's Mean and InvStdDev, when used, are computed as ONNX's
+// function body does, in the stash type (f32 for f16 X), over axes [axis, rank).
+func.func @layer_norm_stats(%x: tensor<2x3x4xf16>, %scale: tensor<3x4xf16>) -> (tensor<2x1x1xf32>, tensor<2x1x1xf32>) {
+  %none = "onnx.NoValue"() {value} : () -> none
+  %y, %mean, %inv = "onnx.LayerNormalization"(%x, %scale, %none) <{axis = 1 : si64}> : (tensor<2x3x4xf16>, tensor<3x4xf16>, none) -> (tensor<2x3x4xf16>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
+  func.return %mean, %inv : tensor<2x1x1xf32>, tensor<2x1x1xf32>
+}
+// CHECK-LABEL: func.func @layer_norm_stats
+// CHECK:         %[[X32:.*]] = hip.cast(%ctx) ins(%x : tensor<2x3x4xf16>) outs(%{{.*}} : tensor<2x3x4xf32>)
+// CHECK:         %[[MEAN:.*]] = hip.reduce_mean(%ctx) ins(%[[X32]] : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<2x1x1xf32>) {axes = array<i64: 1, 2>}
+// CHECK:         %[[D:.*]] = hip.sub(%ctx) ins(%[[X32]], %[[MEAN]] : tensor<2x3x4xf32>, tensor<2x1x1xf32>)
+// CHECK:         %[[DD:.*]] = hip.mul(%ctx) ins(%[[D]], %[[D]] : tensor<2x3x4xf32>, tensor<2x3x4xf32>)
+// CHECK:         %[[VAR:.*]] = hip.reduce_mean(%ctx) ins(%[[DD]] : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<2x1x1xf32>) {axes = array<i64: 1, 2>}
+// CHECK:         %[[EPS:.*]] = arith.constant dense<1.000000e-05> : tensor<f32>
+// CHECK:         %[[VE:.*]] = hip.add(%ctx) ins(%[[VAR]], %[[EPS]] : tensor<2x1x1xf32>, tensor<f32>)
+// CHECK:         %[[SD:.*]] = hip.sqrt(%ctx) ins(%[[VE]] : tensor<2x1x1xf32>)
+// CHECK:         %[[INV:.*]] = hip.reciprocal(%ctx) ins(%[[SD]] : tensor<2x1x1xf32>)
+// CHECK:         func.return %[[MEAN]], %[[INV]]
+
+// -----
+
 // Reduce* with constant axes (the opset-18 input form): keepdims keeps unit dims,
 // negative and repeated axes are normalized once for the hip op.
 func.func @reduce_axes(%x: tensor<?x?x8xf32>) -> (tensor<?x1x1xf32>, tensor<?xf32>) {
@@ -210,6 +231,21 @@ func.func @reduce_all_or_nothing(%x: tensor<?x?x8xf32>) -> (tensor<1x1x1xf32>, t
 
 // -----
 
+// ReduceMax of bools (opset 20) is "any": hip reductions are numeric, so the
+// bools are reduced as ui8 (an empty axis gives 0, false) and cast back.
+func.func @reduce_max_bool(%x: tensor<4x?xi1>) -> tensor<4x1xi1> {
+  %axes = "onnx.Constant"() {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %any = "onnx.ReduceMax"(%x, %axes) : (tensor<4x?xi1>, tensor<1xi64>) -> tensor<4x1xi1>
+  func.return %any : tensor<4x1xi1>
+}
+// CHECK-LABEL: func.func @reduce_max_bool
+// CHECK:         %[[BYTES:.*]] = hip.cast(%ctx) ins(%x : tensor<4x?xi1>) outs(%{{.*}} : tensor<4x?xui8>)
+// CHECK:         %[[MAX:.*]] = hip.reduce_max(%ctx) ins(%[[BYTES]] : tensor<4x?xui8>) outs(%{{.*}} : tensor<4x1xui8>) {axes = array<i64: 1>}
+// CHECK:         %[[ANY:.*]] = hip.cast(%ctx) ins(%[[MAX]] : tensor<4x1xui8>) outs(%{{.*}} : tensor<4x1xi1>)
+// CHECK:         func.return %[[ANY]]
+
+// -----
+
 // Axes computed on the host from a shape (Shape -> Sub) are constants after folding:
 // Shape(x)[0:1] - 1 = [1].
 func.func @reduce_host_axes(%x: tensor<2x?x8xf32>) -> tensor<2x1x8xf32> {
@@ -242,15 +278,6 @@ func.func @gemm_c(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>, %c: tensor<4xf32>) -
 
 // -----
 
-func.func @layer_norm_mean(%x: tensor<?x64xf32>, %scale: tensor<64xf32>) -> tensor<?x1xf32> {
-  %none = "onnx.NoValue"() {value} : () -> none
-  %y, %mean, %inv = "onnx.LayerNormalization"(%x, %scale, %none) : (tensor<?x64xf32>, tensor<64xf32>, none) -> (tensor<?x64xf32>, tensor<?x1xf32>, none)
-  // CHECK: {{.*}}linalg.mlir:[[# @LINE - 1]]:3: error: LayerNormalization output Mean is used; only the normalized output Y is supported
-  func.return %mean : tensor<?x1xf32>
-}
-
-// -----
-
 func.func @reduce_runtime_axes(%x: tensor<?x8xf32>, %axes: tensor<1xi64>) -> tensor<?xf32> {
   %r = "onnx.ReduceSum"(%x, %axes) <{keepdims = 0 : si64}> : (tensor<?x8xf32>, tensor<1xi64>) -> tensor<?xf32>
   // CHECK: {{.*}}linalg.mlir:[[# @LINE - 1]]:3: error: onnx.ReduceSum axes must be constant
@@ -263,5 +290,54 @@ func.func @reduce_axis_range(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %axes = "onnx.Constant"() {value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
   %r = "onnx.ReduceMean"(%x, %axes) : (tensor<?x8xf32>, tensor<1xi64>) -> tensor<?x8xf32>
   // CHECK: {{.*}}linalg.mlir:[[# @LINE - 1]]:3: error: reduction axis 2 is out of range [-2, 1] for rank 2
+  func.return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// CumSum: the scalar axis input becomes the `axis` property; the destination has
+// the input's shape. GPT-2 numbers positions with it (Not -> Cast -> CumSum).
+func.func @cumsum(%x: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %axis = "onnx.Constant"() {value = dense<-1> : tensor<i64>} : () -> tensor<i64>
+  %r = "onnx.CumSum"(%x, %axis) <{exclusive = 1 : si64, reverse = 1 : si64}> : (tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi64>
+  func.return %r : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @cumsum
+// CHECK-DAG:     %[[D0:.*]] = tensor.dim %x, %{{.*}}
+// CHECK-DAG:     %[[D1:.*]] = tensor.dim %x, %{{.*}}
+// CHECK:         %[[INIT:.*]] = tensor.empty(%[[D0]], %[[D1]]) : tensor<?x?xi64>
+// CHECK-NEXT:    %[[R:.*]] = hip.cumsum(%ctx) ins(%x : tensor<?x?xi64>) outs(%[[INIT]] : tensor<?x?xi64>) {axis = -1 : i64, exclusive = true, reverse = true} -> tensor<?x?xi64>
+// CHECK-NEXT:    func.return %[[R]]
+
+// -----
+
+// An axis computed on the host from a shape (Shape(x)[0:1] - 1 = [1]) is a
+// constant after folding; the defaults of exclusive and reverse stay elided.
+func.func @cumsum_host_axis(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {
+  %shape = "onnx.Shape"(%x) <{start = 0 : si64, end = 1 : si64}> : (tensor<2x?xf32>) -> tensor<1xi64>
+  %one = "onnx.Constant"() {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %axis = "onnx.Sub"(%shape, %one) : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %r = "onnx.CumSum"(%x, %axis) : (tensor<2x?xf32>, tensor<1xi64>) -> tensor<2x?xf32>
+  func.return %r : tensor<2x?xf32>
+}
+// CHECK-LABEL: func.func @cumsum_host_axis
+// CHECK-NOT:     hip.sub
+// CHECK:         %[[INIT:.*]] = tensor.empty(%{{.*}}) : tensor<2x?xf32>
+// CHECK-NEXT:    hip.cumsum(%ctx) ins(%x : tensor<2x?xf32>) outs(%[[INIT]] : tensor<2x?xf32>) {axis = 1 : i64} -> tensor<2x?xf32>
+
+// -----
+
+func.func @cumsum_runtime_axis(%x: tensor<?x8xf32>, %axis: tensor<i32>) -> tensor<?x8xf32> {
+  %r = "onnx.CumSum"(%x, %axis) {onnx_node_name = "positions"} : (tensor<?x8xf32>, tensor<i32>) -> tensor<?x8xf32>
+  // CHECK: {{.*}}linalg.mlir:[[# @LINE - 1]]:3: error: CumSum axis must be constant
+  func.return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cumsum_axis_range(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %axis = "onnx.Constant"() {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %r = "onnx.CumSum"(%x, %axis) : (tensor<?x8xf32>, tensor<i64>) -> tensor<?x8xf32>
+  // CHECK: {{.*}}linalg.mlir:[[# @LINE - 1]]:3: error: CumSum axis 2 is out of range [-2, 1] for rank 2
   func.return %r : tensor<?x8xf32>
 }

@@ -192,3 +192,41 @@ func.func @host_vector(%x: tensor<?x4xf32>) -> tensor<1x2xi64> {
 // CHECK-NEXT:    %[[C4:.*]] = arith.constant 4 : i64
 // CHECK-NEXT:    %[[V:.*]] = tensor.from_elements %[[D64]], %[[C4]] : tensor<1x2xi64>
 // CHECK-NEXT:    func.return %[[V]]
+
+// -----
+
+// GPT-2's key transpose (exporter output): [batch, 2, seq, 32] to [-1, seq, 32]
+// and back to [batch, 2, 32, seq], targets sliced from Shape. With allowzero = 0
+// a runtime 0 copies the input dim, so the first target keeps its select on
+// seq == 0 and stays a tensor.reshape; in the second, the select on batch == 0
+// picks the first result's inferred extent, which is 0 whenever batch is, so the
+// result is sized by batch's own tensor.dim (one SSA value per extent).
+func.func @key_transpose(%k: tensor<?x2x?x32xf32>) -> tensor<?x2x32x?xf32> {
+  %minus_one = "onnx.Constant"() {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %minus_two = "onnx.Constant"() {value = dense<-2> : tensor<1xi64>} : () -> tensor<1xi64>
+  %to_end = "onnx.Constant"() {value = dense<9223372036854775807> : tensor<1xi64>} : () -> tensor<1xi64>
+  %from_start = "onnx.Constant"() {value = dense<-9223372036854775808> : tensor<1xi64>} : () -> tensor<1xi64>
+  %none = "onnx.NoValue"() {value} : () -> none
+  %shape = "onnx.Shape"(%k) : (tensor<?x2x?x32xf32>) -> tensor<4xi64>
+  %head = "onnx.Slice"(%shape, %minus_one, %to_end, %none, %none) : (tensor<4xi64>, tensor<1xi64>, tensor<1xi64>, none, none) -> tensor<1xi64>
+  %seq = "onnx.Slice"(%shape, %minus_two, %minus_one, %none, %none) : (tensor<4xi64>, tensor<1xi64>, tensor<1xi64>, none, none) -> tensor<1xi64>
+  %lead = "onnx.Slice"(%shape, %from_start, %minus_two, %none, %none) : (tensor<4xi64>, tensor<1xi64>, tensor<1xi64>, none, none) -> tensor<2xi64>
+  %flat_shape = "onnx.Concat"(%minus_one, %seq, %head) <{axis = 0 : si64}> : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %flat = "onnx.Reshape"(%k, %flat_shape) <{allowzero = 0 : si64}> : (tensor<?x2x?x32xf32>, tensor<3xi64>) -> tensor<?x?x32xf32>
+  %flat_t = "onnx.Transpose"(%flat) <{perm = [0, 2, 1]}> : (tensor<?x?x32xf32>) -> tensor<?x32x?xf32>
+  %kt_shape = "onnx.Concat"(%lead, %head, %seq) <{axis = 0 : si64}> : (tensor<2xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xi64>
+  %kt = "onnx.Reshape"(%flat_t, %kt_shape) <{allowzero = 0 : si64}> : (tensor<?x32x?xf32>, tensor<4xi64>) -> tensor<?x2x32x?xf32>
+  func.return %kt : tensor<?x2x32x?xf32>
+}
+// CHECK-LABEL: func.func @key_transpose
+// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, %[[K:.*]]: tensor<?x2x?x32xf32>)
+// CHECK-DAG:     %[[BATCH:.*]] = tensor.dim %[[K]], %{{.*}}
+// CHECK-DAG:     %[[SEQ:.*]] = tensor.dim %[[K]], %{{.*}}
+// CHECK:         %[[SEQ_IS_0:.*]] = arith.cmpi eq, %[[SEQ]], %{{.*}} : index
+// CHECK-NEXT:    %[[FLAT_SEQ:.*]] = arith.select %[[SEQ_IS_0]], %{{.*}}, %[[SEQ]] : index
+// CHECK:         tensor.reshape %[[K]]
+// CHECK:         hip.transpose
+// CHECK-NOT:     arith.select
+// CHECK:         %[[KT_SHAPE:.*]] = tensor.from_elements %[[BATCH]], %{{.*}}, %{{.*}}, %[[SEQ]] : tensor<4xindex>
+// CHECK-NEXT:    %[[KT:.*]] = tensor.reshape %{{.*}}(%[[KT_SHAPE]]) : (tensor<?x32x?xf32>, tensor<4xindex>) -> tensor<?x2x32x?xf32>
+// CHECK-NEXT:    func.return %[[KT]]

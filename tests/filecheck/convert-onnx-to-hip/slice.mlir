@@ -55,7 +55,7 @@ func.func @bounds_from_input(%x: tensor<?xf32>, %starts: tensor<1xi64>, %ends: t
 // -----
 
 // A negative step walks backwards: the slice kernel, with the first index and
-// step of every dim as scalars.
+// step of every dim as scalars (the 0 that reads the dim is the first index too).
 func.func @reverse(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %start = "onnx.Constant"() {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
   %end = "onnx.Constant"() {value = dense<-9223372036854775808> : tensor<1xi64>} : () -> tensor<1xi64>
@@ -65,8 +65,8 @@ func.func @reverse(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 }
 // CHECK-LABEL: func.func @reverse
 // CHECK-SAME:    (%[[CTX:.*]]: !hip.context, %[[X:.*]]: tensor<?x8xf32>)
-// CHECK:         %[[D:.*]] = tensor.dim %[[X]], %{{.*}}
-// CHECK-DAG:     %[[F0:.*]] = arith.constant 0 : index
+// CHECK:         %[[F0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[D:.*]] = tensor.dim %[[X]], %[[F0]]
 // CHECK-DAG:     %[[F1:.*]] = arith.constant 7 : index
 // CHECK-DAG:     %[[S0:.*]] = arith.constant 1 : index
 // CHECK-DAG:     %[[S1:.*]] = arith.constant -1 : index
@@ -110,3 +110,35 @@ func.func @strided(%x: tensor<?x10xf32>) -> tensor<?x4xf32> {
 // CHECK:         %[[D:.*]] = tensor.dim %[[X]], %{{.*}}
 // CHECK-NEXT:    %[[R:.*]] = tensor.extract_slice %[[X]][0, 1] [%[[D]], 4] [1, 2] : tensor<?x10xf32> to tensor<?x4xf32>
 // CHECK-NEXT:    func.return %[[R]]
+
+// -----
+
+// GPT-2's position steps (exporter output): positions shifted by one with a
+// Concat, then two Slices whose ends come from Shape (seq, and seq + 1 from an
+// Add). Every bound folds: both windows and the difference have extents
+// [batch, seq], the very tensor.dim values, with no min/max/select left.
+func.func @position_steps(%pos: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %zero = "onnx.Constant"() {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %one = "onnx.Constant"() {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %one_scalar = "onnx.Constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %last = "onnx.Constant"() {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %seq = "onnx.Shape"(%pos) <{start = 1 : si64, end = 2 : si64}> : (tensor<?x?xi64>) -> tensor<1xi64>
+  %first = "onnx.Slice"(%pos, %zero, %one, %one, %one) : (tensor<?x?xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x1xi64>
+  %before = "onnx.Sub"(%first, %one_scalar) : (tensor<?x1xi64>, tensor<i64>) -> tensor<?x1xi64>
+  %cat = "onnx.Concat"(%before, %pos) <{axis = -1 : si64}> : (tensor<?x1xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
+  %seq_plus_one = "onnx.Add"(%seq, %one) : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %previous = "onnx.Slice"(%cat, %zero, %seq, %last, %one) : (tensor<?x?xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x?xi64>
+  %current = "onnx.Slice"(%cat, %one, %seq_plus_one, %last, %one) : (tensor<?x?xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x?xi64>
+  %steps = "onnx.Sub"(%current, %previous) : (tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
+  func.return %steps : tensor<?x?xi64>
+}
+// CHECK-LABEL: func.func @position_steps
+// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, %[[POS:.*]]: tensor<?x?xi64>)
+// CHECK-DAG:     %[[BATCH:.*]] = tensor.dim %[[POS]], %{{.*}}
+// CHECK-DAG:     %[[SEQ:.*]] = tensor.dim %[[POS]], %{{.*}}
+// CHECK:         %[[CAT:.*]] = hip.concat
+// CHECK-NEXT:    %[[PREVIOUS:.*]] = tensor.extract_slice %[[CAT]][0, 0] [%[[BATCH]], %[[SEQ]]] [1, 1] : tensor<?x?xi64> to tensor<?x?xi64>
+// CHECK-NEXT:    %[[CURRENT:.*]] = tensor.extract_slice %[[CAT]][0, 1] [%[[BATCH]], %[[SEQ]]] [1, 1] : tensor<?x?xi64> to tensor<?x?xi64>
+// CHECK-NEXT:    %[[INIT:.*]] = tensor.empty(%[[BATCH]], %[[SEQ]]) : tensor<?x?xi64>
+// CHECK-NEXT:    %[[STEPS:.*]] = hip.sub(%[[CTX]]) ins(%[[CURRENT]], %[[PREVIOUS]] : tensor<?x?xi64>, tensor<?x?xi64>) outs(%[[INIT]] : tensor<?x?xi64>) -> tensor<?x?xi64>
+// CHECK-NEXT:    func.return %[[STEPS]]

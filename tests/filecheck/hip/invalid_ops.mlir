@@ -51,6 +51,54 @@ func.func @copy_elements(%ctx: !hip.context, %x: memref<4xi32>, %y: memref<4xi64
 
 // -----
 
+func.func @isnan_int(%ctx: !hip.context, %x: memref<4xi32>, %y: memref<4xi1>) {
+  hip.isnan(%ctx) ins(%x : memref<4xi32>) outs(%y : memref<4xi1>)
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.isnan' op input must have a float element type, got i32
+  func.return
+}
+
+// -----
+
+func.func @isnan_float_output(%ctx: !hip.context, %x: memref<4xf32>) {
+  hip.isnan(%ctx) ins(%x : memref<4xf32>) outs(%x : memref<4xf32>)
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.isnan' op output must have i1 elements, got f32
+  func.return
+}
+
+// -----
+
+func.func @isnan_rank(%ctx: !hip.context, %x: memref<2x2xf32>, %y: memref<4xi1>) {
+  hip.isnan(%ctx) ins(%x : memref<2x2xf32>) outs(%y : memref<4xi1>)
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.isnan' op output must have rank 2, got memref<4xi1>
+  func.return
+}
+
+// -----
+
+func.func @cumsum_axis(%ctx: !hip.context, %x: tensor<?x4xi64>) {
+  %r = hip.cumsum(%ctx) ins(%x : tensor<?x4xi64>) outs(%x : tensor<?x4xi64>) {axis = 2 : i64} -> tensor<?x4xi64>
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.cumsum' op axis 2 is out of range for rank 2 (expected [-2, 2))
+  func.return
+}
+
+// -----
+
+func.func @cumsum_bool(%ctx: !hip.context, %x: memref<4xi1>) {
+  hip.cumsum(%ctx) ins(%x : memref<4xi1>) outs(%x : memref<4xi1>) {axis = 0 : i64}
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.cumsum' op input must have an integer or float element type, got i1
+  func.return
+}
+
+// -----
+
+func.func @cumsum_elements(%ctx: !hip.context, %x: memref<4xi32>, %y: memref<4xi64>) {
+  hip.cumsum(%ctx) ins(%x : memref<4xi32>) outs(%y : memref<4xi64>) {axis = 0 : i64}
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.cumsum' op input and output must share one element type, got i32, i64
+  func.return
+}
+
+// -----
+
 func.func @gelu_mode(%ctx: !hip.context, %x: memref<4xf32>) {
   hip.gelu(%ctx) ins(%x : memref<4xf32>) outs(%x : memref<4xf32>) {approximate = "fast"}
   // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.gelu' op approximate must be "none" or "tanh", got "fast"

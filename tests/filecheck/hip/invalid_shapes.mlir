@@ -30,6 +30,22 @@ func.func @broadcast_mismatch(%ctx: !hip.context, %lhs: memref<3xf32>, %rhs: mem
 
 // -----
 
+func.func @cumsum_shape(%ctx: !hip.context, %x: memref<?x8xf32>, %y: memref<?x4xf32>) {
+  hip.cumsum(%ctx) ins(%x : memref<?x8xf32>) outs(%y : memref<?x4xf32>) {axis = 1 : i64}
+  // CHECK: {{.*}}invalid_shapes.mlir:[[# @LINE - 1]]:3: error: 'hip.cumsum' op out #0 has shape [?, 4] but the input has shape [?, 8]
+  func.return
+}
+
+// -----
+
+func.func @isnan_shape(%ctx: !hip.context, %x: tensor<3xf32>, %y: tensor<4xi1>) {
+  %r = hip.isnan(%ctx) ins(%x : tensor<3xf32>) outs(%y : tensor<4xi1>) -> tensor<4xi1>
+  // CHECK: {{.*}}invalid_shapes.mlir:[[# @LINE - 1]]:3: error: 'hip.isnan' op out #0 has shape [4] but the input has shape [3]
+  func.return
+}
+
+// -----
+
 func.func @unary_shape(%ctx: !hip.context, %x: memref<4x8xf32>, %y: memref<4x9xf32>) {
   hip.exp(%ctx) ins(%x : memref<4x8xf32>) outs(%y : memref<4x9xf32>)
   // CHECK: {{.*}}invalid_shapes.mlir:[[# @LINE - 1]]:3: error: 'hip.exp' op out #0 has shape [4, 9] but the input has shape [4, 8]

@@ -84,6 +84,21 @@ func.func @reduce_memref(%ctx: !hip.context, %x: memref<?x?x8xf32>, %k: memref<?
 
 // Data movement. Slice scalars are every start, then every step (index); range
 // scalars are start and delta of the element type.
+// Scans: cumsum's exclusive and reverse default to false and are elided then.
+func.func @scan(%ctx: !hip.context, %x: tensor<?x?xi64>, %y: tensor<?x?xi64>, %m: memref<?x8xf32>, %o: memref<?x8xf32>) {
+  %sum = hip.cumsum(%ctx) ins(%x : tensor<?x?xi64>) outs(%y : tensor<?x?xi64>) {axis = 1 : i64} -> tensor<?x?xi64>
+  %rev = hip.cumsum(%ctx) ins(%x : tensor<?x?xi64>) outs(%y : tensor<?x?xi64>) {axis = -2 : i64, exclusive = true, reverse = true} -> tensor<?x?xi64>
+  %dflt = hip.cumsum(%ctx) ins(%x : tensor<?x?xi64>) outs(%y : tensor<?x?xi64>) {axis = 0 : i64, exclusive = false} -> tensor<?x?xi64>
+  hip.cumsum(%ctx) ins(%m : memref<?x8xf32>) outs(%o : memref<?x8xf32>) {axis = 1 : i64, reverse = true}
+  func.return
+}
+// CHECK-LABEL: func.func @scan
+// CHECK-NEXT:    %sum = hip.cumsum(%ctx) ins(%x : tensor<?x?xi64>) outs(%y : tensor<?x?xi64>) {axis = 1 : i64} -> tensor<?x?xi64>
+// CHECK-NEXT:    %rev = hip.cumsum(%ctx) ins(%x : tensor<?x?xi64>) outs(%y : tensor<?x?xi64>) {axis = -2 : i64, exclusive = true, reverse = true} -> tensor<?x?xi64>
+// CHECK-NEXT:    %dflt = hip.cumsum(%ctx) ins(%x : tensor<?x?xi64>) outs(%y : tensor<?x?xi64>) {axis = 0 : i64} -> tensor<?x?xi64>
+// CHECK-NEXT:    hip.cumsum(%ctx) ins(%m : memref<?x8xf32>) outs(%o : memref<?x8xf32>) {axis = 1 : i64, reverse = true}
+// CHECK-NEXT:    func.return
+
 func.func @movement_tensor(%ctx: !hip.context, %x: tensor<?x?x64xf32>, %t: tensor<?x64x?xf32>, %a: tensor<2x3xi64>, %b: tensor<?x3xi64>, %c: tensor<?x3xi64>, %h: tensor<1x3xi64>, %idx: tensor<5xi32>, %nd: tensor<?x2xi64>, %g: tensor<?x5x64xf32>, %gn: tensor<?xi64>, %n: index, %m: index, %start: f32, %delta: f32, %r: tensor<?xf32>, %cnt: tensor<i32>, %nzi: tensor<2x?xi64>, %bd: tensor<2x?x3xi64>, %bi: tensor<2x4x1xi64>, %bo: tensor<2x4x3xi64>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -162,6 +177,8 @@ func.func @explicit_defaults(%ctx: !hip.context, %c: tensor<?x3xi64>, %nd: tenso
 // GENERIC-LABEL: "func.func"() <{sym_name = "linalg_tensor"
 // GENERIC:       %gemm = "hip.gemm"(%ctx, %s, %w, %s) <{operandSegmentSizes = array<i32: 1, 0, 2, 1>, alpha = 1.000000e+00 : f32, beta = 1.000000e+00 : f32, trans_a = false, trans_b = false}>
 // GENERIC:       %ln = "hip.layer_norm"(%ctx, %x, %v, %y) <{operandSegmentSizes = array<i32: 1, 0, 2, 1>, axis = -1 : i64, epsilon = 1.000000e-05 : f32}>
+// GENERIC-LABEL: "func.func"() <{sym_name = "scan"
+// GENERIC:       %sum = "hip.cumsum"(%ctx, %x, %y) <{axis = 1 : i64, operandSegmentSizes = array<i32: 1, 0, 1, 1>, exclusive = false, reverse = false}> : (!hip.context, tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
 // GENERIC-LABEL: "func.func"() <{sym_name = "movement_memref"
 // GENERIC:       "hip.slice"(%ctx, %n, %c0, %cm1, %c1, %c, %b) <{operandSegmentSizes = array<i32: 1, 4, 1, 1>}> : (!hip.context, index, index, index, index, memref<?x3xi64>, memref<?x3xi64>) -> ()
 // GENERIC:       "hip.range"(%ctx, %start, %delta, %r) <{operandSegmentSizes = array<i32: 1, 2, 0, 1>}> : (!hip.context, i64, i64, memref<?xi64>) -> ()

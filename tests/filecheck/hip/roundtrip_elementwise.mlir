@@ -159,6 +159,19 @@ func.func @unary_memref(%ctx: !hip.context, %x: memref<?x?xf16, strided<[?, 1], 
 // CHECK-NEXT:    hip.fill(%ctx, %v) outs(%o : memref<?x?xf16>)
 // CHECK-NEXT:    func.return
 
+// isnan: a float input, an i1 output of the same shape.
+func.func @isnan(%ctx: !hip.context, %x: tensor<?x8xf32>, %init: tensor<?x8xi1>, %m: memref<?x8xf16>, %o: memref<?x8xi1>) {
+  %t = hip.isnan(%ctx) ins(%x : tensor<?x8xf32>) outs(%init : tensor<?x8xi1>) -> tensor<?x8xi1>
+  hip.isnan(%ctx) ins(%m : memref<?x8xf16>) outs(%o : memref<?x8xi1>)
+  func.return
+}
+// CHECK-LABEL: func.func @isnan
+// CHECK-NEXT:    %t = hip.isnan(%ctx) ins(%x : tensor<?x8xf32>) outs(%init : tensor<?x8xi1>) -> tensor<?x8xi1>
+// CHECK-NEXT:    hip.isnan(%ctx) ins(%m : memref<?x8xf16>) outs(%o : memref<?x8xi1>)
+// CHECK-NEXT:    func.return
+// GENERIC-LABEL: "func.func"() <{sym_name = "isnan"
+// GENERIC:       %t = "hip.isnan"(%ctx, %x, %init) <{operandSegmentSizes = array<i32: 1, 0, 1, 1>}> : (!hip.context, tensor<?x8xf32>, tensor<?x8xi1>) -> tensor<?x8xi1>
+
 // An explicitly spelled default is dropped, a discardable attribute is kept, and
 // the generic form carries the operand segments (ctx, scalars, ins, outs).
 func.func @defaults(%ctx: !hip.context, %x: tensor<4xf32>, %v: f32) {

@@ -183,3 +183,51 @@ func.func @main_graph() {
 }
 "onnx.EntryPoint"() <{func = @missing}> : () -> ()
 // CHECK: invalid.mlir:184:1: error: onnx.EntryPoint: no function named @missing
+
+// -----
+
+func.func @isnan_int(%x: tensor<2xi32>) {
+  %0 = "onnx.IsNaN"(%x) : (tensor<2xi32>) -> tensor<2xi1>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.IsNaN: 'x' must be a float tensor, got tensor<2xi32>
+
+// -----
+
+func.func @isnan_result_not_bool(%x: tensor<2xf32>) {
+  %0 = "onnx.IsNaN"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.IsNaN: 'y' must be tensor(bool), got tensor<2xf32>
+
+// -----
+
+func.func @cumsum_axis_not_index(%x: tensor<2x3xf32>, %a: tensor<f32>) {
+  %0 = "onnx.CumSum"(%x, %a) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.CumSum: 'axis' must be tensor(int32) or tensor(int64), got tensor<f32>
+
+// -----
+
+func.func @cumsum_axis_not_scalar(%x: tensor<2x3xf32>, %a: tensor<2xi64>) {
+  %0 = "onnx.CumSum"(%x, %a) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.CumSum: 'axis' must be a scalar, got tensor<2xi64>
+
+// -----
+
+func.func @cumsum_flag(%x: tensor<2x3xf32>, %a: tensor<i64>) {
+  %0 = "onnx.CumSum"(%x, %a) <{reverse = 2 : si64}> : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.CumSum: reverse must be 0 or 1, got 2
+
+// -----
+
+func.func @cumsum_result_type(%x: tensor<2x3xi32>, %a: tensor<i64>) {
+  %0 = "onnx.CumSum"(%x, %a) : (tensor<2x3xi32>, tensor<i64>) -> tensor<2x3xi64>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.CumSum: x, y must have one element type, got i32, i64

@@ -71,6 +71,8 @@ builtin.module {
 // CHECK-NEXT: %29 = "onnx.Gelu"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
     %30 = "onnx.Gelu"(%x) <{approximate = "tanh"}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: %30 = "onnx.Gelu"(%x) <{approximate = "tanh"}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %31 = "onnx.IsNaN"(%x) {onnx_node_name = "isnan"} : (tensor<2x3xf32>) -> tensor<2x3xi1>
+// CHECK-NEXT: %31 = "onnx.IsNaN"(%x) {onnx_node_name = "isnan"} : (tensor<2x3xf32>) -> tensor<2x3xi1>
     func.return
 // CHECK-NEXT: func.return
   }
@@ -148,6 +150,10 @@ builtin.module {
 // CHECK-NEXT: %25 = "onnx.Constant"() {value = dense<1.250000e-01> : tensor<f32>} : () -> tensor<f32>
     %26 = "onnx.Constant"() {value = dense<[1, -2, 3]> : tensor<3xi64>} : () -> tensor<3xi64>
 // CHECK-NEXT: %26 = "onnx.Constant"() {value = dense<[1, -2, 3]> : tensor<3xi64>} : () -> tensor<3xi64>
+    %27 = "onnx.CumSum"(%d, %s) : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
+// CHECK-NEXT: %27 = "onnx.CumSum"(%d, %s) : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
+    %28 = "onnx.CumSum"(%d, %s) <{exclusive = 1 : si64, reverse = 1 : si64}> : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
+// CHECK-NEXT: %28 = "onnx.CumSum"(%d, %s) <{exclusive = 1 : si64, reverse = 1 : si64}> : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
     func.return %d : tensor<2x?x4xf32>
 // CHECK-NEXT: func.return %d : tensor<2x?x4xf32>
   }

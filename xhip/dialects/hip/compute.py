@@ -44,14 +44,19 @@ from xhip.dialects.hip.dps import (
 
 
 class UnaryElementwiseOp(DPSOp):
-    """`ins(x) outs(y)`, same element type and shape."""
+    """`ins(x) outs(y)`, same shape; same element type unless RESULT says otherwise."""
 
     ELEMENT: ClassVar[ElementKind] = ElementKind.FLOAT
+    RESULT: ClassVar[ElementKind | None] = None
+    """The output's element kind when it differs from the input's (a predicate's i1)."""
 
     def verify_semantics(self) -> None:
         x, y = self.inputs[0], self.outputs[0]
         self.check_element(x, self.ELEMENT, "input")
-        self.check_same_element([x, y], "input and output")
+        if self.RESULT is None:
+            self.check_same_element([x, y], "input and output")
+        else:
+            self.check_element(y, self.RESULT, "output")
         self.check_rank(y, _rank(x), "output")
 
 
@@ -112,6 +117,14 @@ class AbsOp(UnaryElementwiseOp):
 class NotOp(UnaryElementwiseOp):
     name = "hip.not"
     ELEMENT: ClassVar[ElementKind] = ElementKind.BOOL
+
+
+@irdl_op_definition
+class IsNaNOp(UnaryElementwiseOp):
+    """`y = isnan(x)`: float in, i1 out."""
+
+    name = "hip.isnan"
+    RESULT: ClassVar[ElementKind | None] = ElementKind.BOOL
 
 
 @irdl_op_definition
@@ -393,6 +406,25 @@ class ReduceSumOp(ReduceOp):
 @irdl_op_definition
 class ReduceMaxOp(ReduceOp):
     name = "hip.reduce_max"
+
+
+@irdl_op_definition
+class CumSumOp(DPSOp):
+    """Running sums along `axis`; `exclusive` leaves out the current element and
+    `reverse` sums from the end (ONNX CumSum)."""
+
+    name = "hip.cumsum"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.SAME_SHAPE_ON_AXIS
+    axis = prop_def(IntegerAttr[IntegerType])
+    exclusive = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+    reverse = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+
+    def verify_semantics(self) -> None:
+        x, y = self.inputs[0], self.outputs[0]
+        self.check_element(x, ElementKind.NUMERIC, "input")
+        self.check_same_element([x, y], "input and output")
+        _normalize_axis(self, self.axis.value.data, _rank(x))
+        self.check_rank(y, _rank(x), "output")
 
 
 class DataMovementOp(DPSOp):

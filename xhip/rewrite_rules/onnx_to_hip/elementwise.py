@@ -29,6 +29,7 @@ UNARY: dict[str, type[hip.DPSOp]] = {
     "onnx.Abs": hip.AbsOp,
     "onnx.Reciprocal": hip.ReciprocalOp,
     "onnx.Not": hip.NotOp,
+    "onnx.IsNaN": hip.IsNaNOp,
     "onnx.Gelu": hip.GeluOp,
 }
 
@@ -127,9 +128,9 @@ def convert_unary(op: Operation, state: ConversionState) -> list[Lowered]:
     properties = {}
     if op.name == "onnx.Gelu":
         properties["approximate"] = StringAttr(op.approximate.data)  # type: ignore[attr-defined]
-    return state.compute(
-        UNARY[op.name], [state.tensor(x)], [(dims, state.element_type(x))], properties=properties
-    )
+    # The onnx verifier fixed the result's element type: x's, or bool for IsNaN.
+    result_element = op.results[0].type.element_type  # type: ignore[attr-defined]
+    return state.compute(UNARY[op.name], [state.tensor(x)], [(dims, result_element)], properties=properties)
 
 
 @converts(*(name.removeprefix("onnx.") for name in (*BINARY, *COMPARISONS)))

@@ -1,5 +1,5 @@
-"""Linear algebra, normalization and reductions: MatMul, Gemm, Softmax,
-LayerNormalization, ReduceMean/ReduceSum/ReduceMax.
+"""Linear algebra, normalization, reductions and scans: MatMul, Gemm, Softmax,
+LayerNormalization, ReduceMean/ReduceSum/ReduceMax, CumSum.
 
 Each destination is sized by the `xhip.shapes` rule that the hip op's
 `reify_result_shapes` also calls (matmul, gemm, same_shape_on_axis, reduce), so
@@ -12,7 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    TensorType,
+    i1,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xhip import shapes
@@ -21,6 +32,8 @@ from xhip.dialects.onnx import is_none
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
 from xhip.shapes import Dim
+
+UI8 = IntegerType(8, Signedness.UNSIGNED)
 
 REDUCTIONS: dict[str, type[hip.DPSOp]] = {
     "onnx.ReduceMean": hip.ReduceMeanOp,
@@ -87,22 +100,59 @@ def convert_softmax(op: Operation, state: ConversionState) -> list[Lowered]:
 @converts("LayerNormalization")
 def convert_layer_norm(op: Operation, state: ConversionState) -> list[Lowered]:
     x, scale, bias = op.operands
-    y, *stats = op.results
-    for name, result in zip(("Mean", "InvStdDev"), stats):
-        if result.uses:
-            raise state.error(
-                f"LayerNormalization output {name} is used; only the normalized output Y is supported"
-            )
+    _, *stats = op.results
     axis = _int(op.axis)  # type: ignore[attr-defined]
     x_dims = state.dims(x)
     dims = state.check(shapes.same_shape_on_axis(state.emitter, x_dims, axis, "LayerNormalization"))
     inputs = [x, scale] if is_none(bias) else [x, scale, bias]
     properties = {"axis": IntegerAttr(axis, i64), "epsilon": op.epsilon}  # type: ignore[attr-defined]
     (normalized,) = _compute_one(op, state, hip.LayerNormOp, inputs, dims, properties)
-    # Unused statistics outputs get no tensor; their shape is still the rule's.
     stats_dims = state.check(shapes.layer_norm_stats(state.emitter, x_dims, axis))
-    unused = [Lowered(stats_dims, state.element_type(x)) for _ in stats]
-    return [normalized, *unused]
+    if not any(result.uses for result in stats):
+        # Unused statistics outputs get no tensor; their shape is still the rule's.
+        return [normalized, *(Lowered(stats_dims, state.element_type(x)) for _ in stats)]
+    # Mean and InvStdDev share the stash type; an omitted one is typed `none`.
+    element_type = next(r.type.element_type for r in stats if isinstance(r.type, TensorType))
+    return [normalized, *_layer_norm_stats(state, x, x_dims, axis, stats_dims, element_type, op.epsilon)]  # type: ignore[attr-defined]
+
+
+def _layer_norm_stats(
+    state: ConversionState,
+    x: SSAValue,
+    x_dims: list[Dim],
+    axis: int,
+    stats_dims: list[Dim],
+    element_type: Attribute,
+    epsilon: FloatAttr,
+) -> list[Lowered]:
+    """Mean and InvStdDev as ONNX's function body computes them, in the stash type.
+
+    Only models that use the statistics (training graphs, the backend tests) pay
+    for these launches: mean, x - mean, its square, their mean, + epsilon, sqrt, 1/.
+    """
+    rank = len(x_dims)
+    reduce_props: dict[str, Attribute] = {
+        "axes": DenseArrayBase.from_list(i64, list(range(axis + rank if axis < 0 else axis, rank))),
+        "keepdims": IntegerAttr.from_bool(True),
+    }
+
+    def apply(hip_op: type[hip.DPSOp], dims: list[Dim], *inputs: SSAValue, reduce: bool = False) -> SSAValue:
+        properties = reduce_props if reduce else None
+        (result,) = state.compute(hip_op, list(inputs), [(dims, element_type)], properties=properties)
+        assert result.value is not None
+        return result.value
+
+    source = state.tensor(x)
+    if state.element_type(x) != element_type:
+        source = apply(hip.CastOp, x_dims, source)
+    mean = apply(hip.ReduceMeanOp, stats_dims, source, reduce=True)
+    centered = apply(hip.SubOp, x_dims, source, mean)
+    variance = apply(hip.ReduceMeanOp, stats_dims, apply(hip.MulOp, x_dims, centered, centered), reduce=True)
+    eps_attr = DenseIntOrFPElementsAttr.from_list(TensorType(element_type, []), [epsilon.value.data])
+    eps = state.insert(arith.ConstantOp(eps_attr)).results[0]
+    std_dev = apply(hip.SqrtOp, stats_dims, apply(hip.AddOp, stats_dims, variance, eps))
+    inv_std_dev = apply(hip.ReciprocalOp, stats_dims, std_dev)
+    return [Lowered(list(stats_dims), element_type, value) for value in (mean, inv_std_dev)]
 
 
 @converts(*(name.removeprefix("onnx.") for name in REDUCTIONS))
@@ -123,4 +173,38 @@ def convert_reduce(op: Operation, state: ConversionState) -> list[Lowered]:
         "axes": DenseArrayBase.from_list(i64, unique),
         "keepdims": IntegerAttr.from_bool(keepdims),
     }
+    if op.name == "onnx.ReduceMax" and state.element_type(data) == i1:
+        return _reduce_max_of_bools(op, state, data, dims, properties)
     return _compute_one(op, state, REDUCTIONS[op.name], [data], dims, properties)
+
+
+def _reduce_max_of_bools(
+    op: Operation, state: ConversionState, data: SSAValue, dims: list[Dim], properties: dict[str, Attribute]
+) -> list[Lowered]:
+    """ReduceMax of bools (opset 20) is "any": the max of 0/1 bytes, whose empty max is 0 (false).
+
+    hip reductions are numeric, so the bools travel as ui8 both ways.
+    """
+    dims = state.fit_to_declared(dims, op.results[0].type)
+    (as_bytes,) = state.compute(hip.CastOp, [state.tensor(data)], [(state.dims(data), UI8)])
+    assert as_bytes.value is not None
+    (reduced,) = state.compute(hip.ReduceMaxOp, [as_bytes.value], [(dims, UI8)], properties=properties)
+    assert reduced.value is not None
+    return state.compute(hip.CastOp, [reduced.value], [(dims, i1)])
+
+
+@converts("CumSum")
+def convert_cumsum(op: Operation, state: ConversionState) -> list[Lowered]:
+    x, axis_value = op.operands
+    # The axis becomes a property of the hip op, so it must be known when compiling.
+    axes = state.static_ints(axis_value, "CumSum axis")
+    if len(axes) != 1:
+        raise state.error(f"CumSum axis must hold one element, got {len(axes)}")
+    (axis,) = axes
+    dims = state.check(shapes.same_shape_on_axis(state.emitter, state.dims(x), axis, "CumSum"))
+    properties: dict[str, Attribute] = {
+        "axis": IntegerAttr(axis, i64),
+        "exclusive": IntegerAttr.from_bool(_flag(op.exclusive)),  # type: ignore[attr-defined]
+        "reverse": IntegerAttr.from_bool(_flag(op.reverse)),  # type: ignore[attr-defined]
+    }
+    return _compute_one(op, state, hip.CumSumOp, [x], dims, properties)

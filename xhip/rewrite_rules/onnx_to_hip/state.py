@@ -65,9 +65,14 @@ class ConversionState:
     # -- position ------------------------------------------------------------------------
 
     def move_before(self, op: Operation) -> None:
-        """New IR for `op`'s conversion goes right before `op`."""
+        """New IR for `op`'s conversion goes right before `op`.
+
+        Ops are converted in program order, so index arithmetic built for earlier
+        ops (and the argument dims at entry) dominates `op` and is reused: each
+        extent is one SSA value during the conversion, not only after cse.
+        """
         self.current = op
-        self.emitter = IndexEmitter(InsertPoint.before(op))
+        self.emitter = self._prologue.moved_to(InsertPoint.before(op))
 
     @property
     def builder(self) -> Builder:
