@@ -434,10 +434,54 @@ def test_non_default_domain():
     )
 
 
-@pytest.mark.parametrize("opset", [12, 22])
-def test_opset_outside_supported_range(opset: int):
-    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [2])], [tensor("y", [2])], opset=opset)
-    assert import_error(model) == f"error: ai.onnx opset {opset} is not supported (xhip imports opsets 13 to 21)"
+def test_op_form_older_than_supported_opsets():
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [2])], [tensor("y", [2])], opset=12)
+    assert import_error(model) == (
+        "error: onnx node #0 (op 'Relu', domain 'ai.onnx') has its opset-6 form at opset 12, which xhip does not "
+        "support (xhip knows the forms of opsets 13 to 21)"
+    )
+
+
+def test_opset_newer_than_onnx_knows():
+    newest = onnx.defs.onnx_opset_version()
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [2])], [tensor("y", [2])], opset=newest + 1)
+    assert import_error(model) == (
+        f"error: ai.onnx opset {newest + 1} is not supported (onnx {onnx.__version__} knows opsets 1 to {newest})"
+    )
+
+
+@pytest.mark.parametrize(
+    "op_type, opset",
+    [("And", 7), ("Not", 1), ("Relu", 22), ("Cast", 25), ("Reshape", 24), ("Transpose", 28)],
+)
+def test_known_form_at_another_opset(op_type: str, opset: int):
+    """An opset outside 13..21 imports when the node's form is a known one (or only adds types)."""
+    attrs = {"to": TensorProto.FLOAT} if op_type == "Cast" else {}
+    inputs = ["x", "shape"] if op_type == "Reshape" else ["x"]
+    element = TensorProto.BOOL if op_type in ("And", "Not") else TensorProto.FLOAT
+    inputs = ["x", "x"] if op_type == "And" else inputs
+    inits = [numpy_helper.from_array(np.array([4], np.int64), "shape")] if op_type == "Reshape" else []
+    node = helper.make_node(op_type, inputs, ["y"], name="n", **attrs)
+    model = make_model([node], [tensor("x", [2, 2], element)], [tensor("y", None, element)], inits, opset)
+    (*_, op) = body(import_model(model))
+    assert op.name == f"onnx.{op_type}"
+
+
+def test_later_forms_that_change_more_than_types_are_not_known():
+    """Every supported op's forms of opsets 22..28 only add element types and attributes."""
+    from xhip.importer import known_form
+
+    newest = onnx.defs.onnx_opset_version()
+    for op_type in ONNX_OPS:
+        assert all(known_form(op_type, v) for v in range(SUPPORTED_OPSETS.stop, newest + 1)), op_type
+    # Softmax of opset 11 normalizes over flattened trailing axes: not the known form.
+    assert not known_form("Softmax", 11)
+
+
+def test_attribute_added_after_opset_21_is_rejected():
+    node = helper.make_node("Cast", ["x"], ["y"], name="cast", to=TensorProto.FLOAT16, round_mode="up")
+    model = make_model([node], [tensor("x", [2])], [tensor("y", None, TensorProto.FLOAT16)], opset=24)
+    assert import_error(model) == "error: onnx node \"cast\" (op 'Cast') attribute 'round_mode' is not supported"
 
 
 def test_no_default_opset():

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from functools import cache
 from math import prod
 
 import onnx
@@ -78,7 +79,12 @@ from xhip.dialects.onnx import (
 )
 
 SUPPORTED_OPSETS = range(13, 22)
-"""ai.onnx opsets whose operator forms the importer knows (13 to 21)."""
+"""ai.onnx opsets whose operator forms the importer knows (13 to 21).
+
+A model of another opset imports when each of its nodes has one of these forms:
+And at opset 7 is the And of opset 13, and Cast at opset 25 is the Cast of
+opset 21 with more element types (see `known_form`).
+"""
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -154,6 +160,42 @@ def _load(path: str) -> ModelProto:
 # ---------------------------------------------------------------------------------
 
 
+@cache
+def known_form(op_type: str, opset: int) -> bool:
+    """Whether ai.onnx `op_type` at `opset` has an operator form xhip knows.
+
+    Known are the forms of SUPPORTED_OPSETS, whichever opset a model names them
+    by, and later forms that only widen the newest known one: the same inputs and
+    outputs, more element types, and new attributes (which the dialect rejects
+    when a node sets one it does not declare). Opsets 22 to 28 are of that kind
+    for every supported op.
+    """
+    form = onnx.defs.get_schema(op_type, opset, "")
+    known = {onnx.defs.get_schema(op_type, v, "").since_version for v in SUPPORTED_OPSETS if _exists(op_type, v)}
+    if form.since_version in known:
+        return True
+    if not known or form.since_version < max(known):
+        return False  # a form older than opset 13 (Softmax at 11 flattens trailing axes)
+    newest = onnx.defs.get_schema(op_type, max(known), "")
+    return (
+        _signature(form.inputs) == _signature(newest.inputs)
+        and _signature(form.outputs) == _signature(newest.outputs)
+        and set(newest.attributes) <= set(form.attributes)
+    )
+
+
+def _exists(op_type: str, opset: int) -> bool:
+    try:
+        onnx.defs.get_schema(op_type, opset, "")
+    except onnx.defs.SchemaError:
+        return False
+    return True
+
+
+def _signature(parameters: Sequence[onnx.defs.OpSchema.FormalParameter]) -> list[tuple[str, object]]:
+    return [(p.name, p.option) for p in parameters]
+
+
 def node_label(node: NodeProto, index: int) -> str:
     """How errors name a node: its name, or its position when it has none."""
     return f'onnx node "{node.name}"' if node.name else f"onnx node #{index}"
@@ -200,11 +242,9 @@ class _Importer:
         if not versions:
             raise self.error("the model imports no ai.onnx opset")
         version = versions[0]
-        if version not in SUPPORTED_OPSETS:
-            raise self.error(
-                f"ai.onnx opset {version} is not supported "
-                f"(xhip imports opsets {SUPPORTED_OPSETS.start} to {SUPPORTED_OPSETS.stop - 1})"
-            )
+        newest = onnx.defs.onnx_opset_version()
+        if not 1 <= version <= newest:
+            raise self.error(f"ai.onnx opset {version} is not supported (onnx {onnx.__version__} knows opsets 1 to {newest})")
         return version
 
     def _check_nodes(self) -> None:
@@ -227,7 +267,7 @@ class _Importer:
             if node.op_type not in ONNX_OPS:
                 raise self.error(f"{described} is not supported")
             try:
-                onnx.defs.get_schema(node.op_type, self.opset, "")
+                schema = onnx.defs.get_schema(node.op_type, self.opset, "")
             except onnx.defs.SchemaError:
                 first = min(
                     s.since_version
@@ -237,6 +277,12 @@ class _Importer:
                 raise self.error(
                     f"{described} does not exist in opset {self.opset}; it was added in opset {first}"
                 ) from None
+            if not known_form(node.op_type, self.opset):
+                raise self.error(
+                    f"{described} has its opset-{schema.since_version} form at opset {self.opset}, which xhip "
+                    f"does not support (xhip knows the forms of opsets {SUPPORTED_OPSETS.start} to "
+                    f"{SUPPORTED_OPSETS.stop - 1})"
+                )
 
     # -- the whole import ----------------------------------------------------------
 

@@ -11,5 +11,5 @@
 // CONV: {{.*}}conv.onnx: error: onnx node "conv1" (op 'Conv', domain 'ai.onnx') is not supported
 // CONV-NOT: Traceback
 // DOMAIN: {{.*}}domain.onnx: error: onnx node "fused" (op 'FusedMatMul', domain 'com.microsoft') is not supported (xhip imports the ai.onnx domain only)
-// OPSET: {{.*}}opset.onnx: error: ai.onnx opset 12 is not supported (xhip imports opsets 13 to 21)
+// OPSET: {{.*}}opset.onnx: error: onnx node "relu" (op 'Relu', domain 'ai.onnx') has its opset-6 form at opset 12, which xhip does not support (xhip knows the forms of opsets 13 to 21)
 // MISSING: {{.*}}missing.onnx: error: cannot read ONNX model: no such file
