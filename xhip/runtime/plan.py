@@ -186,6 +186,14 @@ def mixed_values(static: Iterable[int], dynamic_slots: list[int]) -> MixedValues
     return values
 
 
+def offsets_sizes_strides(op: Operation, plan: PlanBuilder) -> tuple[MixedValues, MixedValues, MixedValues]:
+    """The mixed static/dynamic offsets, sizes and strides of a slice-like op."""
+    return tuple(  # type: ignore[return-value]
+        mixed_values(getattr(op, f"static_{part}").get_values(), plan.slots(getattr(op, part)))
+        for part in ("offsets", "sizes", "strides")
+    )
+
+
 def shape_of_type(shaped_type: object, dynamic_slots: list[int]) -> MixedValues:
     """The runtime shape of a tensor/memref type whose `?` dims are operands."""
     return mixed_values(shaped_type.get_shape(), dynamic_slots)  # type: ignore[attr-defined]

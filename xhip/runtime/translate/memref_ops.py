@@ -19,6 +19,7 @@ from xhip.runtime.plan import (
     Step,
     buffer_label,
     mixed_values,
+    offsets_sizes_strides,
     shape_of_type,
     translates,
 )
@@ -111,9 +112,7 @@ def translate_view(op: Operation, plan: PlanBuilder) -> Step:
 @translates("memref.subview")
 def translate_subview(op: Operation, plan: PlanBuilder) -> Step:
     assert isinstance(op, memref.SubviewOp)
-    offsets = mixed_values(op.static_offsets.get_values(), plan.slots(op.offsets))
-    sizes = mixed_values(op.static_sizes.get_values(), plan.slots(op.sizes))
-    strides = mixed_values(op.static_strides.get_values(), plan.slots(op.strides))
+    offsets, sizes, strides = offsets_sizes_strides(op, plan)
     source, out = plan.slot(op.source), plan.slot(op.result)
     result_shape = op.result.type.get_shape()
 
@@ -132,9 +131,7 @@ def translate_subview(op: Operation, plan: PlanBuilder) -> Step:
 @translates("memref.reinterpret_cast")
 def translate_reinterpret_cast(op: Operation, plan: PlanBuilder) -> Step:
     assert isinstance(op, memref.ReinterpretCastOp)
-    offsets = mixed_values(op.static_offsets.get_values(), plan.slots(op.offsets))
-    sizes = mixed_values(op.static_sizes.get_values(), plan.slots(op.sizes))
-    strides = mixed_values(op.static_strides.get_values(), plan.slots(op.strides))
+    offsets, sizes, strides = offsets_sizes_strides(op, plan)
     source, out = plan.slot(op.source), plan.slot(op.result)
     dtype, owner = numpy_dtype(op.result.type.element_type), Owner(buffer_label(op))
 

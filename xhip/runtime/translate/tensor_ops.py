@@ -8,7 +8,16 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Operation
 
 from xhip.runtime.buffers import numpy_dtype
-from xhip.runtime.plan import PlanBuilder, Registers, Step, mixed_values, poisoned, shape_of_type, translates
+from xhip.runtime.plan import (
+    PlanBuilder,
+    Registers,
+    Step,
+    mixed_values,
+    offsets_sizes_strides,
+    poisoned,
+    shape_of_type,
+    translates,
+)
 
 
 def _array(value: object) -> np.ndarray:
@@ -76,9 +85,7 @@ def kept_dims(shape: tuple[int, ...], result_shape: tuple[int, ...]) -> list[int
 
 
 def _slice_steps(op: Operation, plan: PlanBuilder):
-    offsets = mixed_values(op.static_offsets.get_values(), plan.slots(op.offsets))  # type: ignore[attr-defined]
-    sizes = mixed_values(op.static_sizes.get_values(), plan.slots(op.sizes))  # type: ignore[attr-defined]
-    strides = mixed_values(op.static_strides.get_values(), plan.slots(op.strides))  # type: ignore[attr-defined]
+    offsets, sizes, strides = offsets_sizes_strides(op, plan)
 
     def window(regs: Registers) -> tuple[slice, ...]:
         return tuple(
