@@ -4,8 +4,9 @@ xDSL has no view-flow analysis: here a memref value's *root* is the value that
 owns its bytes. Views (`subview`, `expand_shape`, `collapse_shape`, `cast`,
 `reinterpret_cast`) alias their source, so their root is the source's root; a
 `memref.view` into a pool starts a new buffer and is its own root. A root is
-live from its definition to the last use of any of its aliases; a buffer
-returned by the function lives to the end.
+live from its definition to the last use of any of its aliases (a use inside
+an op's regions counts at that op; a dealloc is no use); a buffer returned by
+the function lives to the end.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from xdsl.dialects import func, memref
 from xdsl.ir import Block, Operation, SSAValue
 
+from xhip.dialects.hip import FreeOp
+
 ALIASING_VIEWS: tuple[type[Operation], ...] = (
     memref.SubviewOp,
     memref.ExpandShapeOp,
@@ -23,6 +26,10 @@ ALIASING_VIEWS: tuple[type[Operation], ...] = (
     memref.CastOp,
     memref.ReinterpretCastOp,
 )
+
+
+RELEASES: tuple[type[Operation], ...] = (memref.DeallocOp, FreeOp)
+"""Ops that end a buffer's life rather than use its contents."""
 
 
 @dataclass(frozen=True)
@@ -58,11 +65,15 @@ def live_intervals(block: Block, roots: Iterable[SSAValue] | None = None) -> dic
         first = positions[owner] if isinstance(owner, Operation) and owner in positions else 0
         intervals[root] = Interval(first, first)
     for op, index in positions.items():
-        for operand in op.operands:
-            root = alias.get(operand)
-            if root in intervals:
-                last = end if isinstance(op, func.ReturnOp) else index
-                intervals[root] = Interval(intervals[root].first, max(intervals[root].last, last))
+        # Uses inside an op's regions count at the op itself.
+        for user in op.walk():
+            if isinstance(user, RELEASES):
+                continue
+            for operand in user.operands:
+                root = alias.get(operand)
+                if root in intervals:
+                    last = end if isinstance(user, func.ReturnOp) and user.parent_block() is block else index
+                    intervals[root] = Interval(intervals[root].first, max(intervals[root].last, last))
     return intervals
 
 

@@ -1,0 +1,12 @@
+// RUN: xhip-opt %s -p hip-optimize-memrefs --allow-unregistered-dialect --verify-diagnostics | filecheck %s
+
+// Liveness is positions in one block: a function with several blocks is refused,
+// not silently left alone.
+func.func @two_blocks(%ctx: !hip.context, %x: memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  hip.relu(%ctx) ins(%x : memref<8xf32>) outs(%a : memref<8xf32>)
+  "test.br"() [^bb1] : () -> ()
+^bb1:
+  func.return
+}
+// CHECK: {{.*}}invalid.mlir:5:1: error: hip-optimize-memrefs expects a single-block function; '@two_blocks' has 2 blocks

@@ -1,0 +1,170 @@
+"""hip-materialize-host-scalars: tiny host-touched integer buffers to host scratch.
+
+Shape scalars, counts and indices that host code stores (or loads) live in tiny
+integer buffers. In device memory every host access would be a copy and a wait;
+and as pool slots they could be reused by a later buffer while a queued kernel
+still reads them (seed 004). So a static `memref.alloc` of at most `max-elements`
+integer/index elements that host code loads or stores (also through views) becomes
+a `memref.view` into ONE `hip.get_host_scratch(%ctx, %total)` per function, each at
+a 64-byte aligned offset of its own.
+
+A buffer qualifies only if every user, through views, is one whose meaning does
+not change when the bytes are host-mapped: host loads/stores, `memref.dim`,
+`memref.dealloc` (dropped: the scratch is runtime-owned), `memref.copy`, hip ops,
+and views of it. Anything else (a `func.return`, a call) keeps it where it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, memref
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, NoneAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xhip.analysis.host_access import HOST_ACCESS_OPS, forward_aliases, is_view_of
+from xhip.diagnostics import XhipError, op_error
+from xhip.dialects.hip import ContextType, GetHostScratchOp
+
+SCRATCH_ALIGNMENT = 64
+
+
+def _align(value: int) -> int:
+    return -(-value // SCRATCH_ALIGNMENT) * SCRATCH_ALIGNMENT
+
+
+def _element_bytes(element: object) -> int:
+    """Bytes per element in scratch: index is 8, an integer its width rounded up to bytes."""
+    if isinstance(element, IndexType):
+        return 8
+    assert isinstance(element, IntegerType)
+    return max(1, -(-element.width.data // 8))
+
+
+def _fits_scratch(buffer_type: MemRefType, max_elements: int) -> bool:
+    """Static, small, integer/index, identity layout, default memory space."""
+    return (
+        buffer_type.has_static_shape()
+        and buffer_type.element_count() <= max_elements
+        and isinstance(buffer_type.element_type, IntegerType | IndexType)
+        and isinstance(buffer_type.layout, NoneAttr)
+        and isinstance(buffer_type.memory_space, NoneAttr)
+    )
+
+
+def _accepts_host_mapping(user: Operation, value: SSAValue) -> bool:
+    """Whether `user` of `value` means the same when `value` lives in host scratch."""
+    if isinstance(user, (*HOST_ACCESS_OPS, memref.DimOp, memref.DeallocOp, memref.CopyOp)):
+        return True
+    # A kernel reads or writes through the pointer, host-mapped or not.
+    return is_view_of(user, value) or user.name.startswith("hip.")
+
+
+def is_host_scalar(alloc: memref.AllocOp, max_elements: int) -> bool:
+    """A static tiny integer buffer that host code touches and whose users all accept scratch."""
+    if not _fits_scratch(alloc.memref.type, max_elements):
+        return False
+    touched = False
+    for alias in forward_aliases(alloc.memref):
+        for use in alias.uses:
+            if not _accepts_host_mapping(use.operation, alias):
+                return False
+            touched |= isinstance(use.operation, HOST_ACCESS_OPS)
+    return touched
+
+
+def _scratch_bytes(buffer_type: MemRefType) -> int:
+    return buffer_type.element_count() * _element_bytes(buffer_type.element_type)
+
+
+def _existing_scratch(entry: Block) -> tuple[GetHostScratchOp | None, int]:
+    """The function's scratch if an earlier run made one, and its constant size."""
+    for op in entry.ops:
+        if isinstance(op, GetHostScratchOp):
+            size = op.size.owner
+            if not (isinstance(size, arith.ConstantOp) and isinstance(size.value, builtin.IntegerAttr)):
+                raise op_error(op, "cannot add host scalars to a host scratch whose size is not a constant")
+            return op, size.value.value.data
+    return None, 0
+
+
+def _index_constant(value: int, point: InsertPoint) -> SSAValue:
+    op = arith.ConstantOp.from_int_and_width(value, IndexType())
+    op.result.name_hint = f"c{value}"
+    Rewriter.insert_op(op, point)
+    return op.result
+
+
+def _scratch_for(function: func.FuncOp, first_alloc: Operation, total: int) -> GetHostScratchOp:
+    """The function's one host scratch, created or grown to `total` bytes."""
+    entry = function.body.blocks.first
+    assert entry is not None
+    if not entry.args or not isinstance(entry.args[0].type, ContextType):
+        raise op_error(
+            first_alloc,
+            f"host scalar buffer needs host scratch, but '@{function.sym_name.data}' "
+            "has no !hip.context as argument #0",
+        )
+    scratch, _ = _existing_scratch(entry)
+    if scratch is None:
+        start = InsertPoint.at_start(entry)
+        scratch = GetHostScratchOp(entry.args[0], _index_constant(total, start))
+        scratch.result.name_hint = "host_scratch"
+        Rewriter.insert_op(scratch, start)
+        return scratch
+    old_size = scratch.size.owner
+    scratch.operands = [scratch.ctx, _index_constant(total, InsertPoint.before(scratch))]
+    if isinstance(old_size, Operation) and not old_size.results[0].uses:
+        Rewriter.erase_op(old_size)
+    return scratch
+
+
+def _replace_by_view(alloc: memref.AllocOp, scratch: SSAValue, offset: int) -> None:
+    at_alloc = InsertPoint.before(alloc)
+    view = memref.ViewOp(scratch, _index_constant(offset, at_alloc), [], alloc.memref.type)
+    view.result.name_hint = alloc.memref.name_hint
+    Rewriter.insert_op(view, at_alloc)
+    # The scratch is runtime-owned: nothing frees it.
+    for alias in forward_aliases(alloc.memref):
+        for use in list(alias.uses):
+            if isinstance(use.operation, memref.DeallocOp):
+                Rewriter.erase_op(use.operation)
+    alloc.memref.replace_all_uses_with(view.result)
+    Rewriter.erase_op(alloc)
+
+
+def materialize(function: func.FuncOp, max_elements: int) -> None:
+    """Move every host scalar of `function` into its host scratch."""
+    allocs = [op for op in function.walk() if isinstance(op, memref.AllocOp) and is_host_scalar(op, max_elements)]
+    if not allocs:
+        return
+    entry = function.body.blocks.first
+    assert entry is not None
+    _, cursor = _existing_scratch(entry)
+    offsets = []
+    for alloc in allocs:
+        cursor = _align(cursor)
+        offsets.append(cursor)
+        cursor += _scratch_bytes(alloc.memref.type)
+    scratch = _scratch_for(function, allocs[0], _align(cursor))
+    for alloc, offset in zip(allocs, offsets, strict=True):
+        _replace_by_view(alloc, scratch.result, offset)
+
+
+@dataclass(frozen=True)
+class MaterializeHostScalarsPass(ModulePass):
+    """Static integer buffers of at most `max-elements` elements touched by host code -> host scratch."""
+
+    name = "hip-materialize-host-scalars"
+
+    max_elements: int = 16
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        if self.max_elements < 1:
+            raise XhipError(f"hip-materialize-host-scalars: option max-elements must be >= 1, got {self.max_elements}")
+        for function in op.walk():
+            if isinstance(function, func.FuncOp) and function.body.blocks:
+                materialize(function, self.max_elements)
