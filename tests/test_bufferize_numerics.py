@@ -1,0 +1,238 @@
+"""one-shot-bufferize + hip-use-output-allocator on whole models, against onnxruntime.
+
+Each model is compiled with the default pipeline up to its first `cse`, then the
+two passes; the memref IR runs on the reference backend, normally and under the
+sanitizer (which fails on a read of bytes another live buffer overwrote), and
+must match onnxruntime. The IR itself must hold the stage's contract: no tensor
+left, and every graph output a `hip.alloc_output` of its own index.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from xhip.api import DEFAULT_PIPELINE, compile_stages
+from xhip.context import make_context
+from xhip.diagnostics import XhipError
+from xhip.dialects.hip import AllocOutputOp
+from xhip.parsing import parse_module
+from xhip.pass_runner import run_passes
+from xhip.passes.use_output_allocator import UseOutputAllocatorPass
+from xhip.pipeline import Pipeline, load_pipeline, parse_pass_spec
+from xhip.runtime.check import compare, onnxruntime_outputs
+from xhip.runtime.executable import Executable
+
+REPO = Path(__file__).resolve().parents[1]
+RNG = np.random.default_rng(2024)
+
+
+def _bufferize_pipeline() -> Pipeline:
+    default = load_pipeline(DEFAULT_PIPELINE)
+    names = [entry.name for entry in default.passes]
+    ours = parse_pass_spec("one-shot-bufferize,hip-use-output-allocator").passes
+    return dataclasses.replace(default, name="bufferize", passes=default.passes[: names.index("cse") + 1] + ours)
+
+
+def _compile(model: onnx.ModelProto) -> tuple[ModuleOp, str]:
+    """The IR after the two passes, and the directory of its constants file."""
+    *_, (_, module, constants_dir) = compile_stages(model, _bufferize_pipeline())
+    return module, constants_dir
+
+
+def _model(nodes, inputs, outputs, initializers=()) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def _value(name, elem, dims):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def _floats(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def _max_model():
+    model = _model(
+        [helper.make_node("Max", ["a", "b"], ["y"])],
+        [_value("a", TensorProto.FLOAT, ["m", "n"]), _value("b", TensorProto.FLOAT, ["p", "q"])],
+        [_value("y", TensorProto.FLOAT, None)],
+    )
+    return model, {"a": _floats(4, 1), "b": _floats(4, 8)}
+
+
+def _nonzero_model():
+    model = _model(
+        [helper.make_node("Greater", ["x", "zero"], ["mask"]), helper.make_node("NonZero", ["mask"], ["y"])],
+        [_value("x", TensorProto.FLOAT, ["r", "c"])],
+        [_value("y", TensorProto.INT64, None)],
+        [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])],
+    )
+    return model, {"x": _floats(5, 6)}
+
+
+def _slice_from_shape_model():
+    # y = x[: shape(t)[0] - 1, 1:]: the returned value is a strided view of an input.
+    nodes = [
+        helper.make_node("Shape", ["t"], ["t_shape"]),
+        helper.make_node("Gather", ["t_shape", "zero"], ["rows"], axis=0),
+        helper.make_node("Sub", ["rows", "one"], ["end0"]),
+        helper.make_node("Concat", ["end0", "big"], ["ends"], axis=0),
+        helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"]),
+    ]
+    inits = [
+        helper.make_tensor("zero", TensorProto.INT64, [1], [0]),
+        helper.make_tensor("one", TensorProto.INT64, [1], [1]),
+        helper.make_tensor("big", TensorProto.INT64, [1], [2**62]),
+        helper.make_tensor("starts", TensorProto.INT64, [2], [0, 1]),
+        helper.make_tensor("axes", TensorProto.INT64, [2], [0, 1]),
+    ]
+    model = _model(
+        nodes,
+        [_value("x", TensorProto.FLOAT, ["a", "b"]), _value("t", TensorProto.FLOAT, ["c"])],
+        [_value("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    return model, {"x": _floats(9, 5), "t": _floats(6)}
+
+
+def _reshape_flatten_model():
+    # Reshape with 0 and -1, then Flatten: the output is a chain of views; a Relu in
+    # front makes one output the program's own buffer seen through a reshape.
+    model = _model(
+        [
+            helper.make_node("Reshape", ["x", "shape"], ["r"]),
+            helper.make_node("Flatten", ["r"], ["y"], axis=2),
+            helper.make_node("Relu", ["x"], ["rx"]),
+            helper.make_node("Flatten", ["rx"], ["z"], axis=1),
+        ],
+        [_value("x", TensorProto.FLOAT, ["a", "b", 6])],
+        [_value("y", TensorProto.FLOAT, None), _value("z", TensorProto.FLOAT, None)],
+        [helper.make_tensor("shape", TensorProto.INT64, [3], [0, -1, 3])],
+    )
+    return model, {"x": _floats(2, 4, 6)}
+
+
+def _concat_split_model():
+    model = _model(
+        [
+            helper.make_node("Concat", ["x", "z"], ["c"], axis=1),
+            helper.make_node("Split", ["c", "split"], ["y0", "y1"], axis=1),
+        ],
+        [_value("x", TensorProto.FLOAT, ["a", 3]), _value("z", TensorProto.FLOAT, ["a", 5])],
+        [_value("y0", TensorProto.FLOAT, None), _value("y1", TensorProto.FLOAT, None)],
+        [helper.make_tensor("split", TensorProto.INT64, [2], [2, 6])],
+    )
+    return model, {"x": _floats(4, 3), "z": _floats(4, 5)}
+
+
+def _attention():
+    return onnx.load(REPO / "examples" / "attention.onnx"), {"X": _floats(2, 128, 64)}
+
+
+def _gpt2():
+    ids = RNG.integers(0, 256, (2, 12)).astype(np.int64)
+    return onnx.load(REPO / "examples" / "gpt2_2layer.onnx"), {"input_ids": ids}
+
+
+MODELS = {
+    "attention": _attention,
+    "max_4x1_4x8": _max_model,
+    "nonzero": _nonzero_model,
+    "slice_from_shape": _slice_from_shape_model,
+    "reshape_flatten": _reshape_flatten_model,
+    "concat_split": _concat_split_model,
+    "gpt2": _gpt2,
+}
+
+HOST_READS_DEVICE_DATA = {"nonzero"}
+"""Models whose host code reads a device-written value (NonZero's count) at this stage:
+hip-lower-host-visibility makes that read wait for its producer, not these passes."""
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def compiled(request):
+    model, feeds = MODELS[request.param]()
+    module, constants_dir = _compile(model)
+    return request.param, model, feeds, module, constants_dir
+
+
+def _check_contract(module: ModuleOp) -> None:
+    for op in module.walk():
+        types = [v.type for v in (*op.operands, *op.results)]
+        assert not any(isinstance(t, TensorType) for t in types), f"tensor left in {op.name}"
+    main = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    returned = main.body.blocks.first.last_op
+    assert isinstance(returned, func.ReturnOp)
+    for index, value in enumerate(returned.arguments):
+        assert isinstance(value.owner, AllocOutputOp), f"output {index} is {value.owner.name}"
+        assert value.owner.out_idx.value.data == index
+
+
+def test_matches_onnxruntime(compiled):
+    name, model, feeds, module, constants_dir = compiled
+    _check_contract(module)
+    outputs = Executable(module.clone(), constants_dir=constants_dir).run(feeds)
+    result = compare(outputs, onnxruntime_outputs(model, feeds))
+    assert result.passed, f"{name}: {result.problems}"
+
+
+def test_sanitized_run(compiled):
+    name, model, feeds, module, constants_dir = compiled
+    executable = Executable(module.clone(), sanitize=True, constants_dir=constants_dir)
+    if name in HOST_READS_DEVICE_DATA:
+        with pytest.raises(XhipError, match="host read"):
+            executable.run(feeds)
+        return
+    result = compare(executable.run(feeds), onnxruntime_outputs(model, feeds))
+    assert result.passed, f"{name}: {result.problems}"
+
+
+def test_attention_allocates_buffers_not_views():
+    module, _ = _compile(_attention()[0])
+    ops = [op.name for op in module.walk()]
+    # Seed 003 pass 3: one buffer per kernel output; the last one is the graph output.
+    assert ops.count("memref.alloc") == 7
+    assert ops.count("hip.alloc_output") == 1
+    assert "memref.copy" not in ops
+
+
+# -- the rank-expanding output, executed --------------------------------------------------
+
+RANK_EXPANDING = """
+func.func @main_graph(%ctx: !hip.context, %x: memref<?x?xf32> {onnx.name = "x", onnx.dim_params = "0:b,1:s"})
+    -> (memref<?x?xf32> {onnx.name = "y"}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = memref.dim %x, %c0 : memref<?x?xf32>
+  %s = memref.dim %x, %c1 : memref<?x?xf32>
+  %bs = arith.muli %b, %s : index
+  %flat = memref.alloc(%bs) : memref<?xf32>
+  %xf = memref.collapse_shape %x [[0, 1]] : memref<?x?xf32> into memref<?xf32>
+  hip.relu(%ctx) ins(%xf : memref<?xf32>) outs(%flat : memref<?xf32>)
+  %y = memref.expand_shape %flat [[0, 1]] output_shape [%b, %s] : memref<?xf32> into memref<?x?xf32>
+  func.return %y : memref<?x?xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (1, 7), (0, 4)])
+def test_rank_expanding_output_has_both_external_dims(shape):
+    ctx = make_context()
+    module = parse_module(ctx, RANK_EXPANDING, "rank_expanding.mlir")
+    run_passes(ctx, module, [UseOutputAllocatorPass()])
+    (output,) = [op for op in module.walk() if isinstance(op, AllocOutputOp)]
+    assert [v.name_hint for v in output.dynamic_sizes] == ["b", "s"]
+    assert not [op for op in module.walk() if isinstance(op, memref.AllocOp)]
+    x = RNG.standard_normal(shape).astype(np.float32)
+    y = Executable(module, sanitize=True).run({"x": x})["y"]
+    assert y.shape == shape
+    np.testing.assert_array_equal(y, np.maximum(x, 0))

@@ -1,0 +1,129 @@
+"""Memref types of bufferized tensors, layouts, and the view ops over buffers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerAttr,
+    MemRefType,
+    NoneAttr,
+    StridedLayoutAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+
+Groups = list[list[int]]
+"""A reassociation: for each collapsed dim, the expanded dims it covers."""
+
+Dim = int | SSAValue
+"""A static extent or a runtime `index` value."""
+
+
+def memref_of(tensor_type: TensorType[Attribute]) -> MemRefType[Attribute]:
+    """The identity-layout memref of a ranked tensor type (the buffer a kernel writes)."""
+    return MemRefType(tensor_type.element_type, tensor_type.get_shape())
+
+
+def identity_of(memref_type: MemRefType[Attribute]) -> MemRefType[Attribute]:
+    return MemRefType(memref_type.element_type, memref_type.get_shape())
+
+
+def is_identity(memref_type: Attribute) -> bool:
+    """Whether `memref_type` is a contiguous row-major buffer (no layout attribute)."""
+    return isinstance(memref_type, MemRefType) and isinstance(memref_type.layout, NoneAttr)
+
+
+def with_shape(memref_type: MemRefType[Attribute], shape: Sequence[int]) -> MemRefType[Attribute]:
+    """`memref_type` with another shape of the same rank and the same layout (a cast target)."""
+    return MemRefType(memref_type.element_type, shape, memref_type.layout, memref_type.memory_space)
+
+
+def static_or_dynamic(dims: Sequence[Dim]) -> list[int]:
+    """The static shape that `dims` give a type: `?` for every runtime value."""
+    return [d if isinstance(d, int) else DYNAMIC_INDEX for d in dims]
+
+
+def groups_of(reassociation: ArrayAttr) -> Groups:
+    return [[int(index.value.data) for index in group] for group in reassociation.data]  # type: ignore[union-attr]
+
+
+def collapsed_shape(shape: Sequence[int], groups: Groups) -> list[int]:
+    """The static shape of collapsing `shape` by `groups` (`?` when a member is `?`)."""
+    collapsed = []
+    for group in groups:
+        members = [shape[dim] for dim in group]
+        extent = 1
+        for member in members:
+            extent *= member
+        collapsed.append(DYNAMIC_INDEX if DYNAMIC_INDEX in members else extent)
+    return collapsed
+
+
+def collapse(source: SSAValue, reassociation: ArrayAttr) -> memref.CollapseShapeOp:
+    """`memref.collapse_shape` of an identity-layout buffer, with the inferred result type."""
+    source_type = source.type
+    assert isinstance(source_type, MemRefType) and is_identity(source_type)
+    shape = collapsed_shape(source_type.get_shape(), groups_of(reassociation))
+    return memref.CollapseShapeOp.build(
+        operands=[source],
+        result_types=[MemRefType(source_type.element_type, shape)],
+        properties={"reassociation": reassociation},
+    )
+
+
+def expand(source: SSAValue, reassociation: ArrayAttr, output_shape: Sequence[Dim]) -> memref.ExpandShapeOp:
+    """`memref.expand_shape` of an identity-layout buffer into `output_shape`."""
+    source_type = source.type
+    assert isinstance(source_type, MemRefType) and is_identity(source_type)
+    static = static_or_dynamic(output_shape)
+    return memref.ExpandShapeOp.build(
+        operands=[source, [d for d in output_shape if not isinstance(d, int)]],
+        result_types=[MemRefType(source_type.element_type, static)],
+        properties={
+            "reassociation": reassociation,
+            "static_output_shape": DenseArrayBase.from_list(i64, static),
+        },
+    )
+
+
+def whole_buffer(rank: int) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
+    """The reassociation that collapses all `rank` dims into one (or expands one into all)."""
+    return ArrayAttr([ArrayAttr(IntegerAttr(dim, i64) for dim in range(rank))])
+
+
+def subview_type(
+    source_type: MemRefType[Attribute],
+    offsets: Sequence[Dim],
+    sizes: Sequence[Dim],
+    strides: Sequence[Dim],
+    result_shape: Sequence[int],
+) -> MemRefType[Attribute]:
+    """The strided type of a subview; unit dims are dropped to reach `result_shape`'s rank."""
+    full = memref.SubviewOp.infer_result_type(source_type, offsets, sizes, strides)
+    layout_strides = full.get_strides()
+    assert layout_strides is not None
+    kept = kept_dims(full.get_shape(), result_shape)
+    layout = StridedLayoutAttr([layout_strides[i] for i in kept], full.get_offset())
+    return MemRefType(source_type.element_type, result_shape, layout, source_type.memory_space)
+
+
+def kept_dims(shape: Sequence[int], result_shape: Sequence[int]) -> list[int]:
+    """Which dims of a slice of `shape` a rank-reducing slice to `result_shape` keeps.
+
+    A dim is kept when it matches the next wanted extent (or must be kept to reach the
+    rank); the others are unit dims, dropped. The runtime's slices follow the same rule.
+    """
+    kept: list[int] = []
+    wanted = list(result_shape)
+    for position, extent in enumerate(shape):
+        remaining = len(shape) - position
+        if wanted and (wanted[0] in (extent, DYNAMIC_INDEX) or remaining == len(wanted)):
+            kept.append(position)
+            wanted.pop(0)
+    return kept
