@@ -13,10 +13,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-from xhip.diagnostics import op_error, op_location
+from xhip.diagnostics import op_location
 from xhip.dialects import hip
 from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, numpy_dtype
 from xhip.runtime.kernels import run_kernel
+from xhip.runtime.translate.memref_ops import load_constant
 from xhip.runtime.plan import PlanBuilder, Registers, Session, Step, buffer_label, shape_of_type, translates
 
 SEGMENT_SIZES = "operandSegmentSizes"
@@ -172,4 +173,12 @@ def translate_readback(op: Operation, plan: PlanBuilder) -> Step:
 
 @translates("hip.get_constant")
 def translate_get_constant(op: Operation, plan: PlanBuilder) -> Step:
-    raise op_error(op, "hip.get_constant is not executable yet: run the pipeline without hip-resolve-extern-constants")
+    assert isinstance(op, hip.GetConstantOp)
+    index_slot, out = plan.slot(op.operands[1]), plan.slot(op.results[0])
+    module, session = plan.module, plan.session
+    result_type = op.results[0].type
+
+    def step(regs: Registers) -> None:
+        regs[out] = load_constant(module, session, op, int(regs[index_slot]), result_type)  # type: ignore[arg-type]
+
+    return step

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
 from xhip.diagnostics import XhipError, op_error, op_location
@@ -27,6 +27,8 @@ from xhip.runtime.translate.tensor_ops import kept_dims
 
 EXTERNAL_DATA_ATTR = "hip.external_data"
 CONSTANTS_FILE_ATTR = "hip.constants_file"
+CONSTANT_OFFSETS_ATTR = "hip.constant_offsets"
+CONSTANT_SIZES_ATTR = "hip.constant_sizes"
 
 
 def contiguous_strides(shape: list[int]) -> list[int]:
@@ -187,6 +189,29 @@ def _constants_file(module: ModuleOp, session: Session, op: Operation) -> Path:
     return path
 
 
+def _read_constants_file(module: ModuleOp, session: Session, op: Operation, offset: int, size: int) -> bytes:
+    path = _constants_file(module, session, op)
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            raw = handle.read(size)
+    except OSError as err:
+        raise XhipError(f"cannot read constants file: {err.strerror}", str(path)) from None
+    if len(raw) != size:
+        raise XhipError(f"constants file ends after {len(raw)} of {size} bytes at offset {offset}", str(path))
+    return raw
+
+
+def _upload_constant(session: Session, key: object, label: str, values: np.ndarray) -> MemRef:
+    """A device copy of constant data, made once per session."""
+    owner = Owner(label)
+    buffer = session.backend.allocate(values.nbytes, owner.label, "constant")
+    constant = MemRef.contiguous(buffer, list(values.shape), values.dtype, owner)
+    session.backend.upload(constant, values)
+    session.constants[key] = constant
+    return constant
+
+
 def load_global(module: ModuleOp, session: Session, op: Operation, symbol: str) -> MemRef:
     """The device copy of a `memref.global`, uploaded once per session."""
     if symbol in session.constants:
@@ -200,24 +225,28 @@ def load_global(module: ModuleOp, session: Session, op: Operation, symbol: str) 
     if isinstance(external, DictionaryAttr):
         offset, size = (external.data[k] for k in ("offset", "size"))
         assert isinstance(offset, IntegerAttr) and isinstance(size, IntegerAttr)
-        path = _constants_file(module, session, op)
-        try:
-            with open(path, "rb") as handle:
-                handle.seek(offset.value.data)
-                raw = handle.read(size.value.data)
-        except OSError as err:
-            raise XhipError(f"cannot read constants file: {err.strerror}", str(path)) from None
-        values = np.frombuffer(raw, dtype=dtype).reshape(shape)
+        raw = _read_constants_file(module, session, op, offset.value.data, size.value.data)
     elif isinstance(declaration.initial_value, DenseIntOrFPElementsAttr):
-        values = np.frombuffer(declaration.initial_value.data.data, dtype=dtype).reshape(shape)
+        raw = declaration.initial_value.data.data
     else:
         raise op_error(op, f"@{symbol} has neither an initial value nor {EXTERNAL_DATA_ATTR}")
-    owner = Owner(f"@{symbol}")
-    buffer = session.backend.allocate(values.nbytes, owner.label, "constant")
-    constant = MemRef.contiguous(buffer, shape, dtype, owner)
-    session.backend.upload(constant, values)
-    session.constants[symbol] = constant
-    return constant
+    return _upload_constant(session, symbol, f"@{symbol}", np.frombuffer(raw, dtype=dtype).reshape(shape))
+
+
+def load_constant(module: ModuleOp, session: Session, op: Operation, index: int, memref_type: Attribute) -> MemRef:
+    """The device copy of constant #`index` of the constants file (`hip.get_constant`)."""
+    key = ("constant", index)
+    if key in session.constants:
+        return session.constants[key]
+    offsets, sizes = (module.attributes.get(name) for name in (CONSTANT_OFFSETS_ATTR, CONSTANT_SIZES_ATTR))
+    if not isinstance(offsets, DenseArrayBase) or not isinstance(sizes, DenseArrayBase):
+        raise op_error(op, f"hip.get_constant needs the module attributes {CONSTANT_OFFSETS_ATTR} and {CONSTANT_SIZES_ATTR}")
+    offset_values, size_values = offsets.get_values(), sizes.get_values()
+    if not 0 <= index < len(offset_values):
+        raise op_error(op, f"constant index {index} is out of range: the module has {len(offset_values)} constants")
+    raw = _read_constants_file(module, session, op, offset_values[index], size_values[index])
+    shape, dtype = list(memref_type.get_shape()), numpy_dtype(memref_type.element_type)  # type: ignore[attr-defined]
+    return _upload_constant(session, key, f"constant #{index}", np.frombuffer(raw, dtype=dtype).reshape(shape))
 
 
 @translates("memref.get_global")
