@@ -1,0 +1,422 @@
+"""hip-pool-allocs: every transient buffer becomes a view into a runtime pool.
+
+For each function (a single block with `!hip.context` as argument #0):
+
+1. Candidates are the `memref.alloc`s of the entry block with an identity layout
+   whose bytes do not leave the function (a returned buffer belongs to the caller
+   and is left to hip-lower-allocs). Their `memref.dealloc`s go: the pool owns
+   the bytes; an allocation used by nothing else goes with them.
+2. Live intervals come from `xhip.analysis.liveness`: from the allocation to the
+   last use of any view of it.
+3. Dominance domains: a pool's size is computed once, before its first buffer,
+   so every size of the domain must be computable there. Pure size arithmetic can
+   move up; what cannot (a `memref.load`, a readback, a call: anything that is not
+   speculatable) pins it. An allocation whose size depends on such a value defined
+   at or after the current domain's first allocation opens a new domain, with its
+   own `hip.get_pool {domain_id = k}` after that value. Domain ids are numbered
+   across the module, so two functions never share a pool.
+4. Per domain, the buffers (size = element bytes x static dims x dynamic size
+   operands, grouped by their dynamic size operands) go to a planner of
+   `xhip.memory`: `planner` names one, else `lifetime-only` picks between
+   "lifetime-only" (the default, seed 001) and "grouped" (`lifetime-only=false`).
+5. `xhip.rewrite_rules.pool_emission` writes the placement down.
+
+Module attributes record the result for reports and the runtime:
+`hip.pool_alignment`, `hip.pool_size` (all domains together) and `hip.pool_sizes`
+(per domain) as printed `SizeExpr`s, `hip.domain_count`, `hip.buffer_count`,
+and per pooled buffer in program order `hip.buffer_offsets` (-1 when the offset
+is only known at run time) and `hip.buffer_domains`.
+`emit-fragmentation-report` prints, per domain, the pool size against the
+max-live lower bound to stderr.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, memref, tensor
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    NoneAttr,
+    StringAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.hints import isa
+
+from xhip.analysis import index_facts
+from xhip.analysis.host_access import forward_aliases
+from xhip.analysis.liveness import Interval, live_intervals
+from xhip.diagnostics import did_you_mean, op_error
+from xhip.memory import PLANNERS, Buffer, Planner, SizeExpr, lower_bound_expr
+from xhip.passes.hoist_alloc_size_arith import is_pure
+from xhip.passes.lower_allocs import require_memory_contract
+from xhip.rewrite_rules.pool_emission import PooledBuffer, emit_pool
+
+POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
+POOL_SIZE_ATTR = "hip.pool_size"
+POOL_SIZES_ATTR = "hip.pool_sizes"
+DOMAIN_COUNT_ATTR = "hip.domain_count"
+BUFFER_COUNT_ATTR = "hip.buffer_count"
+BUFFER_OFFSETS_ATTR = "hip.buffer_offsets"
+BUFFER_DOMAINS_ATTR = "hip.buffer_domains"
+RUNTIME_OFFSET = -1
+DIM_PARAMS_ATTR = "onnx.dim_params"
+
+
+# -- what can be pooled -------------------------------------------------------------------
+
+
+def element_bytes(element: Attribute) -> int | None:
+    """Bytes per element in device memory (`index` is 64-bit, i1 one byte), None if unknown."""
+    if isinstance(element, IndexType):
+        return 8
+    width = getattr(element, "bitwidth", None)
+    return -(-width // 8) if isinstance(width, int) and width > 0 else None
+
+
+def _is_poolable(alloc: memref.AllocOp) -> bool:
+    """A `memref.view` of an i8 pool can stand for it: identity layout, default memory space."""
+    result_type = alloc.memref.type
+    return (
+        isa(result_type, MemRefType)
+        and isinstance(result_type.layout, NoneAttr)
+        and isinstance(result_type.memory_space, NoneAttr)
+        and element_bytes(result_type.element_type) is not None
+    )
+
+
+def _escapes(buffer: SSAValue) -> bool:
+    return any(isinstance(use.operation, func.ReturnOp) for view in forward_aliases(buffer) for use in view.uses)
+
+
+def _drop_deallocs(allocs: Iterable[memref.AllocOp]) -> list[memref.AllocOp]:
+    """Erase the deallocs of `allocs` (the pool owns their bytes); the allocs still used."""
+    kept = []
+    for alloc in allocs:
+        for view in forward_aliases(alloc.memref):
+            for use in list(view.uses):
+                if isinstance(use.operation, memref.DeallocOp):
+                    Rewriter.erase_op(use.operation)
+        if alloc.memref.uses:
+            kept.append(alloc)
+        else:
+            Rewriter.erase_op(alloc)
+    return kept
+
+
+def symbolic_dim(value: SSAValue) -> str | None:
+    """The ONNX name of a dim read from a graph input (`memref.dim %x, 0` with
+    `onnx.dim_params = "0:batch"` on %x gives "batch"), else None."""
+    owner = value.owner
+    if not isinstance(owner, memref.DimOp | tensor.DimOp):
+        return None
+    source, axis = owner.operands[0], owner.operands[1].owner
+    if not isinstance(source.owner, Block) or not isinstance(axis, arith.ConstantOp):
+        return None
+    function = source.owner.parent_op()
+    if not isinstance(function, func.FuncOp) or function.arg_attrs is None:
+        return None
+    params = function.arg_attrs.data[source.index].data.get(DIM_PARAMS_ATTR)
+    if not isinstance(params, StringAttr) or not isinstance(axis.value, IntegerAttr):
+        return None
+    symbols = dict(entry.partition(":")[::2] for entry in params.data.split(",") if entry)
+    return symbols.get(str(axis.value.value.data))
+
+
+class DimNames:
+    """How dims print in sizes: the ONNX symbol of a graph input's dim (`batch`),
+    else `%` + the SSA name; unique, so two different values never read alike."""
+
+    def __init__(self) -> None:
+        self._names: dict[SSAValue, str] = {}
+        self._taken: set[str] = set()
+
+    def __call__(self, value: SSAValue) -> str:
+        if value not in self._names:
+            symbol = symbolic_dim(value)
+            if symbol:
+                base = symbol
+            elif value.name_hint:
+                base = f"%{value.name_hint}"
+            elif isinstance(value.owner, Block):
+                base = f"%arg{value.index}"
+            else:
+                base = f"%{value.owner.name.partition('.')[2]}"  # %load, %readback_dim, ...
+            name, suffix = base, 0
+            while name in self._taken:
+                suffix += 1
+                name = f"{base}_{suffix}"
+            self._taken.add(name)
+            self._names[value] = name
+        return self._names[value]
+
+
+_SIZE_ARITHMETIC: dict[type[Operation], Callable[[SizeExpr, SizeExpr], SizeExpr]] = {
+    arith.AddiOp: SizeExpr.__add__,
+    arith.MuliOp: SizeExpr.__mul__,
+    arith.MaxSIOp: SizeExpr.max,
+    arith.MaxUIOp: SizeExpr.max,
+}
+
+
+def _is_extent(value: SSAValue) -> bool:
+    bound = index_facts.lower_bound(value)
+    return bound is not None and bound >= 0
+
+
+def size_expr(value: SSAValue, names: DimNames) -> SizeExpr:
+    """A size operand as a SizeExpr over the extents it is computed from: sums,
+    products and maxima of values known to be >= 0 are looked through (exact for
+    extents), so `batch * seq` and `256 * batch * seq` compare as they should.
+    Anything else is one runtime dim, keyed by its SSA value."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) and owner.value.value.data >= 0:
+        return SizeExpr.const(owner.value.value.data)
+    combine = _SIZE_ARITHMETIC.get(type(owner))
+    if combine is not None and all(_is_extent(operand) for operand in owner.operands):
+        lhs, rhs = (size_expr(operand, names) for operand in owner.operands)
+        return combine(lhs, rhs)
+    return SizeExpr.dim(value, names(value))
+
+
+def byte_size(alloc: memref.AllocOp, names: DimNames) -> SizeExpr:
+    """Element bytes x static dims x the dynamic size operands."""
+    result_type = alloc.memref.type
+    assert isa(result_type, MemRefType)
+    bytes_per_element = element_bytes(result_type.element_type)
+    assert bytes_per_element is not None
+    static = math.prod(d for d in result_type.get_shape() if d >= 0)
+    size = SizeExpr.const(bytes_per_element * static)
+    for operand in alloc.dynamic_sizes:
+        size = size * size_expr(operand, names)
+    return size
+
+
+# -- dominance domains ----------------------------------------------------------------------
+
+
+class _Pins:
+    """Where each size value becomes computable, if its pure arithmetic moves up:
+    the position of the latest op in its producer cone that cannot move (-1: none)."""
+
+    def __init__(self, positions: dict[Operation, int]):
+        self.positions = positions
+        self._memo: dict[SSAValue, int] = {}
+        self.hoisted: set[Operation] = set()
+        """Ops already moved above an earlier domain's start, so above any later one."""
+
+    def of(self, value: SSAValue) -> int:
+        if value not in self._memo:
+            owner = value.owner
+            if not isinstance(owner, Operation) or owner not in self.positions:
+                pin = -1
+            elif not is_pure(owner):
+                pin = self.positions[owner]
+            else:
+                pin = max((self.of(operand) for operand in owner.operands), default=-1)
+            self._memo[value] = pin
+        return self._memo[value]
+
+    def movable_cone(self, value: SSAValue, after: int, found: set[Operation]) -> None:
+        """Add to `found` the pure ops at or after position `after` that `value` needs."""
+        owner = value.owner
+        if (
+            isinstance(owner, Operation)
+            and self.positions.get(owner, -1) >= after
+            and owner not in found
+            and owner not in self.hoisted
+        ):
+            assert is_pure(owner), "a pinned value cannot be in a domain that starts before it"
+            found.add(owner)
+            for operand in owner.operands:
+                self.movable_cone(operand, after, found)
+
+
+@dataclass
+class Domain:
+    """Allocations that share one pool; its size is computed before `members[0]`."""
+
+    members: list[memref.AllocOp]
+
+    @property
+    def first(self) -> memref.AllocOp:
+        return self.members[0]
+
+
+def partition_domains(allocs: Sequence[memref.AllocOp], pins: _Pins) -> list[Domain]:
+    """Allocations in program order; each joins the newest domain if its sizes are
+    computable before that domain's first allocation, else opens a new domain.
+
+    (An older domain starts earlier still, so it cannot take what the newest cannot.)"""
+    domains: list[Domain] = []
+    for alloc in allocs:
+        pin = max((pins.of(size) for size in alloc.dynamic_sizes), default=-1)
+        if domains and pin < pins.positions[domains[-1].first]:
+            domains[-1].members.append(alloc)
+        else:
+            domains.append(Domain([alloc]))
+    return domains
+
+
+def _hoist_size_arithmetic(domain: Domain, pins: _Pins) -> None:
+    """Move the pure ops the domain's sizes need above its first allocation, in order."""
+    needed: set[Operation] = set()
+    start = pins.positions[domain.first]
+    for alloc in domain.members:
+        for size in alloc.dynamic_sizes:
+            pins.movable_cone(size, start, needed)
+    for op in sorted(needed, key=pins.positions.__getitem__):
+        op.detach()
+        Rewriter.insert_op(op, InsertPoint.before(domain.first))
+    pins.hoisted |= needed
+
+
+# -- records --------------------------------------------------------------------------------
+
+
+@dataclass
+class PoolRecord:
+    """What the pass did, for the module attributes: per domain, per pooled buffer."""
+
+    totals: list[SizeExpr] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)
+    domains: list[int] = field(default_factory=list)
+
+    def module_attributes(self, alignment: int) -> dict[str, Attribute]:
+        whole = sum(self.totals, SizeExpr.const(0))
+        return {
+            POOL_ALIGNMENT_ATTR: IntegerAttr(alignment, i64),
+            POOL_SIZE_ATTR: StringAttr(str(whole)),
+            POOL_SIZES_ATTR: ArrayAttr([StringAttr(str(t)) for t in self.totals]),
+            DOMAIN_COUNT_ATTR: IntegerAttr(len(self.totals), i64),
+            BUFFER_COUNT_ATTR: IntegerAttr(len(self.offsets), i64),
+            BUFFER_OFFSETS_ATTR: DenseArrayBase.from_list(i64, self.offsets),
+            BUFFER_DOMAINS_ATTR: DenseArrayBase.from_list(i64, self.domains),
+        }
+
+
+def fragmentation_line(function: str, domain_id: int, total: SizeExpr, bound: SizeExpr) -> str:
+    """One domain of the report: what the plan asks for against what is live at most."""
+    line = f"hip-pool-allocs fragmentation: @{function} domain {domain_id}: "
+    line += f"pool {total} vs max-live lower bound {bound}"
+    used, least = total.static_value, bound.static_value
+    if used is not None and least is not None:
+        excess = f"{100.0 * (used - least) / least:.1f}%" if least else "n/a"
+        line += f" = {used}/{least} bytes ({excess} over)"
+    return line
+
+
+# -- the pass -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PoolAllocsPass(ModulePass):
+    """Pack the entry-block memref.allocs of each function into hip.get_pool views."""
+
+    name = "hip-pool-allocs"
+
+    alignment: int = 256
+    """Byte alignment of every buffer in a pool (a power of two)."""
+    lifetime_only: bool = True
+    """Seed 001: true packs each runtime-sized buffer on its own; false groups by dims."""
+    planner: str = ""
+    """A planner of xhip.memory by name (stacked, grouped, lifetime-only, tree); overrides lifetime-only."""
+    emit_fragmentation_report: bool = False
+    """Print each domain's pool size and max-live lower bound to stderr."""
+
+    def __post_init__(self):
+        # Option mistakes are reported where the option was written (the YAML line or -p).
+        if self.alignment <= 0 or self.alignment & (self.alignment - 1):
+            raise ValueError(f"alignment must be a positive power of 2, got {self.alignment}")
+        if self.planner and self.planner not in PLANNERS:
+            raise ValueError(
+                f"unknown planner '{self.planner}' (known: {', '.join(PLANNERS)})"
+                f"{did_you_mean(self.planner, PLANNERS)}"
+            )
+
+    @property
+    def chosen_planner(self) -> Planner:
+        return PLANNERS[self.planner or ("lifetime-only" if self.lifetime_only else "grouped")]
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        record = PoolRecord()
+        names = DimNames()  # one namespace for the module, so the sizes of two functions never read alike
+        for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
+            self._pool_function(function, record, names)
+        if record.totals:
+            op.attributes.update(record.module_attributes(self.alignment))
+
+    def _pool_function(self, function: func.FuncOp, record: PoolRecord, names: DimNames) -> None:
+        block = function.body.blocks.first
+        if block is None:
+            return
+        candidates = [
+            a for a in block.ops if isinstance(a, memref.AllocOp) and _is_poolable(a) and not _escapes(a.memref)
+        ]
+        if not candidates:
+            return
+        context = require_memory_contract(function, self.name, "pooling memref.alloc")
+        for alloc in candidates:
+            self._check_alignment(alloc)
+        candidates = _drop_deallocs(candidates)
+        if not candidates:
+            return
+        positions = {o: i for i, o in enumerate(block.ops)}
+        intervals = live_intervals(block, [a.memref for a in candidates])
+        pins = _Pins(positions)
+        domain_of: dict[memref.AllocOp, int] = {}
+        offset_of: dict[memref.AllocOp, SizeExpr] = {}
+        for domain in partition_domains(candidates, pins):
+            domain_id = len(record.totals)
+            total, offsets = self._place(domain, domain_id, intervals, names)
+            _hoist_size_arithmetic(domain, pins)
+            members = [PooledBuffer(alloc, offsets[alloc]) for alloc in domain.members]
+            emit_pool(context, domain_id, total, members, domain.first)
+            record.totals.append(total)
+            domain_of.update((alloc, domain_id) for alloc in domain.members)
+            offset_of.update(offsets)
+        for alloc in candidates:  # program order
+            static = offset_of[alloc].static_value
+            record.offsets.append(RUNTIME_OFFSET if static is None else static)
+            record.domains.append(domain_of[alloc])
+
+    def _check_alignment(self, alloc: memref.AllocOp) -> None:
+        """Pool offsets are multiples of `alignment`: an allocation may not ask for more."""
+        wanted = alloc.alignment.value.data if alloc.alignment is not None else 1
+        if wanted > self.alignment:
+            raise op_error(
+                alloc,
+                f"hip-pool-allocs: the allocation asks for {wanted}-byte alignment, more than the "
+                f"pool's {self.alignment} (raise hip-pool-allocs' alignment option)",
+            )
+
+    def _place(
+        self, domain: Domain, domain_id: int, intervals: dict[SSAValue, Interval], names: DimNames
+    ) -> tuple[SizeExpr, dict[memref.AllocOp, SizeExpr]]:
+        """The pool size of `domain` and each member's offset, from the planner."""
+        buffers = []
+        for index, alloc in enumerate(domain.members):
+            interval = intervals[alloc.memref]
+            group = tuple(alloc.dynamic_sizes) or None
+            buffers.append(Buffer(index, byte_size(alloc, names), interval.first, interval.last, group))
+        placement = self.chosen_planner(buffers, self.alignment)
+        if self.emit_fragmentation_report:
+            function = domain.first.parent_op()
+            assert isinstance(function, func.FuncOp)
+            bound = lower_bound_expr(buffers, self.alignment)
+            sys.stderr.write(
+                fragmentation_line(function.sym_name.data, domain_id, placement.total, bound) + "\n"
+            )
+        offsets = {alloc: placement.offsets[index] for index, alloc in enumerate(domain.members)}
+        return placement.total, offsets

@@ -1,0 +1,132 @@
+"""hip-resolve-extern-constants: externalized weights become `hip.get_constant`.
+
+`hip-externalize-constants` left each large constant as an uninitialized
+`memref.global` with `hip.external_data = {index, offset, size}` (its place in
+the constants file) read through `memref.get_global`. The runtime uploads the
+whole constants file once and serves constant number `index` on request, so here
+every such read becomes
+
+    %i = arith.constant <index> : i64
+    %w = hip.get_constant(%ctx, %i) : memref<...>
+
+and the globals go away. What the runtime needs to find the bytes moves to
+module attributes: `hip.constants_file` stays, and `hip.constant_offsets` /
+`hip.constant_sizes` (`array<i64: ...>`, entry `index` of each describes
+constant `index`; -1 marks an index no global used) record the layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, memref
+from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, MemRefType, i64
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xhip.diagnostics import op_error
+from xhip.dialects.hip import GetConstantOp
+from xhip.passes.lower_allocs import function_context
+
+EXTERNAL_DATA_ATTR = "hip.external_data"
+CONSTANT_OFFSETS_ATTR = "hip.constant_offsets"
+CONSTANT_SIZES_ATTR = "hip.constant_sizes"
+EXTERNAL_DATA_FIELDS = ("index", "offset", "size")
+MISSING = -1
+
+
+@dataclass(frozen=True)
+class ExternalConstant:
+    """Where one externalized global's bytes are in the constants file."""
+
+    index: int
+    offset: int
+    size: int
+
+
+def _external_data(declaration: memref.GlobalOp) -> ExternalConstant | None:
+    """The `hip.external_data` of a global, checked; None for an ordinary global."""
+    data = declaration.attributes.get(EXTERNAL_DATA_ATTR)
+    if data is None:
+        return None
+    name = declaration.sym_name.data
+    if not isinstance(data, DictionaryAttr):
+        raise op_error(declaration, f"@{name}: {EXTERNAL_DATA_ATTR} must be a dictionary {{index, offset, size}}")
+    values = {}
+    for field in EXTERNAL_DATA_FIELDS:
+        entry = data.data.get(field)
+        if not isinstance(entry, IntegerAttr) or entry.value.data < 0:
+            raise op_error(
+                declaration, f"@{name}: {EXTERNAL_DATA_ATTR} needs a non-negative integer '{field}'"
+            )
+        values[field] = entry.value.data
+    if not isinstance(declaration.type, MemRefType) or not declaration.type.has_static_shape():
+        raise op_error(declaration, f"@{name}: an external constant needs a static memref type")
+    return ExternalConstant(**values)
+
+
+def _layout_attrs(
+    constants: Iterable[tuple[memref.GlobalOp, ExternalConstant]],
+) -> tuple[DenseArrayBase, DenseArrayBase]:
+    """The offsets and sizes arrays, indexed by constant index; two globals may not share one."""
+    by_index: dict[int, tuple[memref.GlobalOp, ExternalConstant]] = {}
+    for declaration, constant in constants:
+        previous = by_index.setdefault(constant.index, (declaration, constant))
+        if previous[0] is not declaration:
+            raise op_error(
+                declaration,
+                f"@{declaration.sym_name.data} has constant index {constant.index}, "
+                f"already used by @{previous[0].sym_name.data}",
+            )
+    count = max(by_index, default=-1) + 1
+    entries = [by_index[i][1] if i in by_index else None for i in range(count)]
+
+    def array(field: str) -> DenseArrayBase:
+        return DenseArrayBase.from_list(i64, [getattr(e, field) if e else MISSING for e in entries])
+
+    return array("offset"), array("size")
+
+
+def _resolve_read(read: memref.GetGlobalOp, constant: ExternalConstant) -> None:
+    fn: Operation | None = read.parent_op()
+    while fn is not None and not isinstance(fn, func.FuncOp):
+        fn = fn.parent_op()
+    context = function_context(fn) if isinstance(fn, func.FuncOp) else None
+    if context is None:
+        raise op_error(
+            read,
+            f"hip-resolve-extern-constants: reading @{read.name_.root_reference.data} needs the "
+            "!hip.context as argument #0 of the enclosing function (run hip-add-context-arg first)",
+        )
+    index = arith.ConstantOp(IntegerAttr(constant.index, i64))
+    Rewriter.insert_op(index, InsertPoint.before(read))
+    Rewriter.replace_op(read, GetConstantOp(context, index.result, read.memref.type))
+
+
+@dataclass(frozen=True)
+class ResolveExternConstantsPass(ModulePass):
+    """Replace reads of externalized globals by hip.get_constant; record the file layout."""
+
+    name = "hip-resolve-extern-constants"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        external = {}
+        for declaration in op.body.block.ops:
+            if isinstance(declaration, memref.GlobalOp):
+                constant = _external_data(declaration)
+                if constant is not None:
+                    external[declaration.sym_name.data] = (declaration, constant)
+        if not external:
+            return
+        offsets, sizes = _layout_attrs(external.values())
+        for read in [r for r in op.walk() if isinstance(r, memref.GetGlobalOp)]:
+            entry = external.get(read.name_.root_reference.data)
+            if entry is not None:
+                _resolve_read(read, entry[1])
+        for declaration, _ in external.values():
+            Rewriter.erase_op(declaration)
+        op.attributes[CONSTANT_OFFSETS_ATTR] = offsets
+        op.attributes[CONSTANT_SIZES_ATTR] = sizes
