@@ -1,0 +1,102 @@
+"""buffer-results-to-out-params: graph outputs become caller-provided arguments.
+
+The seed 003 order (before the output allocator existed): each memref result
+becomes a trailing argument tagged `bufferize.result`, carrying the result's
+attributes (`onnx.name`, `onnx.dim_params`). A returned `memref.alloc` is
+replaced by the argument, so the producer writes the caller's buffer; any
+other returned value is copied into it.
+
+The caller must size the argument before the call, so only results whose
+dynamic dims are all named by `onnx.dim_params` symbols that some input also
+names are promoted; the rest (NonZero's data-dependent count) stay results for
+hip-use-output-allocator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, MemRefType, StringAttr, UnitAttr
+from xdsl.ir import Attribute, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xhip.diagnostics import op_error
+
+OUT_PARAM_ATTR = "bufferize.result"
+DIM_PARAMS_ATTR = "onnx.dim_params"
+
+
+def _attrs(array: ArrayAttr | None, index: int) -> dict[str, Attribute]:
+    if array is None or index >= len(array.data) or not isinstance(array.data[index], DictionaryAttr):
+        return {}
+    return dict(array.data[index].data)
+
+
+def _symbols(attrs: dict[str, Attribute]) -> dict[int, str]:
+    params = attrs.get(DIM_PARAMS_ATTR)
+    if not isinstance(params, StringAttr) or not params.data:
+        return {}
+    return {int(axis): name for axis, _, name in (entry.partition(":") for entry in params.data.split(","))}
+
+
+def _caller_can_size(result_type: Attribute, attrs: dict[str, Attribute], known: set[str]) -> bool:
+    if not isinstance(result_type, MemRefType):
+        return False
+    symbols = _symbols(attrs)
+    dynamic = [axis for axis, extent in enumerate(result_type.get_shape()) if extent == DYNAMIC_INDEX]
+    return all(symbols.get(axis) in known for axis in dynamic)
+
+
+def _promote(fn: func.FuncOp) -> None:
+    block = fn.body.blocks.first
+    assert block is not None
+    ret = block.last_op
+    if not isinstance(ret, func.ReturnOp):
+        raise op_error(fn, f"'@{fn.sym_name.data}' does not end in func.return")
+    inputs = list(fn.function_type.inputs.data)
+    known = {name for i in range(len(inputs)) for name in _symbols(_attrs(fn.arg_attrs, i)).values()}
+    arg_attrs = [DictionaryAttr(_attrs(fn.arg_attrs, i)) for i in range(len(inputs))]
+    kept_values: list[SSAValue] = []
+    kept_types: list[Attribute] = []
+    kept_attrs: list[DictionaryAttr] = []
+    for index, value in enumerate(ret.operands):
+        attrs = _attrs(fn.res_attrs, index)
+        if not _caller_can_size(value.type, attrs, known):
+            kept_values.append(value)
+            kept_types.append(value.type)
+            kept_attrs.append(DictionaryAttr(attrs))
+            continue
+        out_param = block.insert_arg(value.type, len(block.args))
+        name = attrs.get("onnx.name")
+        if isinstance(name, StringAttr) and name.data.isidentifier():
+            out_param.name_hint = name.data
+        inputs.append(value.type)
+        arg_attrs.append(DictionaryAttr({**attrs, OUT_PARAM_ATTR: UnitAttr()}))
+        producer = value.owner
+        if isinstance(producer, memref.AllocOp):
+            producer.results[0].replace_all_uses_with(out_param)
+            Rewriter.erase_op(producer)
+        else:
+            Rewriter.insert_op(memref.CopyOp(value, out_param), InsertPoint.before(ret))
+    Rewriter.replace_op(ret, func.ReturnOp(*kept_values))
+    fn.function_type = builtin.FunctionType.from_lists(inputs, kept_types)
+    fn.arg_attrs = ArrayAttr(arg_attrs)
+    fn.res_attrs = ArrayAttr(kept_attrs) if kept_attrs else None
+
+
+@dataclass(frozen=True)
+class BufferResultsToOutParamsPass(ModulePass):
+    """Turn memref results the caller can size into `bufferize.result` out-parameters."""
+
+    name = "buffer-results-to-out-params"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for fn in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
+            if len(fn.body.blocks) != 1:
+                raise op_error(fn, f"'@{fn.sym_name.data}' has more than one block")
+            if any(not isinstance(t, MemRefType) for t in fn.function_type.outputs.data):
+                raise op_error(fn, f"'@{fn.sym_name.data}' returns non-memref values: run one-shot-bufferize first")
+            _promote(fn)
