@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
@@ -29,6 +28,8 @@ from xhip.passes.use_output_allocator import UseOutputAllocatorPass
 from xhip.pipeline import Pipeline, load_pipeline, parse_pass_spec
 from xhip.runtime.check import compare, onnxruntime_outputs
 from xhip.runtime.executable import Executable
+from xhip.testing.models import MODELS as MODEL_SET
+from xhip.testing.models import attention
 
 REPO = Path(__file__).resolve().parents[1]
 RNG = np.random.default_rng(2024)
@@ -47,111 +48,14 @@ def _compile(model: onnx.ModelProto) -> tuple[ModuleOp, str]:
     return module, constants_dir
 
 
-def _model(nodes, inputs, outputs, initializers=()) -> onnx.ModelProto:
-    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
-
-
-def _value(name, elem, dims):
-    return helper.make_tensor_value_info(name, elem, dims)
-
-
-def _floats(*shape):
-    return RNG.standard_normal(shape).astype(np.float32)
-
-
-def _max_model():
-    model = _model(
-        [helper.make_node("Max", ["a", "b"], ["y"])],
-        [_value("a", TensorProto.FLOAT, ["m", "n"]), _value("b", TensorProto.FLOAT, ["p", "q"])],
-        [_value("y", TensorProto.FLOAT, None)],
-    )
-    return model, {"a": _floats(4, 1), "b": _floats(4, 8)}
-
-
-def _nonzero_model():
-    model = _model(
-        [helper.make_node("Greater", ["x", "zero"], ["mask"]), helper.make_node("NonZero", ["mask"], ["y"])],
-        [_value("x", TensorProto.FLOAT, ["r", "c"])],
-        [_value("y", TensorProto.INT64, None)],
-        [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])],
-    )
-    return model, {"x": _floats(5, 6)}
-
-
-def _slice_from_shape_model():
-    # y = x[: shape(t)[0] - 1, 1:]: the returned value is a strided view of an input.
-    nodes = [
-        helper.make_node("Shape", ["t"], ["t_shape"]),
-        helper.make_node("Gather", ["t_shape", "zero"], ["rows"], axis=0),
-        helper.make_node("Sub", ["rows", "one"], ["end0"]),
-        helper.make_node("Concat", ["end0", "big"], ["ends"], axis=0),
-        helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"]),
-    ]
-    inits = [
-        helper.make_tensor("zero", TensorProto.INT64, [1], [0]),
-        helper.make_tensor("one", TensorProto.INT64, [1], [1]),
-        helper.make_tensor("big", TensorProto.INT64, [1], [2**62]),
-        helper.make_tensor("starts", TensorProto.INT64, [2], [0, 1]),
-        helper.make_tensor("axes", TensorProto.INT64, [2], [0, 1]),
-    ]
-    model = _model(
-        nodes,
-        [_value("x", TensorProto.FLOAT, ["a", "b"]), _value("t", TensorProto.FLOAT, ["c"])],
-        [_value("y", TensorProto.FLOAT, None)],
-        inits,
-    )
-    return model, {"x": _floats(9, 5), "t": _floats(6)}
-
-
-def _reshape_flatten_model():
-    # Reshape with 0 and -1, then Flatten: the output is a chain of views; a Relu in
-    # front makes one output the program's own buffer seen through a reshape.
-    model = _model(
-        [
-            helper.make_node("Reshape", ["x", "shape"], ["r"]),
-            helper.make_node("Flatten", ["r"], ["y"], axis=2),
-            helper.make_node("Relu", ["x"], ["rx"]),
-            helper.make_node("Flatten", ["rx"], ["z"], axis=1),
-        ],
-        [_value("x", TensorProto.FLOAT, ["a", "b", 6])],
-        [_value("y", TensorProto.FLOAT, None), _value("z", TensorProto.FLOAT, None)],
-        [helper.make_tensor("shape", TensorProto.INT64, [3], [0, -1, 3])],
-    )
-    return model, {"x": _floats(2, 4, 6)}
-
-
-def _concat_split_model():
-    model = _model(
-        [
-            helper.make_node("Concat", ["x", "z"], ["c"], axis=1),
-            helper.make_node("Split", ["c", "split"], ["y0", "y1"], axis=1),
-        ],
-        [_value("x", TensorProto.FLOAT, ["a", 3]), _value("z", TensorProto.FLOAT, ["a", 5])],
-        [_value("y0", TensorProto.FLOAT, None), _value("y1", TensorProto.FLOAT, None)],
-        [helper.make_tensor("split", TensorProto.INT64, [2], [2, 6])],
-    )
-    return model, {"x": _floats(4, 3), "z": _floats(4, 5)}
+MODELS = {name: MODEL_SET[name] for name in (
+    "attention", "max_4x1_4x8", "nonzero", "slice_from_shape", "reshape_flatten", "concat_split", "gpt2"
+)}  # fmt: skip
 
 
 def _attention():
-    return onnx.load(REPO / "examples" / "attention.onnx"), {"X": _floats(2, 128, 64)}
+    return attention(RNG)
 
-
-def _gpt2():
-    ids = RNG.integers(0, 256, (2, 12)).astype(np.int64)
-    return onnx.load(REPO / "examples" / "gpt2_2layer.onnx"), {"input_ids": ids}
-
-
-MODELS = {
-    "attention": _attention,
-    "max_4x1_4x8": _max_model,
-    "nonzero": _nonzero_model,
-    "slice_from_shape": _slice_from_shape_model,
-    "reshape_flatten": _reshape_flatten_model,
-    "concat_split": _concat_split_model,
-    "gpt2": _gpt2,
-}
 
 HOST_READS_DEVICE_DATA = {"nonzero"}
 """Models whose host code reads a device-written value (NonZero's count) at this stage:
@@ -160,7 +64,7 @@ hip-lower-host-visibility makes that read wait for its producer, not these passe
 
 @pytest.fixture(scope="module", params=sorted(MODELS))
 def compiled(request):
-    model, feeds = MODELS[request.param]()
+    model, feeds = MODELS[request.param](RNG)
     module, constants_dir = _compile(model)
     return request.param, model, feeds, module, constants_dir
 

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
 from onnx import TensorProto, helper
 
@@ -18,21 +17,13 @@ from xhip.diagnostics import XhipError
 from xhip.parsing import parse_module
 from xhip.runtime.check import compare, onnxruntime_outputs
 from xhip.runtime.executable import Executable
+from xhip.testing.models import MODELS, gemm, graph_model, nonzero, value
 from xhip.verify import verify_module
 
 REPO = Path(__file__).resolve().parents[1]
 ATTENTION = REPO / "examples" / "attention.onnx"
 RACE = REPO / "tests" / "runtime_inputs" / "host_scalar_race.mlir"
 RNG = np.random.default_rng(1234)
-
-
-def _model(nodes, inputs, outputs, initializers=(), opset=18) -> onnx.ModelProto:
-    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-
-
-def _value(name, elem, dims):
-    return helper.make_tensor_value_info(name, elem, dims)
 
 
 def _check_every_stage(model, feeds) -> None:
@@ -43,82 +34,23 @@ def _check_every_stage(model, feeds) -> None:
         assert result.passed, f"after {name}: {result.problems}"
 
 
-def test_attention_every_stage_matches_onnxruntime():
-    x = RNG.standard_normal((2, 128, 64)).astype(np.float32)
-    _check_every_stage(onnx.load(ATTENTION), {"X": x})
-
-
-def test_max_broadcasts_4x1_with_4x8():
-    model = _model(
-        [helper.make_node("Max", ["a", "b"], ["y"])],
-        [_value("a", TensorProto.FLOAT, ["m", "n"]), _value("b", TensorProto.FLOAT, ["p", "q"])],
-        [_value("y", TensorProto.FLOAT, None)],
-    )
-    feeds = {"a": RNG.standard_normal((4, 1)).astype(np.float32), "b": RNG.standard_normal((4, 8)).astype(np.float32)}
-    _check_every_stage(model, feeds)
-    assert xhip.compile(model).run(feeds)["y"].shape == (4, 8)
+@pytest.mark.parametrize(
+    "name", ["attention", "attention_batch_zero", "max_4x1_4x8", "nonzero", "slice_from_shape"]
+)
+def test_every_stage_matches_onnxruntime(name):
+    _check_every_stage(*MODELS[name](RNG))
 
 
 @pytest.mark.parametrize("trans_a, trans_b", [(0, 0), (1, 0), (0, 1), (1, 1)])
 def test_gemm_transposes(trans_a, trans_b):
-    a_shape = ["k", "m"] if trans_a else ["m", "k"]
-    b_shape = ["n", "k"] if trans_b else ["k", "n"]
-    model = _model(
-        [helper.make_node("Gemm", ["a", "b", "c"], ["y"], transA=trans_a, transB=trans_b, alpha=0.5, beta=2.0)],
-        [_value("a", TensorProto.FLOAT, a_shape), _value("b", TensorProto.FLOAT, b_shape), _value("c", TensorProto.FLOAT, ["n"])],
-        [_value("y", TensorProto.FLOAT, None)],
-    )
-    m, k, n = 3, 5, 7
-    dims = {"m": m, "k": k, "n": n}
-    feeds = {
-        "a": RNG.standard_normal([dims[d] for d in a_shape]).astype(np.float32),
-        "b": RNG.standard_normal([dims[d] for d in b_shape]).astype(np.float32),
-        "c": RNG.standard_normal(n).astype(np.float32),
-    }
-    _check_every_stage(model, feeds)
+    _check_every_stage(*gemm(RNG, trans_a, trans_b))
 
 
-def test_nonzero_with_data_dependent_length():
-    model = _model(
-        [helper.make_node("Greater", ["x", "zero"], ["mask"]), helper.make_node("NonZero", ["mask"], ["y"])],
-        [_value("x", TensorProto.FLOAT, ["r", "c"])],
-        [_value("y", TensorProto.INT64, None)],
-        [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])],
-    )
-    x = RNG.standard_normal((5, 6)).astype(np.float32)
-    _check_every_stage(model, {"x": x})
-    assert xhip.compile(model).run({"x": x})["y"].shape == (2, int(np.sum(x > 0)))
-
-
-def test_slice_bounds_from_another_inputs_shape():
-    # y = x[: shape(t)[0] - 1, 1:]: the bounds are host arithmetic on t's dims.
-    nodes = [
-        helper.make_node("Shape", ["t"], ["t_shape"]),
-        helper.make_node("Gather", ["t_shape", "zero"], ["rows"], axis=0),
-        helper.make_node("Sub", ["rows", "one"], ["end0"]),
-        helper.make_node("Concat", ["end0", "big"], ["ends"], axis=0),
-        helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"]),
-    ]
-    inits = [
-        helper.make_tensor("zero", TensorProto.INT64, [1], [0]),
-        helper.make_tensor("one", TensorProto.INT64, [1], [1]),
-        helper.make_tensor("big", TensorProto.INT64, [1], [2**62]),
-        helper.make_tensor("starts", TensorProto.INT64, [2], [0, 1]),
-        helper.make_tensor("axes", TensorProto.INT64, [2], [0, 1]),
-    ]
-    model = _model(
-        nodes,
-        [_value("x", TensorProto.FLOAT, ["a", "b"]), _value("t", TensorProto.FLOAT, ["c"])],
-        [_value("y", TensorProto.FLOAT, None)],
-        inits,
-    )
-    feeds = {"x": RNG.standard_normal((9, 5)).astype(np.float32), "t": RNG.standard_normal(6).astype(np.float32)}
-    _check_every_stage(model, feeds)
-
-
-def test_zero_sized_batch():
-    x = np.zeros((0, 16, 64), np.float32)
-    _check_every_stage(onnx.load(ATTENTION), {"X": x})
+def test_data_dependent_and_broadcast_output_shapes():
+    model, feeds = nonzero(RNG)
+    assert xhip.compile(model).run(feeds)["y"].shape == (2, int(np.sum(feeds["x"] > 0)))
+    model, feeds = MODELS["max_4x1_4x8"](RNG)
+    assert xhip.compile(model).run(feeds)["y"].shape == (4, 8)
 
 
 # -- deferred and sanitize: the seed 004 race at the IR level ---------------------------------
@@ -211,10 +143,10 @@ def test_bad_inputs_are_one_line_errors(attention, feeds, message):
 
 
 def test_symbolic_dims_must_agree_between_inputs():
-    model = _model(
+    model = graph_model(
         [helper.make_node("Add", ["a", "b"], ["y"])],
-        [_value("a", TensorProto.FLOAT, ["n"]), _value("b", TensorProto.FLOAT, ["n"])],
-        [_value("y", TensorProto.FLOAT, ["n"])],
+        [value("a", TensorProto.FLOAT, ["n"]), value("b", TensorProto.FLOAT, ["n"])],
+        [value("y", TensorProto.FLOAT, ["n"])],
     )
     with pytest.raises(XhipError) as raised:
         xhip.compile(model).run({"a": np.ones(3, np.float32), "b": np.ones(4, np.float32)})
