@@ -14,7 +14,9 @@ import pkgutil
 from functools import cache
 
 from xdsl.passes import ModulePass
-from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+from xdsl.transforms.common_subexpression_elimination import (
+    CommonSubexpressionElimination,
+)
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 

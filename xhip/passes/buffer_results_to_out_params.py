@@ -18,12 +18,20 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, MemRefType, StringAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DictionaryAttr,
+    MemRefType,
+    StringAttr,
+    UnitAttr,
+)
 from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.diagnostics import op_error
+from xhip.rewrite_rules.functions import function_body
 
 OUT_PARAM_ATTR = "bufferize.result"
 DIM_PARAMS_ATTR = "onnx.dim_params"
@@ -95,8 +103,7 @@ class BufferResultsToOutParamsPass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for fn in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
-            if len(fn.body.blocks) != 1:
-                raise op_error(fn, f"'@{fn.sym_name.data}' has more than one block")
+            function_body(fn, self.name)
             if any(not isinstance(t, MemRefType) for t in fn.function_type.outputs.data):
                 raise op_error(fn, f"'@{fn.sym_name.data}' returns non-memref values: run one-shot-bufferize first")
             _promote(fn)

@@ -25,8 +25,8 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import is_side_effect_free, is_speculatable
 
-from xhip.diagnostics import op_error
 from xhip.passes.resolve_memref_dims import constant_index
+from xhip.rewrite_rules.functions import function_body
 
 
 def is_pure(op: Operation) -> bool:
@@ -82,13 +82,7 @@ class _Hoister:
 
 def hoist_sizes(function: func.FuncOp) -> None:
     """Hoist the size arithmetic of every used entry-block `memref.alloc` of `function`."""
-    if len(function.body.blocks) > 1:
-        raise op_error(
-            function,
-            f"hip-hoist-alloc-size-arith expects a single-block function; '@{function.sym_name.data}' "
-            f"has {len(function.body.blocks)} blocks",
-        )
-    block = function.body.blocks.first
+    block = function_body(function, "hip-hoist-alloc-size-arith")
     if block is None:
         return
     allocs = [op for op in block.ops if isinstance(op, memref.AllocOp) and op.memref.uses]

@@ -26,6 +26,7 @@ from xdsl.traits import IsTerminator
 from xhip.analysis.host_access import forward_aliases
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import AllocOp, ContextType, FreeOp
+from xhip.rewrite_rules.functions import function_body
 
 
 def function_context(fn: func.FuncOp) -> SSAValue | None:
@@ -40,12 +41,7 @@ def require_memory_contract(fn: func.FuncOp, pass_name: str, what: str) -> SSAVa
     """The context of `fn`, after checking it has one block and `!hip.context` first.
 
     `what` names the work that needs the contract, for the message."""
-    if len(fn.body.blocks) != 1:
-        raise op_error(
-            fn,
-            f"{pass_name}: '@{fn.sym_name.data}' has {len(fn.body.blocks)} blocks; "
-            f"{what} needs a single-block function",
-        )
+    function_body(fn, pass_name)
     context = function_context(fn)
     if context is None:
         raise op_error(

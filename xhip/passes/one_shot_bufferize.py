@@ -27,7 +27,12 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import FunctionType, MemRefType, TensorType, UnrankedTensorType
+from xdsl.dialects.builtin import (
+    FunctionType,
+    MemRefType,
+    TensorType,
+    UnrankedTensorType,
+)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -36,9 +41,10 @@ from xhip.diagnostics import op_error
 from xhip.dialects.hip import DPSOp
 from xhip.rewrite_rules.bufferize.constants import ConstantGlobals
 from xhip.rewrite_rules.bufferize.hip_ops import bufferize_dps, bufferize_in_place
-from xhip.rewrite_rules.bufferize.state import BufferizationState, function_body
+from xhip.rewrite_rules.bufferize.state import BufferizationState
 from xhip.rewrite_rules.bufferize.tensor_ops import RULES
 from xhip.rewrite_rules.bufferize.types import is_identity, memref_of
+from xhip.rewrite_rules.functions import function_body
 
 PASS = "one-shot-bufferize"
 

@@ -35,8 +35,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.analysis.host_access import forward_aliases, host_accessed_roots
 from xhip.analysis.liveness import ALIASING_VIEWS, live_intervals
-from xhip.diagnostics import op_error
 from xhip.passes.resolve_memref_dims import same_extent
+from xhip.rewrite_rules.functions import function_body
 
 
 def _escapes(buffer: SSAValue, block: Block) -> bool:
@@ -148,13 +148,7 @@ def _place_deallocs(block: Block, owners: list[memref.AllocOp]) -> None:
 
 def optimize(function: func.FuncOp, exclude_host_accessed: bool) -> None:
     """Reuse dead buffers for later allocations in `function`."""
-    if len(function.body.blocks) > 1:
-        raise op_error(
-            function,
-            f"hip-optimize-memrefs expects a single-block function; '@{function.sym_name.data}' "
-            f"has {len(function.body.blocks)} blocks",
-        )
-    block = function.body.blocks.first
+    block = function_body(function, "hip-optimize-memrefs")
     if block is None:
         return
     allocs = _candidates(block, exclude_host_accessed)

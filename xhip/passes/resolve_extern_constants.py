@@ -22,7 +22,13 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref
-from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, MemRefType, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DictionaryAttr,
+    IntegerAttr,
+    MemRefType,
+    i64,
+)
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter

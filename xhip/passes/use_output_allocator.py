@@ -27,7 +27,12 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType, UnrankedMemRefType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    MemRefType,
+    TensorType,
+    UnrankedMemRefType,
+)
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -35,8 +40,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import AllocOutputOp, ContextType
 from xhip.rewrite_rules.bufferize.extents import Factors, extents
-from xhip.rewrite_rules.bufferize.state import function_body
 from xhip.rewrite_rules.bufferize.types import Dim, collapse, expand, is_identity
+from xhip.rewrite_rules.functions import function_body
 from xhip.shapes import IndexEmitter
 
 PASS = "hip-use-output-allocator"

@@ -15,4 +15,4 @@ func.func @two_blocks(%ctx: !hip.context) {
 ^bb1:
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:12:1: error: hip-lower-allocs: '@two_blocks' has 2 blocks; lowering memref.alloc to hip.alloc needs a single-block function
+// CHECK: {{.*}}invalid.mlir:12:1: error: hip-lower-allocs: '@two_blocks' has 2 blocks; only single-block functions are supported

@@ -23,7 +23,7 @@ func.func @two_blocks(%ctx: !hip.context, %x: memref<4xf32>) {
 ^bb1:
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:19:1: error: hip-pool-allocs: '@two_blocks' has 2 blocks; pooling memref.alloc needs a single-block function
+// CHECK: {{.*}}invalid.mlir:19:1: error: hip-pool-allocs: '@two_blocks' has 2 blocks; only single-block functions are supported
 
 // ALIGN3:  -p: error: pass 'hip-pool-allocs': alignment must be a positive power of 2, got 3
 // ALIGN0:  -p: error: pass 'hip-pool-allocs': alignment must be a positive power of 2, got 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, func, memref
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     IndexType,
@@ -143,13 +143,3 @@ class BufferizationState:
         if buffer.type == target:
             return buffer
         return self.insert(memref.CastOp.get(buffer, target)).results[0]  # type: ignore[arg-type]
-
-
-
-def function_body(fn: func.FuncOp, pass_name: str) -> Block | None:
-    """The single block of `fn` (None for a declaration); more blocks are a located error."""
-    blocks = list(fn.body.blocks)
-    if len(blocks) > 1:
-        what = f"'@{fn.sym_name.data}' has {len(blocks)} blocks"
-        raise op_error(fn, f"{pass_name}: {what}; only single-block functions are supported")
-    return blocks[0] if blocks else None
