@@ -31,25 +31,10 @@ from functools import reduce
 from pathlib import Path
 
 from xhip.memory import PLANNERS, Buffer, SizeExpr, check_layout, lower_bound
+from xhip.testing.memory_cases import SEED_SHAPES, seed_attention_buffers
 
 ALIGNMENT = 256
-SEED_SHAPES = [(1, 128), (4, 512), (16, 2048)]
 RESULTS = Path(__file__).resolve().parent / "results" / "pool_planners.json"
-
-
-def attention() -> tuple[list[Buffer], SizeExpr]:
-    """The six transient buffers of seed 003 (Pass 15) and the seed's pool (Pass 16)."""
-    b, s = SizeExpr.dim("batch", "b"), SizeExpr.dim("seq", "s")
-    proj, square = 256 * b * s, 4 * b * s * s
-    buffers = [
-        Buffer("q", proj, 0, 4),
-        Buffer("k", proj, 1, 3),
-        Buffer("v", proj, 2, 7),
-        Buffer("kT", proj, 3, 4),
-        Buffer("scores", square, 4, 7),
-        Buffer("scaled", square, 5, 6),
-    ]
-    return buffers, 4 * proj.align_up(ALIGNMENT) + 2 * square.align_up(ALIGNMENT)
 
 
 def decoder_layers(layers: int = 12) -> list[Buffer]:
@@ -178,7 +163,7 @@ def main() -> None:
     args = parser.parse_args()
 
     names = list(PLANNERS)
-    seed_rows = shape_table(*attention())
+    seed_rows = shape_table(*seed_attention_buffers("batch", "seq", ALIGNMENT))
     print_shape_table("seed attention (bytes; lower bound = most bytes live at one point)", seed_rows)
     decoder_rows = shape_table(decoder_layers())
     print_shape_table("\nGPT-2-like, 12 decoder layers (bytes)", decoder_rows)

@@ -29,6 +29,7 @@ from xhip.memory import (
     plan_stacked,
     plan_tree,
 )
+from xhip.testing.memory_cases import SEED_SHAPES, seed_attention_buffers
 
 PROPERTY = settings(deadline=None, database=None)
 ALIGN = 256
@@ -180,26 +181,9 @@ def test_small_non_multiple_rounds_the_slab_width_up():
 
 
 def attention() -> list[Buffer]:
-    """Seed 003 after hip-optimize-memrefs (Pass 15): six transient buffers; softmax writes
-    into the dead QK^T buffer, the output is an out-param (not pooled).
-
-    Program points are the kernels: 0 q, 1 k, 2 v projections, 3 transpose k,
-    4 scores = q @ kT, 5 scaled = scores * c, 6 softmax(scaled) -> scores,
-    7 out = scores @ v.
-    """
-    proj = 256 * b * s  # memref<?x?x64xf32>
-    square = 4 * b * s * s  # memref<?x?x?xf32>
-    return [
-        Buffer("q", proj, 0, 4),
-        Buffer("k", proj, 1, 3),
-        Buffer("v", proj, 2, 7),
-        Buffer("kT", proj, 3, 4),
-        Buffer("scores", square, 4, 7),
-        Buffer("scaled", square, 5, 6),
-    ]
+    return seed_attention_buffers()[0]
 
 
-SEED_SHAPES = [(1, 128), (4, 512), (16, 2048)]
 
 
 @pytest.mark.parametrize("name", sorted(PLANNERS))
