@@ -94,6 +94,7 @@ def _check_each_pass(args: argparse.Namespace) -> int:
 def _print_report(report) -> None:
     rows = [
         ("pool bytes", report.pool_bytes),
+        ("liveness lower bound", "-" if report.lower_bound_bytes is None else report.lower_bound_bytes),
         ("host scratch bytes", report.host_scratch_bytes),
         ("kernel launches", report.kernel_launches),
         ("readbacks", report.readbacks),
