@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -26,4 +27,8 @@ def main_with(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | 
         code = 1
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
     sys.exit(code)
