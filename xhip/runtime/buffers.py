@@ -78,6 +78,15 @@ class DeviceBuffer:
         self.data = np.full(self.nbytes, POISON_BYTE, dtype=np.uint8)
 
 
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """Row-major element strides of `shape`."""
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
+
+
 _owner_ids = count(1)
 
 
@@ -105,11 +114,7 @@ class MemRef:
 
     @staticmethod
     def contiguous(buffer: DeviceBuffer, shape: Sequence[int], dtype: np.dtype, owner: Owner, offset: int = 0) -> MemRef:
-        strides, step = [], 1
-        for extent in reversed(shape):
-            strides.append(step)
-            step *= max(extent, 1)
-        return MemRef(buffer, offset, tuple(shape), tuple(reversed(strides)), dtype, owner, offset)
+        return MemRef(buffer, offset, tuple(shape), contiguous_strides(shape), dtype, owner, offset)
 
     @property
     def nbytes_spanned(self) -> int:

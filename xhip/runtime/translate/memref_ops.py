@@ -11,7 +11,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
 from xhip.diagnostics import XhipError, op_error, op_location
-from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
+from xhip.runtime.buffers import MemRef, Owner, contiguous_strides, numpy_dtype
 from xhip.runtime.plan import (
     PlanBuilder,
     Registers,
@@ -29,14 +29,6 @@ EXTERNAL_DATA_ATTR = "hip.external_data"
 CONSTANTS_FILE_ATTR = "hip.constants_file"
 CONSTANT_OFFSETS_ATTR = "hip.constant_offsets"
 CONSTANT_SIZES_ATTR = "hip.constant_sizes"
-
-
-def contiguous_strides(shape: list[int]) -> list[int]:
-    strides, step = [], 1
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return list(reversed(strides))
 
 
 @translates("memref.alloc", "memref.alloca")
@@ -106,7 +98,7 @@ def translate_view(op: Operation, plan: PlanBuilder) -> Step:
         dims = shape(regs)
         start = pool.offset + int(regs[shift])  # type: ignore[arg-type]
         # A view starts a new logical buffer inside the pool: the sanitizer's unit.
-        regs[out] = MemRef(pool.buffer, start, tuple(dims), tuple(contiguous_strides(dims)), dtype, owner, start)
+        regs[out] = MemRef(pool.buffer, start, tuple(dims), contiguous_strides(dims), dtype, owner, start)
 
     return step
 
