@@ -107,3 +107,29 @@ func.func @all_or_nothing(%ctx: !hip.context, %x: memref<?xf32>, %p: memref<1xin
 // CHECK-NEXT:    %n = memref.dim %x, %c0
 // CHECK-NEXT:    %v = memref.load
 // CHECK-NEXT:    %dbl = arith.addi %n, %n : index
+
+// -----
+
+// Reshape's inferred dim `n / max(k, 1)` cannot divide by zero, so it moves up
+// too; a division by a bare runtime value could fault and stays.
+func.func @safe_division(%ctx: !hip.context, %x: memref<?xf32>, %k: index, %d: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %first = memref.alloc() : memref<4xf32>
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %at_least_one = arith.maxsi %k, %c1 : index
+  %rows = arith.divsi %n, %at_least_one : index
+  %a = memref.alloc(%rows) : memref<?xf32>
+  %risky = arith.divsi %n, %d : index
+  %b = memref.alloc(%risky) : memref<?xf32>
+  hip.copy(%ctx) ins(%x : memref<?xf32>) outs(%first : memref<4xf32>)
+  hip.copy(%ctx) ins(%x : memref<?xf32>) outs(%a : memref<?xf32>)
+  hip.copy(%ctx) ins(%x : memref<?xf32>) outs(%b : memref<?xf32>)
+  func.return
+}
+// CHECK-LABEL: func.func @safe_division
+// CHECK:         %[[ROWS:.*]] = arith.divsi %{{.*}}, %{{.*}} : index
+// CHECK:         %first = memref.alloc() : memref<4xf32>
+// CHECK:         memref.alloc(%[[ROWS]])
+// CHECK:         %risky = arith.divsi
+// CHECK-NEXT:    memref.alloc(%risky)
