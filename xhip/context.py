@@ -7,6 +7,7 @@ from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin
 from xdsl.dialects.bufferization import Bufferization
 from xdsl.dialects.func import Func
+from xdsl.dialects.math import Math
 from xdsl.dialects.memref import MemRef
 from xdsl.dialects.scf import Scf
 from xdsl.dialects.tensor import Tensor
@@ -15,7 +16,7 @@ from xhip.dialects import upstream_fixes  # noqa: F401 (installs corrected verif
 from xhip.dialects.hip import HIP
 from xhip.dialects.onnx import ONNX
 
-DIALECTS = (Builtin, Func, Arith, Tensor, MemRef, Bufferization, Scf, ONNX, HIP)
+DIALECTS = (Builtin, Func, Arith, Math, Tensor, MemRef, Bufferization, Scf, ONNX, HIP)
 
 
 def make_context(allow_unregistered: bool = False) -> Context:

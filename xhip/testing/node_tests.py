@@ -52,11 +52,6 @@ its reason, and tests/test_node_tests.py requires one for every non-passing case
   "has element type X, which xhip does not support". 54 cases.
 - Non-tensor values: test_identity_sequence (a sequence) and test_identity_opt
   (an optional); xhip imports tensors only.
-- Range over float graph inputs (test_range_float_type_positive_delta and its
-  float16 and bfloat16 forms): the length ceil((limit - start) / delta) must be
-  computed on the host from float scalars read at run time, and the host plan
-  has no float compare or ceil to compute it with. Integer Range with runtime
-  bounds and float Range over constants compile.
 
 No case fails on numbers: every case that compiles matches onnx's reference
 within the tolerances above, so no onnxruntime-versus-spec difference shows up.
@@ -153,13 +148,6 @@ KNOWN_EXCEPTIONS: tuple[tuple[str, str], ...] = (
     ),
     (r"test_equal_string\w*", "STRING tensors: xhip compiles numeric and bool tensors only"),
     (r"test_identity_(sequence|opt)", "sequence and optional values: xhip imports tensors only"),
-    (
-        r"test_range_(float|float16|bfloat16)_type_positive_delta",
-        (
-            "Range over float graph inputs: its length ceil((limit - start) / delta) must be computed on the "
-            "host from float scalars, and the host plan has no float compare or ceil (arith.cmpf / math.ceil)"
-        ),
-    ),
 )
 """(case-name pattern, reason) for every case of a supported op that is expected not to pass."""
 

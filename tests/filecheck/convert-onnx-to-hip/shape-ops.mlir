@@ -155,3 +155,26 @@ func.func @nonzero(%x: tensor<?x?xi64>) -> tensor<2x?xi64> {
 // CHECK-NEXT:    %[[N:.*]] = arith.index_cast %[[C]] : i64 to index
 // CHECK-NEXT:    %[[VALID:.*]] = tensor.extract_slice %[[IDX]][0, 0] [2, %[[N]]] [1, 1] : tensor<2x?xi64> to tensor<2x?xi64>
 // CHECK-NEXT:    func.return %[[VALID]]
+
+// -----
+
+// A float Range over runtime bounds: the host reads them and computes
+// max(ceil((limit - start) / delta), 0) as onnxruntime does (subtract in f32, divide in f64).
+func.func @range_runtime_float(%start: tensor<f32>, %limit: tensor<f32>, %delta: tensor<f32>) -> tensor<?xf32> {
+  %r = "onnx.Range"(%start, %limit, %delta) : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}
+// CHECK-LABEL: func.func @range_runtime_float
+// CHECK:         %[[START:.*]] = tensor.extract %start[] : tensor<f32>
+// CHECK-NEXT:    %[[LIMIT:.*]] = tensor.extract %limit[] : tensor<f32>
+// CHECK-NEXT:    %[[DELTA:.*]] = tensor.extract %delta[] : tensor<f32>
+// CHECK-NEXT:    %[[DIFF:.*]] = arith.subf %[[LIMIT]], %[[START]] : f32
+// CHECK-NEXT:    %[[WIDE:.*]] = arith.extf %[[DIFF]] : f32 to f64
+// CHECK-NEXT:    %[[WIDE_DELTA:.*]] = arith.extf %[[DELTA]] : f32 to f64
+// CHECK-NEXT:    %[[Q:.*]] = arith.divf %[[WIDE]], %[[WIDE_DELTA]] : f64
+// CHECK-NEXT:    %[[CEIL:.*]] = math.ceil %[[Q]] : f64
+// CHECK-NEXT:    %[[COUNT:.*]] = arith.fptosi %[[CEIL]] : f64 to i64
+// CHECK-NEXT:    %[[N:.*]] = arith.index_cast %[[COUNT]] : i64 to index
+// CHECK:         %[[LEN:.*]] = arith.maxsi %[[N]], %{{.*}} : index
+// CHECK-NEXT:    %[[INIT:.*]] = tensor.empty(%[[LEN]]) : tensor<?xf32>
+// CHECK-NEXT:    hip.range(%{{.*}}, %[[START]], %[[DELTA]]) outs(%[[INIT]] : tensor<?xf32>) -> tensor<?xf32>

@@ -18,10 +18,13 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
+from ml_dtypes import bfloat16
 from xdsl.dialects import arith, tensor
+from xdsl.dialects import math as math_dialect
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
+    BFloat16Type,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
@@ -418,7 +421,7 @@ def convert_constant_of_shape(op: Operation, state: ConversionState) -> list[Low
     return state.compute(hip.FillOp, [], [(dims, element_type)], scalars=[scalar.results[0]])
 
 
-_FLOAT_DTYPES: dict[Attribute, type[np.floating]] = {f16: np.float16, f32: np.float32, f64: np.float64}
+_FLOAT_DTYPES: dict[Attribute, type] = {f16: np.float16, f32: np.float32, f64: np.float64, BFloat16Type(): bfloat16}
 
 
 def _constant_scalar(value: SSAValue) -> float | None:
@@ -433,13 +436,13 @@ def _constant_scalar(value: SSAValue) -> float | None:
 
 
 def _float_range(op: Operation, state: ConversionState, element_type: Attribute) -> tuple[list[Dim], list[SSAValue]]:
-    """Length and (start, delta) scalars of a Range over constant float bounds."""
+    """Length and (start, delta) scalars of a Range over float bounds."""
     dtype = _FLOAT_DTYPES.get(element_type)
     if dtype is None:
         raise state.error(f"Range of {element_type} elements is not supported")
     bounds = [_constant_scalar(v) for v in op.operands]
     if any(b is None for b in bounds):
-        raise state.error("Range with runtime float bounds is not supported")
+        return _runtime_float_range(op, state, element_type)
     start, limit, delta = (dtype(b) for b in bounds)
     if delta == 0:
         raise state.error("Range delta must not be 0")
@@ -447,6 +450,20 @@ def _float_range(op: Operation, state: ConversionState, element_type: Attribute)
     length = max(math.ceil(float(limit - start) / float(delta)), 0)
     scalars = [state.insert(arith.ConstantOp(_scalar_attr(b, element_type))).results[0] for b in (start, delta)]
     return [length], scalars
+
+
+def _runtime_float_range(op: Operation, state: ConversionState, element_type: Attribute) -> tuple[list[Dim], list[SSAValue]]:
+    """`max(ceil((limit - start) / delta), 0)` on the host, as onnxruntime computes it."""
+    start, limit, delta = (
+        state.insert(tensor.ExtractOp(state.tensor(v), [], element_type)).results[0] for v in op.operands
+    )
+    difference = state.insert(arith.SubfOp(limit, start)).results[0]
+    wide = [d if element_type == f64 else state.insert(arith.ExtFOp(d, f64)).results[0] for d in (difference, delta)]
+    quotient = state.insert(arith.DivfOp(*wide)).results[0]
+    rounded = state.insert(math_dialect.CeilOp(quotient)).results[0]
+    count = state.insert(arith.FPToSIOp(rounded, i64)).results[0]
+    length = state.emitter.max(state.to_index(count), 0)
+    return [length], [start, delta]
 
 
 def _int_scalar(state: ConversionState, onnx_value: SSAValue, element: Dim, element_type: Attribute) -> SSAValue:

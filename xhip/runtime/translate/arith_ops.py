@@ -126,6 +126,17 @@ def translate_float_binary(op: Operation, plan: PlanBuilder) -> Step:
     return step
 
 
+@translates("math.ceil", "math.floor")
+def translate_rounding(op: Operation, plan: PlanBuilder) -> Step:
+    rounding, dtype = (np.ceil if op.name == "math.ceil" else np.floor), numpy_dtype(op.results[0].type)
+    source, out = plan.slot(op.operands[0]), plan.slot(op.results[0])
+
+    def step(regs: Registers) -> None:
+        regs[out] = float(rounding(dtype.type(regs[source])))
+
+    return step
+
+
 @translates("arith.sitofp", "arith.fptosi", "arith.extf", "arith.truncf")
 def translate_numeric_cast(op: Operation, plan: PlanBuilder) -> Step:
     dtype = numpy_dtype(op.results[0].type)
