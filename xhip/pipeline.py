@@ -49,8 +49,8 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import NoneType, UnionType
-from typing import Any, Literal, NamedTuple, Union, get_args, get_origin, get_type_hints
+from types import UnionType
+from typing import Any, Literal, NamedTuple, Union, get_args, get_origin
 
 import yaml
 from xdsl.passes import ModulePass
@@ -58,6 +58,16 @@ from xdsl.utils.arg_spec import ParameterListType, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from xhip.diagnostics import XhipError, did_you_mean
+from xhip.pass_options import (
+    PassOption,
+    _convert,
+    _Mismatch,
+    _show_with_type,
+    _spec_option,
+    pass_options,
+    show_value,
+    type_name,
+)
 from xhip.passes import available_passes
 
 PassRegistry = Mapping[str, type[ModulePass]]
@@ -99,135 +109,6 @@ class Pipeline:
     def spec(self) -> str:
         """The pipeline in `-p` syntax; `parse_pass_spec` reads it back."""
         return ",".join(entry.spec() for entry in self.passes)
-
-
-class PassOption(NamedTuple):
-    """One option of a pass class."""
-
-    key: str
-    """The YAML/CLI spelling (hyphens)."""
-    field_name: str
-    hint: Any
-    default: object
-    """The default value, or `dataclasses.MISSING` for a required option."""
-
-    @property
-    def required(self) -> bool:
-        return self.default is dataclasses.MISSING
-
-
-def pass_options(pass_class: type[ModulePass]) -> tuple[PassOption, ...]:
-    """The options of a pass: its init dataclass fields, in declaration order."""
-    hints = get_type_hints(pass_class)
-    options: list[PassOption] = []
-    for f in dataclasses.fields(pass_class):
-        if not f.init or f.name == "name":
-            continue
-        default = f.default
-        if f.default_factory is not dataclasses.MISSING:
-            default = f.default_factory()
-        options.append(PassOption(f.name.replace("_", "-"), f.name, hints[f.name], default))
-    return tuple(options)
-
-
-# --------------------------------------------------------------------------- values
-
-
-class _Mismatch(Exception):
-    """A value does not fit a type hint (turned into a located error by the caller)."""
-
-
-def _convert(value: object, hint: Any, exact: bool = False) -> object:
-    """`value` as an instance of `hint`, or `_Mismatch`.
-
-    Union alternatives are tried first without conversions, so `int | float`
-    keeps an int an int; `exact` disables int->float and scalar->tuple.
-    """
-    origin = get_origin(hint)
-    if origin in (Union, UnionType):
-        alternatives = get_args(hint)
-        for strict in (True, False) if not exact else (True,):
-            for alternative in alternatives:
-                try:
-                    return _convert(value, alternative, strict)
-                except _Mismatch:
-                    continue
-        raise _Mismatch
-    if origin is Literal:
-        if any(type(value) is type(choice) and value == choice for choice in get_args(hint)):
-            return value
-        raise _Mismatch
-    if origin is tuple:
-        if isinstance(value, (list, tuple)):
-            items = list(value)
-        elif exact:
-            raise _Mismatch
-        else:
-            items = [value]
-        args = get_args(hint)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_convert(item, args[0]) for item in items)
-        if len(args) != len(items):
-            raise _Mismatch
-        return tuple(_convert(item, arg) for item, arg in zip(items, args))
-    if hint is NoneType and value is None:
-        return None
-    # `type(...) is` rather than isinstance: a bool is not an int here.
-    if hint in (bool, int, str) and type(value) is hint:
-        return value
-    if hint is float and (type(value) is float or (not exact and type(value) is int)):
-        return float(value)
-    raise _Mismatch
-
-
-def type_name(hint: Any) -> str:
-    """A type hint as users read it: `int`, `tuple[int, ...]`, `str | None`, `'a' | 'b'`."""
-    origin = get_origin(hint)
-    if origin in (Union, UnionType):
-        return " | ".join(type_name(arg) for arg in get_args(hint))
-    if origin is Literal:
-        return " | ".join(show_value(arg) for arg in get_args(hint))
-    if origin is tuple:
-        return f"tuple[{', '.join('...' if a is Ellipsis else type_name(a) for a in get_args(hint))}]"
-    if hint is NoneType:
-        return "None"
-    return getattr(hint, "__name__", str(hint))
-
-
-def show_value(value: object) -> str:
-    """A value in YAML spelling: `true`, `null`, `'tree'`, `[1, 2]`."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (list, tuple)):
-        return f"[{', '.join(show_value(v) for v in value)}]"
-    return repr(value)
-
-
-def _show_with_type(value: object) -> str:
-    if value is None:
-        return "null"
-    return f"{show_value(value)} ({type(value).__name__})"
-
-
-def _spec_scalar(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    text = repr(value)
-    # The `-p` lexer wants a `.` before an exponent.
-    if isinstance(value, float) and "e" in text and "." not in text:
-        text = text.replace("e", ".0e")
-    return text
-
-
-def _spec_option(key: str, value: object) -> str:
-    if value is None:
-        return key
-    values = value if isinstance(value, tuple) else (value,)
-    return f"{key}={','.join(_spec_scalar(v) for v in values)}"
 
 
 # --------------------------------------------------------------------------- checks
