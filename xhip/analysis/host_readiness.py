@@ -8,8 +8,9 @@ bytes it reads cannot be pending device writes:
   synchronously before any run;
 - no device operation writes the buffer (or any view of it) before the read:
   function inputs, host scratch and buffers only the host stores into;
-- a synchronization (a readback drains the stream) lies between the last device
-  write of the buffer and the read, with no device write in between.
+- a synchronization lies between the last device write of the buffer and the
+  read, with no device write in between: a readback that drains the stream, or
+  one that waits for the producer of this very buffer.
 
 Everything else is *unproven*: the read needs a synchronization first.
 """
@@ -46,18 +47,22 @@ def _device_writes(op: Operation, roots: dict[SSAValue, SSAValue]) -> set[SSAVal
     return set()
 
 
-def host_reads(block: Block, unproven_reads_synchronize: bool = False) -> Iterator[HostRead]:
+def host_reads(block: Block, lowered_reads_wait: str | None = None) -> Iterator[HostRead]:
     """Every `memref.load` of the block, with whether it is proven ready and why.
 
-    With `unproven_reads_synchronize`, each unproven read counts as a
-    synchronization for the reads after it (what lowering it to a readback does).
+    `lowered_reads_wait` says what lowering each unproven read will wait for, so
+    later reads can count on it: "stream" (everything queued so far is done) or
+    "producer" (the read buffer's writes are done); None: nothing.
     """
     roots = alias_roots(block)
     pending: set[SSAValue] = set()  # written by device work not yet synchronized
     written: set[SSAValue] = set()  # ever written by device work
     for op in block.ops:
         if isinstance(op, SYNCHRONIZING):
-            pending.clear()
+            if op.waits_for_producer:
+                pending.discard(roots.get(op.source, op.source))
+            else:
+                pending.clear()
         pending |= _device_writes(op, roots)
         written |= _device_writes(op, roots)
         if not isinstance(op, memref.LoadOp):
@@ -72,5 +77,7 @@ def host_reads(block: Block, unproven_reads_synchronize: bool = False) -> Iterat
             yield HostRead(op, root, True, "synchronized since its last device write")
         else:
             yield HostRead(op, root, False, "written by device work that may still be running")
-            if unproven_reads_synchronize:
+            if lowered_reads_wait == "stream":
                 pending.clear()
+            elif lowered_reads_wait == "producer":
+                pending.discard(root)

@@ -2,10 +2,14 @@
 
 Normalized IR says which value the host needs (`memref.load`); this pass
 decides how it becomes visible (seed RFC, Problem 3). Reads that
-xhip.analysis.host_readiness proves ready stay plain loads. Under
-`strategy: readback` every other read becomes a `hip.readback_scalar` of a
-one-element subview (the stream is drained, then the element copied); under
-`strategy: strict` such a read is a located error.
+xhip.analysis.host_readiness proves ready stay plain loads. Every other read:
+
+- `strategy: readback`: a `hip.readback_scalar` of a one-element subview, which
+  drains the stream, then copies the element;
+- `strategy: event`: the same readback with `wait = "producer"`: it waits only
+  for the work up to the buffer's last write (an event after its producer), so
+  kernels queued after it keep running;
+- `strategy: strict`: a located error.
 """
 
 from __future__ import annotations
@@ -45,13 +49,14 @@ class LowerHostVisibilityPass(ModulePass):
 
     name = "hip-lower-host-visibility"
 
-    strategy: Literal["readback", "strict"] = "readback"
+    strategy: Literal["readback", "event", "strict"] = "readback"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for fn in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
             block = fn.body.blocks.first
             assert block is not None
-            reads = [r for r in host_reads(block, unproven_reads_synchronize=True) if not r.ready]
+            waits = {"readback": "stream", "event": "producer"}.get(self.strategy)
+            reads = [r for r in host_reads(block, lowered_reads_wait=waits) if not r.ready]
             if not reads:
                 continue
             if self.strategy == "strict":
@@ -64,7 +69,7 @@ class LowerHostVisibilityPass(ModulePass):
                 raise op_error(fn, f"'@{fn.sym_name.data}' has no !hip.context argument #0 to read back with")
             for read in reads:
                 view = _one_element_view(read.load)
-                readback = ReadbackScalarOp(block.args[0], view.result)
+                readback = ReadbackScalarOp(block.args[0], view.result, wait="producer" if waits == "producer" else None)
                 Rewriter.insert_op([view, readback], InsertPoint.before(read.load))
                 Rewriter.replace_op(read.load, [], [readback.result])
 

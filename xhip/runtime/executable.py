@@ -105,6 +105,7 @@ class Report:
     kernel_launches: int = 0
     readbacks: int = 0
     syncs: int = 0
+    event_waits: int = 0
     outputs: dict[str, dict[str, object]] = field(default_factory=dict)
     check: dict[str, object] | None = None
     compile_s: float = 0.0
@@ -213,7 +214,8 @@ class Executable:
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         self.check_feeds(feeds)
-        before = (self.backend.stats.kernel_launches, self.backend.stats.readbacks, self.backend.stats.syncs)
+        stats = self.backend.stats
+        before = (stats.kernel_launches, stats.readbacks, stats.syncs, stats.event_waits)
         start = time.perf_counter()
         self.session.run = RunState()
         bound = self._bound_symbols(feeds)
@@ -227,11 +229,11 @@ class Executable:
         self.backend.sync()
         outputs = {spec.name: self._host_copy(value) for spec, value in zip(self.outputs, results)}
         outputs.update((name, self._host_copy(value)) for name, value in out_params.items())
-        stats = self.backend.stats
         self.report.run_ms = (time.perf_counter() - start) * 1e3
         self.report.kernel_launches = stats.kernel_launches - before[0]
         self.report.readbacks = stats.readbacks - before[1]
         self.report.syncs = stats.syncs - before[2]
+        self.report.event_waits = stats.event_waits - before[3]
         self.report.pool_bytes = self.session.run.pool_bytes
         self.report.lower_bound_bytes = self._lower_bound(pooled)
         self.report.host_scratch_bytes = self.session.run.scratch_bytes

@@ -99,6 +99,7 @@ def _print_report(report) -> None:
         ("kernel launches", report.kernel_launches),
         ("readbacks", report.readbacks),
         ("syncs", report.syncs),
+        ("event waits", report.event_waits),
         ("compile s", f"{report.compile_s:.3f}"),
         ("run ms", f"{report.run_ms:.2f}"),
     ]

@@ -1,5 +1,5 @@
 // RUN: xhip-opt %s -p 'hip-lower-host-visibility{strategy=strict}' --split-input-file --verify-diagnostics | filecheck %s
-// RUN: not xhip-opt %s -p 'hip-lower-host-visibility{strategy=event}' 2>&1 | filecheck %s --check-prefix=OPTION
+// RUN: not xhip-opt %s -p 'hip-lower-host-visibility{strategy=lazy}' 2>&1 | filecheck %s --check-prefix=OPTION
 
 func.func @unproven(%ctx: !hip.context, %x: memref<4xi64>) -> i64 {
   %c0 = arith.constant 0 : index

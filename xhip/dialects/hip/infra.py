@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
+    StringAttr,
     i32,
     i64,
 )
@@ -21,6 +23,7 @@ from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -190,18 +193,33 @@ class GetConstantOp(IRDLOperation):
 
 
 class _ReadbackOp(IRDLOperation):
-    """Waits for the stream and copies the single element of `source` to the host."""
+    """Waits for device work and copies the single element of `source` to the host.
+
+    `wait = "stream"` (the default) drains the whole stream first; `wait =
+    "producer"` waits only for the work queued up to the last write of `source`
+    (an event recorded after its producer), so later queued work keeps running.
+    """
 
     ctx = operand_def(ContextType)
     source = operand_def(DATA_CONSTR)
     result = result_def(SCALAR_CONSTR)
+    wait = opt_prop_def(StringAttr)
     traits = traits_def(ReadsMemrefOperands())
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "`(` $ctx `,` $source `)` attr-dict `:` type($source) `->` type($result)"
+
+    WAITS: ClassVar[tuple[str, ...]] = ("stream", "producer")
+
+    @property
+    def waits_for_producer(self) -> bool:
+        return self.wait is not None and self.wait.data == "producer"
 
     def verify_(self) -> None:
         count = _num_elements(_shape(self.source))
         if count != 1:
             raise _error(self, f"source must hold exactly one element, got {self.source.type}")
+        if self.wait is not None and self.wait.data not in self.WAITS:
+            raise _error(self, f"wait must be \"stream\" or \"producer\", got \"{self.wait.data}\"")
 
 
 @irdl_op_definition
@@ -210,9 +228,12 @@ class ReadbackScalarOp(_ReadbackOp):
 
     name = "hip.readback_scalar"
 
-    def __init__(self, ctx: SSAValue, source: SSAValue, result_type: Attribute | None = None):
+    def __init__(
+        self, ctx: SSAValue, source: SSAValue, result_type: Attribute | None = None, wait: str | None = None
+    ):
         result_type = result_type or _element_type(source)
-        super().__init__(operands=[ctx, source], result_types=[result_type])
+        properties = {"wait": StringAttr(wait)} if wait is not None else {}
+        super().__init__(operands=[ctx, source], result_types=[result_type], properties=properties)
 
     def verify_(self) -> None:
         super().verify_()

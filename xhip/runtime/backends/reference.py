@@ -34,6 +34,7 @@ class DeviceStats:
     device_copies: int = 0
     readbacks: int = 0
     syncs: int = 0
+    event_waits: int = 0
 
 
 @dataclass
@@ -103,11 +104,33 @@ class ReferenceBackend:
         target.array()[tuple(index)] = value
         self._record_write(target, index)
 
-    def download(self, source: MemRef, location: str) -> np.ndarray:
-        """A synchronized copy of device data on the host (readbacks, outputs)."""
+    def download(self, source: MemRef, location: str, producer_only: bool = False) -> np.ndarray:
+        """A synchronized copy of device data on the host (readbacks, outputs).
+
+        `producer_only` waits like an event recorded after the last queued write
+        of `source`: the work up to it runs, later work stays queued.
+        """
         self.stats.readbacks += 1
-        self.sync()
+        if producer_only:
+            self.wait_for_writes_of(source)
+        else:
+            self.sync()
         return np.array(source.array())
+
+    def wait_for_writes_of(self, source: MemRef) -> None:
+        """Run the queue up to and including the last work that writes `source`'s bytes."""
+        wanted = source.byte_addresses()
+        last = -1
+        for position, work in enumerate(self._queue):
+            for pending in work.writes:
+                if pending.buffer is source.buffer and np.isin(wanted, pending.byte_addresses()).any():
+                    last = position
+        if last < 0:
+            return
+        self.stats.event_waits += 1
+        done, self._queue = self._queue[: last + 1], self._queue[last + 1 :]
+        for work in done:
+            work.run()
 
     # -- device work ---------------------------------------------------------------------
 

@@ -162,10 +162,11 @@ def translate_free(op: Operation, plan: PlanBuilder) -> None:
 def translate_readback(op: Operation, plan: PlanBuilder) -> Step:
     source, out = plan.slot(op.operands[1]), plan.slot(op.results[0])
     backend, location = plan.session.backend, op_location(op)
+    producer_only = op.waits_for_producer  # type: ignore[attr-defined]
 
     def step(regs: Registers) -> None:
         value = regs[source]
-        array = backend.download(value, location) if isinstance(value, MemRef) else np.asarray(value)
+        array = backend.download(value, location, producer_only) if isinstance(value, MemRef) else np.asarray(value)
         regs[out] = array.reshape(-1)[0].item()
 
     return step
