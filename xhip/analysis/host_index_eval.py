@@ -116,6 +116,14 @@ _COMPARISONS: tuple[tuple[bool, Callable[[int, int], bool]], ...] = (
 _CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 
 
+def constant_int(value: SSAValue) -> int | None:
+    """The integer an `arith.constant` of integer or index type holds; None for anything else."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
 def is_binary_supported(op_type: type[Operation]) -> bool:
     return op_type in _BINARY
 

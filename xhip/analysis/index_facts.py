@@ -23,10 +23,14 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from xdsl.dialects import arith, memref, tensor
-from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
-from xhip.analysis.host_index_eval import compare, fold_binary, is_binary_supported
+from xhip.analysis.host_index_eval import (
+    compare,
+    constant_int,
+    fold_binary,
+    is_binary_supported,
+)
 
 Dim = int | SSAValue
 
@@ -39,13 +43,6 @@ MAX_DEPTH = 24
 _DIVISIONS = (arith.DivSIOp, arith.CeilDivSIOp, arith.FloorDivSIOp, arith.DivUIOp, arith.CeilDivUIOp)
 _BOUNDED_OPS = (*_DIVISIONS, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.MaxSIOp, arith.MinSIOp, arith.SelectOp)
 """The ops whose result a lower bound follows through."""
-
-
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def _defining(value: Dim) -> Operation | None:
@@ -81,7 +78,7 @@ class _LowerBounds:
         if isinstance(op, tensor.DimOp | memref.DimOp):
             return 0
         if isinstance(op, arith.ConstantOp):
-            return _constant(value)
+            return constant_int(value)
         if not isinstance(op, _BOUNDED_OPS):
             return None
         # The two operands that bound the result (a select's arms, not its condition).
@@ -89,7 +86,7 @@ class _LowerBounds:
         if isinstance(op, _DIVISIONS):
             return _division_bound(op, lhs, rhs)
         if isinstance(op, arith.SubiOp):
-            subtrahend = _constant(op.rhs)
+            subtrahend = constant_int(op.rhs)
             return None if lhs is None or subtrahend is None else lhs - subtrahend
         if isinstance(op, arith.MaxSIOp):
             # max(x, y) >= x whatever y is.
@@ -106,7 +103,7 @@ class _LowerBounds:
 def _division_bound(op: Operation, lhs: int | None, rhs: int | None) -> int | None:
     """A quotient of a non-negative value by a positive one is non-negative; by a
     static positive divisor, the bound divides too (rounding as the op does)."""
-    divisor = _constant(op.operands[1])
+    divisor = constant_int(op.operands[1])
     if lhs is None or lhs < 0:
         return None
     if divisor is not None and divisor > 0:
@@ -132,11 +129,11 @@ def _offset_from(base: SSAValue, value: SSAValue) -> int | None:
     """k when `value` is `base + k` or `base - k` built by one addi/subi."""
     op = _defining(value)
     if isinstance(op, arith.AddiOp):
-        if op.lhs is base and (k := _constant(op.rhs)) is not None:
+        if op.lhs is base and (k := constant_int(op.rhs)) is not None:
             return k
-        if op.rhs is base and (k := _constant(op.lhs)) is not None:
+        if op.rhs is base and (k := constant_int(op.lhs)) is not None:
             return k
-    if isinstance(op, arith.SubiOp) and op.lhs is base and (k := _constant(op.rhs)) is not None:
+    if isinstance(op, arith.SubiOp) and op.lhs is base and (k := constant_int(op.rhs)) is not None:
         return -k
     return None
 
@@ -166,7 +163,7 @@ def difference(lhs: Dim, rhs: Dim) -> Dim | None:
     if not isinstance(op, arith.AddiOp):
         return None
     for kept, cancelled in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-        if cancelled is rhs or (isinstance(rhs, int) and _constant(cancelled) == rhs):
+        if cancelled is rhs or (isinstance(rhs, int) and constant_int(cancelled) == rhs):
             return kept
     return None
 
@@ -225,7 +222,7 @@ def value_when(value: Dim, leaf: SSAValue, leaf_value: int) -> int | None:
         if op is None or depth == 0:
             return None
         if isinstance(op, arith.ConstantOp):
-            return _constant(value)
+            return constant_int(value)
         if not (is_binary_supported(type(op)) or isinstance(op, arith.CmpiOp | arith.SelectOp)):
             return None
         operands = [evaluate(o, depth - 1) for o in op.operands]
@@ -252,7 +249,7 @@ def select_fold(condition: SSAValue, if_true: Dim, if_false: Dim) -> Dim | None:
     op = _defining(condition)
     if not isinstance(op, arith.CmpiOp) or op.predicate.value.data != _EQ:
         return None
-    for x, c in ((op.lhs, _constant(op.rhs)), (op.rhs, _constant(op.lhs))):
+    for x, c in ((op.lhs, constant_int(op.rhs)), (op.rhs, constant_int(op.lhs))):
         if c is None:
             continue
         if if_false is x and value_when(if_true, x, c) == c:

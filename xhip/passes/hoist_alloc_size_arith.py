@@ -26,7 +26,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import is_side_effect_free, is_speculatable
 
 from xhip.analysis import index_facts
-from xhip.passes.resolve_memref_dims import constant_index
+from xhip.analysis.host_index_eval import constant_int
 from xhip.rewrite_rules.functions import function_body
 
 
@@ -36,7 +36,7 @@ def is_pure(op: Operation) -> bool:
         return False
     if isinstance(op, memref.DimOp):
         # xDSL does not mark memref.dim speculatable; with a constant in-range index it is.
-        axis, source = constant_index(op.index), op.source.type
+        axis, source = constant_int(op.index), op.source.type
         return axis is not None and isinstance(source, MemRefType) and 0 <= axis < source.get_num_dims()
     if isinstance(op, SIGNED_DIVISIONS):
         # arith marks division by a value it cannot see as unsafe to hoist; a

@@ -56,6 +56,7 @@ from xdsl.utils.hints import isa
 
 from xhip.analysis import index_facts
 from xhip.analysis.host_access import forward_aliases
+from xhip.analysis.host_index_eval import constant_int
 from xhip.analysis.liveness import Interval, live_intervals
 from xhip.diagnostics import did_you_mean, op_error
 from xhip.memory import PLANNERS, Buffer, Planner, SizeExpr, lower_bound_expr
@@ -181,8 +182,9 @@ def size_expr(value: SSAValue, names: DimNames) -> SizeExpr:
     extents), so `batch * seq` and `256 * batch * seq` compare as they should.
     Anything else is one runtime dim, keyed by its SSA value."""
     owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) and owner.value.value.data >= 0:
-        return SizeExpr.const(owner.value.value.data)
+    constant = constant_int(value)
+    if constant is not None and constant >= 0:
+        return SizeExpr.const(constant)
     combine = _SIZE_ARITHMETIC.get(type(owner))
     if combine is not None and all(_is_extent(operand) for operand in owner.operands):
         lhs, rhs = (size_expr(operand, names) for operand in owner.operands)

@@ -25,13 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType
+from xdsl.dialects import builtin, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.dialects.utils.dynamic_index_list import get_dynamic_index_list
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xhip.analysis.host_index_eval import constant_int
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import AllocOp, AllocOutputOp
 from xhip.shapes import IndexEmitter
@@ -53,14 +54,6 @@ class RootDim:
 Factor = int | SSAValue | RootDim
 Extent = tuple[Factor, ...]
 """A product of factors: what one dim of a buffer is, in terms of values that exist."""
-
-
-def constant_index(value: SSAValue) -> int | None:
-    """The value of an integer `arith.constant`, None for anything else."""
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def _fits(size: int | SSAValue, extent: int) -> bool:
@@ -106,11 +99,11 @@ def size_extent(size: int | SSAValue) -> Extent:
     """What a size operand is: a constant, a resolved `memref.dim`, or itself."""
     if isinstance(size, int):
         return (size,)
-    if (value := constant_index(size)) is not None:
+    if (value := constant_int(size)) is not None:
         return (value,)
     owner = size.owner
     if isinstance(owner, memref.DimOp) and isinstance(owner.source.type, MemRefType):
-        axis = constant_index(owner.index)
+        axis = constant_int(owner.index)
         if axis is not None and 0 <= axis < owner.source.type.get_num_dims():
             extent = buffer_extent(owner.source, axis)
             return tuple(
@@ -161,7 +154,7 @@ def _materialize(extent: Extent, dim: memref.DimOp) -> SSAValue:
     factors: list[int | SSAValue] = []
     for factor in extent:
         if isinstance(factor, RootDim):
-            if factor.buffer is dim.source and constant_index(dim.index) == factor.axis:
+            if factor.buffer is dim.source and constant_int(dim.index) == factor.axis:
                 factors.append(dim.result)
             elif factor.existing is not None:
                 factors.append(factor.existing)
@@ -177,7 +170,7 @@ def _materialize(extent: Extent, dim: memref.DimOp) -> SSAValue:
 def resolve(dim: memref.DimOp) -> None:
     """Replace `dim` by the extent it reads, when the IR states it elsewhere."""
     source_type = dim.source.type
-    axis = constant_index(dim.index)
+    axis = constant_int(dim.index)
     if axis is None or not isinstance(source_type, MemRefType):
         return
     rank = source_type.get_num_dims()

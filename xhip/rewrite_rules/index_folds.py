@@ -29,6 +29,7 @@ from xhip.analysis.host_index_eval import (
     bitwidth,
     canonical,
     compare,
+    constant_int,
     fold_binary,
     is_binary_supported,
     to_signed,
@@ -36,14 +37,6 @@ from xhip.analysis.host_index_eval import (
 
 # Upstream canonicalize already folds these on constants (and knows x+0, x*1).
 _UPSTREAM_FOLDED: frozenset[type[Operation]] = frozenset({arith.AddiOp, arith.SubiOp, arith.MuliOp})
-
-
-def constant_int(value: SSAValue) -> int | None:
-    """The integer a value is known to hold, if it is an integer/index constant."""
-    op = value.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return op.value.value.data
-    return None
 
 
 def _bit_width(t: Attribute) -> int | None:

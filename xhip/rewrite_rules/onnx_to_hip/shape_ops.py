@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xhip import shapes
+from xhip.analysis.host_index_eval import constant_int
 from xhip.dialects import hip
 from xhip.dialects.onnx import is_none
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
@@ -192,9 +193,9 @@ def _factor(dim: Dim) -> _Product:
     """`dim` through the products and exact divisions that built it."""
     if isinstance(dim, int):
         return _Product(dim)
+    if (constant := constant_int(dim)) is not None:
+        return _Product(constant)
     owner = dim.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return _Product(owner.value.value.data)
     if isinstance(owner, arith.MuliOp):
         return _factor(owner.lhs) * _factor(owner.rhs)
     if isinstance(owner, _EXACT_DIVISIONS):
