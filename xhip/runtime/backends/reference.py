@@ -16,13 +16,13 @@ timing deterministic:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from xhip.diagnostics import XhipError
-from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner
+from xhip.runtime.buffers import DeviceBuffer, MemRef
 from xhip.runtime.kernels import run_kernel
 
 NEVER_WRITTEN = 0
@@ -119,14 +119,10 @@ class ReferenceBackend:
 
     def wait_for_writes_of(self, source: MemRef) -> None:
         """Run the queue up to and including the last work that writes `source`'s bytes."""
-        wanted = source.byte_addresses()
-        last = -1
-        for position, work in enumerate(self._queue):
-            for pending in work.writes:
-                if pending.buffer is source.buffer and np.isin(wanted, pending.byte_addresses()).any():
-                    last = position
-        if last < 0:
+        writers = [position for position, _, _ in self._queued_writes(source.buffer, source.byte_addresses())]
+        if not writers:
             return
+        last = writers[-1]
         self.stats.event_waits += 1
         done, self._queue = self._queue[: last + 1], self._queue[last + 1 :]
         for work in done:
@@ -195,18 +191,15 @@ class ReferenceBackend:
             if shadow is None:
                 continue
             addresses = source.byte_addresses()
-            writers = shadow.owners[addresses]
-            foreign = (writers != source.owner.id) & (writers != NEVER_WRITTEN)
-            if foreign.any():
-                other = int(writers[foreign][0])
-                bad = addresses[foreign & (writers == other)]
+            foreign = _foreign_writer(shadow, source, addresses)
+            if foreign is not None:
+                other, bad = foreign
                 raise XhipError(
                     f"sanitizer: reading '{source.owner.label}' sees bytes {_byte_ranges(bad)} of "
-                    f"{source.buffer.kind} '{source.buffer.label}' last written through "
-                    f"'{shadow.names.get(other, '?')}'",
+                    f"{source.buffer.kind} '{source.buffer.label}' last written through '{other}'",
                     location,
                 )
-            unwritten = writers == NEVER_WRITTEN
+            unwritten = shadow.owners[addresses] == NEVER_WRITTEN
             if unwritten.any():
                 raise XhipError(
                     f"sanitizer: reading '{source.owner.label}' sees bytes {_byte_ranges(addresses[unwritten])} "
@@ -218,32 +211,39 @@ class ReferenceBackend:
         if not self.sanitize:
             return
         wanted = _element_bytes(source, index)
-        for work in self._queue:
-            for pending in work.writes:
-                if pending.buffer is source.buffer and np.isin(wanted, pending.byte_addresses()).any():
-                    raise XhipError(
-                        f"sanitizer: host read of '{source.owner.label}' bytes {_byte_ranges(wanted)} "
-                        f"that queued '{work.label}' will write through '{pending.owner.label}' "
-                        "(not synchronized)",
-                        location,
-                    )
-        shadow = self._shadows[source.buffer.id]
-        writers = shadow.owners[wanted]
-        foreign = (writers != source.owner.id) & (writers != NEVER_WRITTEN)
-        if foreign.any():
-            other = int(writers[foreign][0])
+        for _, work, pending in self._queued_writes(source.buffer, wanted):
             raise XhipError(
-                f"sanitizer: host read of '{source.owner.label}' sees bytes {_byte_ranges(wanted)} "
-                f"last written through '{shadow.names.get(other, '?')}'",
+                f"sanitizer: host read of '{source.owner.label}' bytes {_byte_ranges(wanted)} "
+                f"that queued '{work.label}' will write through '{pending.owner.label}' "
+                "(not synchronized)",
                 location,
             )
+        foreign = _foreign_writer(self._shadows[source.buffer.id], source, wanted)
+        if foreign is not None:
+            raise XhipError(
+                f"sanitizer: host read of '{source.owner.label}' sees bytes {_byte_ranges(wanted)} "
+                f"last written through '{foreign[0]}'",
+                location,
+            )
+
+    def _queued_writes(self, buffer: DeviceBuffer, addresses: np.ndarray) -> Iterator[tuple[int, _QueuedWork, MemRef]]:
+        """(queue position, work, view it writes) for queued work that writes any of these bytes."""
+        for position, work in enumerate(self._queue):
+            for pending in work.writes:
+                if pending.buffer is buffer and np.isin(addresses, pending.byte_addresses()).any():
+                    yield position, work, pending
+
+
+def _foreign_writer(shadow: _Shadow, reader: MemRef, addresses: np.ndarray) -> tuple[str, np.ndarray] | None:
+    """The first other logical buffer that last wrote some of `addresses`, and those bytes."""
+    writers = shadow.owners[addresses]
+    foreign = (writers != reader.owner.id) & (writers != NEVER_WRITTEN)
+    if not foreign.any():
+        return None
+    other = int(writers[foreign][0])
+    return shadow.names.get(other, "?"), addresses[foreign & (writers == other)]
 
 
 def _element_bytes(view: MemRef, index: Sequence[int]) -> np.ndarray:
     offset = view.offset + sum(i * s for i, s in zip(index, view.strides)) * view.dtype.itemsize
     return np.arange(offset, offset + view.dtype.itemsize, dtype=np.int64)
-
-
-def host_owner(label: str) -> Owner:
-    """The logical buffer of data the host provides (inputs, constants)."""
-    return Owner(label)
