@@ -544,7 +544,8 @@ class IndexedGatherOp(DataMovementOp):
         self.verify_ranks(_rank(data), _rank(indices))
 
     def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
-        raise NotImplementedError()
+        """How data, indices and output ranks relate: each gather op says (an abstract hook)."""
+        raise NotImplementedError(f"{type(self).__name__} must define verify_ranks")
 
 
 @irdl_op_definition
