@@ -16,6 +16,8 @@ config.excludes = ["Inputs", "lit.cfg.py", "Output"]
 bin_dir = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
 repo_root = os.path.dirname(os.path.dirname(config.test_source_root))
+# The tools import this checkout's xhip, whichever checkout the venv installed.
+config.environment["PYTHONPATH"] = repo_root
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%xhip_root", repo_root))
 config.substitutions.append(("%roundtrip", "xhip-opt %s --print-op-generic | xhip-opt"))
