@@ -29,6 +29,7 @@ from xdsl.rewriter import InsertPoint
 
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import DPSOp
+from xhip.dialects.onnx.base import NODE_NAME_ATTR
 from xhip.shapes import Dim, IndexEmitter, ShapeFailure, ShapeResult
 
 MAX_HOST_ELEMENTS = 64
@@ -79,6 +80,10 @@ class ConversionState:
         return self.emitter.builder
 
     def insert(self, op: Operation) -> Operation:
+        """Insert `op`, naming the ONNX node it implements (for run-time errors)."""
+        node = self.current.attributes.get(NODE_NAME_ATTR) if self.current is not None else None
+        if node is not None:
+            op.attributes.setdefault(NODE_NAME_ATTR, node)
         return self.builder.insert(op)
 
     def error(self, message: str):
