@@ -8,6 +8,7 @@ by name. Pools, host scratch and constants live as long as the Executable.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from xhip.analysis.liveness import live_intervals, max_live_sum
 from xhip.dialects.hip import ContextType, GetPoolOp
 from xhip.runtime.backends import make_backend
 from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
+from xhip.runtime.limits import AllocationCap
 from xhip.runtime.plan import RunState, Session, build_plan
 
 POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
@@ -126,10 +128,12 @@ class Executable:
         deferred: bool = False,
         sanitize: bool = False,
         constants_dir: str | Path | None = None,
+        max_device_bytes: int | None = None,
     ):
         self.module = module
         self.backend = make_backend(backend, deferred=deferred, sanitize=sanitize)
         self.session = Session(self.backend, Path(constants_dir) if constants_dir is not None else None)
+        self.session.cap = AllocationCap.resolve(max_device_bytes)
         self.plan, function = build_plan(module, self.session)
         arg_types = function.function_type.inputs.data
         self._takes_context = bool(arg_types) and isinstance(arg_types[0], ContextType)
@@ -141,7 +145,7 @@ class Executable:
         ]
         self.inputs = [spec for spec, is_result in arguments if not is_result]
         self.out_params = [spec for spec, is_result in arguments if is_result]
-        self._argument_order = [spec for spec, _ in arguments]
+        self._arguments = arguments
         self.outputs = [
             _spec(t, _attr_dict(function.res_attrs, i), f"result{i}")
             for i, t in enumerate(function.function_type.outputs.data)
@@ -197,7 +201,10 @@ class Executable:
             else:
                 raise XhipError(f"cannot size output parameter {spec.describe()}: no input binds its dynamic dims")
         owner = Owner(f"output '{spec.name}'")
-        buffer = self.backend.allocate(int(np.prod(dims, dtype=np.int64)) * spec.dtype.itemsize, owner.label, "output")
+        nbytes = math.prod(dims) * spec.dtype.itemsize
+        expression = f"size = {' * '.join(map(str, [*spec.shape, spec.dtype.itemsize]))} bytes"
+        self.session.cap.require(nbytes, f"output parameter '{spec.name}'", expression, dims)
+        buffer = self.backend.allocate(nbytes, owner.label, "output")
         return MemRef.contiguous(buffer, dims, spec.dtype, owner)
 
     def _argument(self, spec: TensorSpec, value: np.ndarray) -> object:
@@ -219,16 +226,20 @@ class Executable:
         start = time.perf_counter()
         self.session.run = RunState()
         bound = self._bound_symbols(feeds)
-        out_params = {spec.name: self._out_param(spec, bound) for spec in self.out_params}
+        # By position, not name: a graph input may also be an output of the same name.
+        out_params = [(spec, self._out_param(spec, bound)) for spec, is_result in self._arguments if is_result]
+        filled = iter(buffer for _, buffer in out_params)
         arguments: list[object] = [None] if self._takes_context else []
         arguments += [
-            out_params[spec.name] if spec.name in out_params else self._argument(spec, feeds[spec.name])
-            for spec in self._argument_order
+            next(filled) if is_result else self._argument(spec, feeds[spec.name]) for spec, is_result in self._arguments
         ]
         results, pooled = self.plan.execute(arguments, self._pooled.values())
         self.backend.sync()
-        outputs = {spec.name: self._host_copy(value) for spec, value in zip(self.outputs, results)}
-        outputs.update((name, self._host_copy(value)) for name, value in out_params.items())
+        produced = [*zip(self.outputs, results), *out_params]
+        for spec, value in produced:
+            if isinstance(value, MemRef):
+                self.backend.check_written(value, f"output '{spec.name}'")
+        outputs = {spec.name: self._host_copy(value) for spec, value in produced}
         self.report.run_ms = (time.perf_counter() - start) * 1e3
         self.report.kernel_launches = stats.kernel_launches - before[0]
         self.report.readbacks = stats.readbacks - before[1]

@@ -20,6 +20,7 @@ from xdsl.ir import Operation, SSAValue
 from xhip.diagnostics import XhipError, op_error, op_location
 from xhip.runtime.backends.reference import ReferenceBackend
 from xhip.runtime.buffers import DeviceBuffer, MemRef
+from xhip.runtime.limits import AllocationCap
 
 Registers = list[object]
 Step = Callable[[Registers], None]
@@ -44,6 +45,7 @@ class Session:
     scratch: DeviceBuffer | None = None
     constants: dict[object, MemRef] = field(default_factory=dict)
     run: RunState = field(default_factory=RunState)
+    cap: AllocationCap = field(default_factory=AllocationCap.resolve)
 
 
 class PlanBuilder:

@@ -10,14 +10,16 @@ timing deterministic:
   kernel should have seen first therefore really is lost, as on a GPU.
 - `sanitize` (implies deferred): every byte of every buffer remembers which
   logical buffer last wrote it. A kernel reading bytes last written through a
-  different logical buffer, and a host read of bytes a queued kernel has yet
-  to write, fail with one line naming both buffers and the byte range.
+  different logical buffer, a host read of bytes a queued kernel has yet
+  to write, and a host write into bytes a queued kernel has yet to read, fail
+  with one line naming both sides and the byte range.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -48,6 +50,7 @@ class _Shadow:
 @dataclass
 class _QueuedWork:
     run: Callable[[], None]
+    reads: list[MemRef]
     writes: list[MemRef]
     label: str
 
@@ -100,7 +103,8 @@ class ReferenceBackend:
         self._check_host_read(source, index, location)
         return source.array()[tuple(index)].item()
 
-    def host_store(self, target: MemRef, index: Sequence[int], value: object) -> None:
+    def host_store(self, target: MemRef, index: Sequence[int], value: object, location: str) -> None:
+        self._check_host_write(target, index, location)
         target.array()[tuple(index)] = value
         self._record_write(target, index)
 
@@ -119,7 +123,7 @@ class ReferenceBackend:
 
     def wait_for_writes_of(self, source: MemRef) -> None:
         """Run the queue up to and including the last work that writes `source`'s bytes."""
-        writers = [position for position, _, _ in self._queued_writes(source.buffer, source.byte_addresses())]
+        writers = [position for position, _, _ in self._queued(source.buffer, source.byte_addresses(), "writes")]
         if not writers:
             return
         last = writers[-1]
@@ -147,7 +151,7 @@ class ReferenceBackend:
             for out in outputs:
                 self._record_write(out)
 
-        self._submit(run, list(outputs), location)
+        self._submit(run, list(inputs), list(outputs), location)
 
     def copy(self, source: MemRef, target: MemRef, location: str) -> None:
         self.stats.device_copies += 1
@@ -157,7 +161,7 @@ class ReferenceBackend:
             target.array()[...] = source.array()
             self._record_write(target)
 
-        self._submit(run, [target], location)
+        self._submit(run, [source], [target], location)
 
     def sync(self) -> None:
         if not self._queue:
@@ -167,9 +171,9 @@ class ReferenceBackend:
         for work in queue:
             work.run()
 
-    def _submit(self, run: Callable[[], None], writes: list[MemRef], label: str) -> None:
+    def _submit(self, run: Callable[[], None], reads: list[MemRef], writes: list[MemRef], label: str) -> None:
         if self.deferred:
-            self._queue.append(_QueuedWork(run, writes, label))
+            self._queue.append(_QueuedWork(run, reads, writes, label))
         else:
             run()
 
@@ -211,7 +215,7 @@ class ReferenceBackend:
         if not self.sanitize:
             return
         wanted = _element_bytes(source, index)
-        for _, work, pending in self._queued_writes(source.buffer, wanted):
+        for _, work, pending in self._queued(source.buffer, wanted, "writes"):
             raise XhipError(
                 f"sanitizer: host read of '{source.owner.label}' bytes {_byte_ranges(wanted)} "
                 f"that queued '{work.label}' will write through '{pending.owner.label}' "
@@ -226,10 +230,37 @@ class ReferenceBackend:
                 location,
             )
 
-    def _queued_writes(self, buffer: DeviceBuffer, addresses: np.ndarray) -> Iterator[tuple[int, _QueuedWork, MemRef]]:
-        """(queue position, work, view it writes) for queued work that writes any of these bytes."""
+    def check_written(self, view: MemRef, what: str) -> None:
+        """Every element of `view` was written (a graph output after the final sync)."""
+        if not self.sanitize:
+            return
+        addresses = view.byte_addresses()
+        unwritten = self._shadows[view.buffer.id].owners[addresses] == NEVER_WRITTEN
+        if unwritten.any():
+            raise XhipError(
+                f"sanitizer: {what} has bytes {_byte_ranges(addresses[unwritten])} of its "
+                f"{view.nbytes_spanned} that nothing wrote"
+            )
+
+    def _check_host_write(self, target: MemRef, index: Sequence[int], location: str) -> None:
+        """A host store happens at once: a queued kernel that reads these bytes would see it."""
+        if not self.sanitize:
+            return
+        wanted = _element_bytes(target, index)
+        for _, work, pending in self._queued(target.buffer, wanted, "reads"):
+            raise XhipError(
+                f"sanitizer: host write into '{target.owner.label}' bytes {_byte_ranges(wanted)} "
+                f"that queued '{work.label}' has yet to read through '{pending.owner.label}' "
+                "(not synchronized)",
+                location,
+            )
+
+    def _queued(
+        self, buffer: DeviceBuffer, addresses: np.ndarray, access: Literal["reads", "writes"]
+    ) -> Iterator[tuple[int, _QueuedWork, MemRef]]:
+        """(queue position, work, view) for queued work that reads (or writes) any of these bytes."""
         for position, work in enumerate(self._queue):
-            for pending in work.writes:
+            for pending in getattr(work, access):
                 if pending.buffer is buffer and np.isin(addresses, pending.byte_addresses()).any():
                     yield position, work, pending
 

@@ -16,8 +16,10 @@ from xdsl.ir import Attribute, Operation
 from xhip.diagnostics import op_location
 from xhip.dialects import hip
 from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, numpy_dtype
+from xhip.runtime.contracts import dps_contract
 from xhip.runtime.kernels import run_kernel
-from xhip.runtime.translate.memref_ops import load_constant
+from xhip.runtime.limits import byte_size_expression
+from xhip.runtime.translate.memref_ops import load_constant, sized_allocation
 from xhip.runtime.plan import PlanBuilder, Registers, Session, Step, buffer_label, shape_of_type, translates
 
 SEGMENT_SIZES = "operandSegmentSizes"
@@ -51,6 +53,19 @@ def _as_array(value: object) -> np.ndarray:
 
 def _translate_compute(op: Operation, plan: PlanBuilder) -> Step:
     assert isinstance(op, hip.DPSOp)
+    run = _compute_step(op, plan)
+    contract = dps_contract(op, plan.slot)
+    if contract is None:
+        return run
+
+    def checked(regs: Registers) -> None:
+        contract(regs)
+        run(regs)
+
+    return checked
+
+
+def _compute_step(op: hip.DPSOp, plan: PlanBuilder) -> Step:
     kernel, attributes, location = op.name.removeprefix("hip."), kernel_attributes(op), op_location(op)
     scalars, inputs, outputs = plan.slots(op.scalars), plan.slots(op.inputs), plan.slots(op.outputs)
     backend = plan.session.backend
@@ -99,10 +114,11 @@ def translate_get_pool(op: Operation, plan: PlanBuilder) -> Step:
     assert isinstance(op, hip.GetPoolOp)
     size, out = plan.slot(op.operands[1]), plan.slot(op.results[0])
     domain, session = op.domain_id.value.data, plan.session
-    owner = Owner(buffer_label(op))
+    owner, location, expression = Owner(buffer_label(op)), op_location(op), byte_size_expression(op.operands[1])
 
     def step(regs: Registers) -> None:
         nbytes = int(regs[size])  # type: ignore[arg-type]
+        session.cap.require(nbytes, location, expression)
         session.run.pool_bytes += nbytes
         pool = _byte_buffer(session, session.pools.get(domain), nbytes, owner.label, "pool")
         session.pools[domain] = pool
@@ -114,10 +130,11 @@ def translate_get_pool(op: Operation, plan: PlanBuilder) -> Step:
 @translates("hip.get_host_scratch")
 def translate_get_host_scratch(op: Operation, plan: PlanBuilder) -> Step:
     size, out, session = plan.slot(op.operands[1]), plan.slot(op.results[0]), plan.session
-    owner = Owner(buffer_label(op))
+    owner, location, expression = Owner(buffer_label(op)), op_location(op), byte_size_expression(op.operands[1])
 
     def step(regs: Registers) -> None:
         nbytes = int(regs[size])  # type: ignore[arg-type]
+        session.cap.require(nbytes, location, expression)
         session.run.scratch_bytes = max(session.run.scratch_bytes, nbytes)
         session.scratch = _byte_buffer(session, session.scratch, nbytes, owner.label, "scratch")
         regs[out] = MemRef.contiguous(session.scratch, [nbytes], np.dtype(np.uint8), owner)
@@ -131,10 +148,11 @@ def _allocating(op: Operation, plan: PlanBuilder, kind: str, record_output: bool
     dtype, out = numpy_dtype(result_type.element_type), plan.slot(op.results[0])  # type: ignore[attr-defined]
     owner, session = Owner(buffer_label(op)), plan.session
     index = op.out_idx.value.data if record_output else None  # type: ignore[attr-defined]
+    checked_size = sized_allocation(op, result_type, op.operands[1:], session)
 
     def step(regs: Registers) -> None:
         dims = shape(regs)
-        buffer = session.backend.allocate(int(np.prod(dims, dtype=np.int64)) * dtype.itemsize, owner.label, kind)
+        buffer = session.backend.allocate(checked_size(dims), owner.label, kind)
         view = MemRef.contiguous(buffer, dims, dtype, owner)
         if index is not None:
             session.run.outputs[index] = view

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from xhip.diagnostics import XhipError, op_error, op_location
 from xhip.runtime.buffers import MemRef, Owner, contiguous_strides, numpy_dtype
+from xhip.runtime.contracts import require_same_count, require_within
+from xhip.runtime.limits import buffer_size_expression
 from xhip.runtime.plan import (
     PlanBuilder,
     Registers,
@@ -31,17 +35,31 @@ CONSTANT_OFFSETS_ATTR = "hip.constant_offsets"
 CONSTANT_SIZES_ATTR = "hip.constant_sizes"
 
 
+def sized_allocation(op: Operation, memref_type: Attribute, dynamic: Sequence[SSAValue], session: Session) -> Callable[[list[int]], int]:
+    """The byte size of `op`'s buffer for runtime `dims`, checked against the session's cap."""
+    itemsize = numpy_dtype(memref_type.element_type).itemsize  # type: ignore[attr-defined]
+    location = op_location(op)
+    expression = buffer_size_expression(memref_type.get_shape(), dynamic, itemsize)  # type: ignore[attr-defined]
+
+    def size(dims: list[int]) -> int:
+        nbytes = math.prod(dims) * itemsize
+        session.cap.require(nbytes, location, expression, dims)
+        return nbytes
+
+    return size
+
+
 @translates("memref.alloc", "memref.alloca")
 def translate_alloc(op: Operation, plan: PlanBuilder) -> Step:
     result_type = op.results[0].type
     shape = shape_of_type(result_type, plan.slots(op.operands))
     dtype, out = numpy_dtype(result_type.element_type), plan.slot(op.results[0])  # type: ignore[attr-defined]
     owner, backend = Owner(buffer_label(op)), plan.session.backend
+    checked_size = sized_allocation(op, result_type, op.operands, plan.session)
 
     def step(regs: Registers) -> None:
         dims = shape(regs)
-        nbytes = int(np.prod(dims, dtype=np.int64)) * dtype.itemsize
-        buffer = backend.allocate(nbytes, owner.label, "alloc")
+        buffer = backend.allocate(checked_size(dims), owner.label, "alloc")
         regs[out] = MemRef.contiguous(buffer, dims, dtype, owner)
 
     return step
@@ -66,10 +84,10 @@ def translate_load(op: Operation, plan: PlanBuilder) -> Step:
 @translates("memref.store")
 def translate_store(op: Operation, plan: PlanBuilder) -> Step:
     value, target, *indices = plan.slots(op.operands)
-    backend = plan.session.backend
+    backend, location = plan.session.backend, op_location(op)
 
     def step(regs: Registers) -> None:
-        backend.host_store(regs[target], [regs[i] for i in indices], regs[value])  # type: ignore[arg-type]
+        backend.host_store(regs[target], [regs[i] for i in indices], regs[value], location)  # type: ignore[arg-type]
 
     return step
 
@@ -112,9 +130,10 @@ def translate_subview(op: Operation, plan: PlanBuilder) -> Step:
 
     def step(regs: Registers) -> None:
         view: MemRef = regs[source]  # type: ignore[assignment]
-        start = view.offset + sum(o * s for o, s in zip(offsets(regs), view.strides)) * view.dtype.itemsize
-        dims = sizes(regs)
-        steps = [st * s for st, s in zip(strides(regs), view.strides)]
+        starts, dims, slice_strides = offsets(regs), sizes(regs), strides(regs)
+        require_within(op, view.shape, starts, dims, slice_strides)
+        start = view.offset + sum(o * s for o, s in zip(starts, view.strides)) * view.dtype.itemsize
+        steps = [st * s for st, s in zip(slice_strides, view.strides)]
         kept = kept_dims(tuple(dims), result_shape)
         dims, steps = [dims[i] for i in kept], [steps[i] for i in kept]
         regs[out] = view.with_view(start, dims, steps)
@@ -127,14 +146,20 @@ def translate_reinterpret_cast(op: Operation, plan: PlanBuilder) -> Step:
     assert isinstance(op, memref.ReinterpretCastOp)
     offsets, sizes, strides = offsets_sizes_strides(op, plan)
     source, out = plan.slot(op.source), plan.slot(op.result)
-    dtype, owner = numpy_dtype(op.result.type.element_type), Owner(buffer_label(op))
+    dtype = numpy_dtype(op.result.type.element_type)
+    # Only a reshape (to or from rank 0) casts a dynamically shaped buffer; in-place
+    # reuse (hip-optimize-memrefs) casts static slots, whose sizes may differ.
+    is_reshape = not op.source.type.has_static_shape()
 
     def step(regs: Registers) -> None:
         view: MemRef = regs[source]  # type: ignore[assignment]
         (offset,) = offsets(regs) or [0]
         start = view.base + offset * dtype.itemsize
-        # A reinterpreted buffer (in-place reuse) is a new logical buffer.
-        regs[out] = MemRef(view.buffer, start, tuple(sizes(regs)), tuple(strides(regs)), dtype, owner, view.base)
+        dims = sizes(regs)
+        if is_reshape:
+            require_same_count(op, view.shape, dims)
+        # The same bytes, so the same logical buffer, whatever the rank (sanitizer).
+        regs[out] = MemRef(view.buffer, start, tuple(dims), tuple(strides(regs)), dtype, view.owner, view.base)
 
     return step
 
@@ -154,6 +179,8 @@ def translate_memref_reshape(op: Operation, plan: PlanBuilder) -> Step:
         view: MemRef = regs[source]  # type: ignore[assignment]
         if output_shape is not None:
             dims = output_shape(regs)
+            for source_dim, group in enumerate(groups):
+                require_same_count(op, view.shape[source_dim : source_dim + 1], [dims[d] for d in group])
             strides: list[int] = [0] * len(dims)
             for source_dim, group in enumerate(groups):
                 step_size = view.strides[source_dim]

@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Operation
 
 from xhip.runtime.buffers import numpy_dtype
+from xhip.runtime.contracts import require_same_count, require_static_extents
 from xhip.runtime.plan import (
     PlanBuilder,
     Registers,
@@ -155,7 +156,9 @@ def translate_reshape(op: Operation, plan: PlanBuilder) -> Step:
     source, shape, out = plan.slot(op.operands[0]), plan.slot(op.operands[1]), plan.slot(op.results[0])
 
     def step(regs: Registers) -> None:
-        regs[out] = _array(regs[source]).reshape([int(d) for d in _array(regs[shape]).reshape(-1)])
+        array, dims = _array(regs[source]), [int(d) for d in _array(regs[shape]).reshape(-1)]
+        require_same_count(op, array.shape, dims)
+        regs[out] = array.reshape(dims)
 
     return step
 
@@ -163,8 +166,11 @@ def translate_reshape(op: Operation, plan: PlanBuilder) -> Step:
 @translates("tensor.cast", "memref.cast")
 def translate_cast(op: Operation, plan: PlanBuilder) -> Step:
     source, out = plan.slot(op.operands[0]), plan.slot(op.results[0])
+    declared = op.results[0].type.get_shape()  # type: ignore[attr-defined]
 
     def step(regs: Registers) -> None:
+        # A cast to a static extent asserts it (Squeeze of a `?` that must be 1).
+        require_static_extents(op, regs[source].shape, declared)  # type: ignore[attr-defined]
         regs[out] = regs[source]
 
     return step

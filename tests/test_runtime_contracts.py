@@ -1,0 +1,112 @@
+"""Run-time shape contracts: extents a graph accepts symbolically but its ops cannot take.
+
+Each graph is valid with symbolic dims; the feeds make it invalid. onnxruntime
+rejects every one of them; xhip must too, with one line naming the ONNX node,
+under every mode, never with a truncated or garbage output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+import xhip
+from xhip.diagnostics import XhipError
+from xhip.runtime.check import onnxruntime_outputs
+from xhip.testing.models import graph_model, value
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+MODES = [{}, {"deferred": True}, {"sanitize": True}]
+
+
+def _floats(*shape: int) -> np.ndarray:
+    return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) - 3
+
+
+def _reshape_minus_one():
+    target = helper.make_tensor("target", I64, [2], [-1, 5])
+    model = graph_model(
+        [helper.make_node("Reshape", ["x", "target"], ["y"], name="to_rows_of_5")],
+        [value("x", F, ["n"])], [value("y", F, None)], [target],
+    )
+    return model, {"x": _floats(7)}, r"onnx node \"to_rows_of_5\".*cannot reshape 7 elements"
+
+
+def _squeeze_of_not_one():
+    axes = helper.make_tensor("axes", I64, [1], [0])
+    model = graph_model(
+        [helper.make_node("Squeeze", ["x", "axes"], ["y"], name="drop_axis")],
+        [value("x", F, ["n"])], [value("y", F, None)], [axes],
+    )
+    return model, {"x": _floats(3)}, r"onnx node \"drop_axis\".*run-time shape \[3\] does not match the declared \[1\]"
+
+
+def _binary(op_type: str, a_dims, b_dims, a_shape, b_shape, message: str):
+    model = graph_model(
+        [helper.make_node(op_type, ["a", "b"], ["y"], name="the_node")],
+        [value("a", F, a_dims), value("b", F, b_dims)], [value("y", F, None)],
+    )
+    return model, {"a": _floats(*a_shape), "b": _floats(*b_shape)}, r"onnx node \"the_node\".*" + message
+
+
+def _concat():
+    model = graph_model(
+        [helper.make_node("Concat", ["a", "b"], ["y"], axis=0, name="stack")],
+        [value("a", F, ["n", "k"]), value("b", F, ["m", "j"])], [value("y", F, None)],
+    )
+    return model, {"a": _floats(2, 3), "b": _floats(4, 5)}, r"onnx node \"stack\".*Concat operand 1 has extent 5"
+
+
+def _gather_out_of_range():
+    model = graph_model(
+        [helper.make_node("Gather", ["data", "indices"], ["y"], axis=0, name="pick_rows")],
+        [value("data", F, ["n", "k"]), value("indices", I64, ["m"])], [value("y", F, None)],
+    )
+    feeds = {"data": _floats(2, 3), "indices": np.array([0, 5], np.int64)}
+    return model, feeds, r"onnx node \"pick_rows\".*index 5 is out of range for axis 0 of extent 2"
+
+
+CASES = {
+    "reshape_minus_one": _reshape_minus_one,
+    "squeeze_of_not_one": _squeeze_of_not_one,
+    "broadcast": lambda: _binary("Add", ["n"], ["m"], [3], [4], "cannot broadcast \\[3\\] with \\[4\\]"),
+    "matmul_inner_dims": lambda: _binary("MatMul", ["m", "k"], ["j", "n"], [2, 3], [4, 5], "contraction dims differ: 3 vs 4"),
+    "concat": _concat,
+    "gather_index": _gather_out_of_range,
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_onnxruntime_rejects_the_feeds(case):
+    model, feeds, _ = CASES[case]()
+    with pytest.raises(Exception):
+        onnxruntime_outputs(model, feeds)
+
+
+@pytest.mark.parametrize("mode", MODES, ids=["plain", "deferred", "sanitize"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_broken_runtime_contract_is_a_one_line_error_naming_the_node(case, mode):
+    model, feeds, message = CASES[case]()
+    executable = xhip.compile(model, **mode)
+    with pytest.raises(XhipError, match=message) as raised:
+        executable.run(feeds)
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_feeds_that_keep_the_contract_match_onnxruntime(case):
+    model, _, _ = CASES[case]()
+    good = {
+        "reshape_minus_one": {"x": _floats(10)},
+        "squeeze_of_not_one": {"x": _floats(1)},
+        "broadcast": {"a": _floats(4), "b": _floats(1)},
+        "matmul_inner_dims": {"a": _floats(2, 3), "b": _floats(3, 5)},
+        "concat": {"a": _floats(2, 3), "b": _floats(4, 3)},
+        "gather_index": {"data": _floats(2, 3), "indices": np.array([1, 0], np.int64)},
+    }[case]
+    reference = onnxruntime_outputs(model, good)
+    outputs = xhip.compile(model, sanitize=True).run(good)
+    assert set(outputs) == set(reference)
+    for name, expected in reference.items():
+        np.testing.assert_allclose(outputs[name], expected, rtol=1e-6)
