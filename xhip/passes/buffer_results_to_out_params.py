@@ -4,7 +4,8 @@ The seed 003 order (before the output allocator existed): each memref result
 becomes a trailing argument tagged `bufferize.result`, carrying the result's
 attributes (`onnx.name`, `onnx.dim_params`). A returned `memref.alloc` is
 replaced by the argument, so the producer writes the caller's buffer; any
-other returned value is copied into it.
+other returned value (a function argument, a view, a value returned twice)
+is copied into it.
 
 The caller must size the argument before the call, so only results whose
 dynamic dims are all named by `onnx.dim_params` symbols that some input also
@@ -58,6 +59,23 @@ def _caller_can_size(result_type: Attribute, attrs: dict[str, Attribute], known:
     return all(symbols.get(axis) in known for axis in dynamic)
 
 
+def _write_into(value: SSAValue, out_param: SSAValue, ret: func.ReturnOp) -> None:
+    """Make the returned `value` land in `out_param`.
+
+    A returned allocation becomes the out-parameter itself, so its producer writes
+    the caller's buffer. Anything else is copied in before the return: a function
+    argument (a graph input that is also an output), a view, or a buffer already
+    promoted for an earlier result (two outputs that are one value), which the
+    caller still sees as two buffers.
+    """
+    producer = value.owner
+    if isinstance(producer, memref.AllocOp):
+        producer.results[0].replace_all_uses_with(out_param)
+        Rewriter.erase_op(producer)
+    else:
+        Rewriter.insert_op(memref.CopyOp(value, out_param), InsertPoint.before(ret))
+
+
 def _promote(fn: func.FuncOp) -> None:
     block = fn.body.blocks.first
     assert block is not None
@@ -67,14 +85,14 @@ def _promote(fn: func.FuncOp) -> None:
     inputs = list(fn.function_type.inputs.data)
     known = {name for i in range(len(inputs)) for name in _symbols(_attrs(fn.arg_attrs, i)).values()}
     arg_attrs = [DictionaryAttr(_attrs(fn.arg_attrs, i)) for i in range(len(inputs))]
-    kept_values: list[SSAValue] = []
-    kept_types: list[Attribute] = []
+    kept: list[int] = []
     kept_attrs: list[DictionaryAttr] = []
-    for index, value in enumerate(ret.operands):
+    for index in range(len(ret.operands)):
+        # Read the operand now: promoting an earlier result may have replaced it.
+        value = ret.operands[index]
         attrs = _attrs(fn.res_attrs, index)
         if not _caller_can_size(value.type, attrs, known):
-            kept_values.append(value)
-            kept_types.append(value.type)
+            kept.append(index)
             kept_attrs.append(DictionaryAttr(attrs))
             continue
         out_param = block.insert_arg(value.type, len(block.args))
@@ -83,14 +101,10 @@ def _promote(fn: func.FuncOp) -> None:
             out_param.name_hint = name.data
         inputs.append(value.type)
         arg_attrs.append(DictionaryAttr({**attrs, OUT_PARAM_ATTR: UnitAttr()}))
-        producer = value.owner
-        if isinstance(producer, memref.AllocOp):
-            producer.results[0].replace_all_uses_with(out_param)
-            Rewriter.erase_op(producer)
-        else:
-            Rewriter.insert_op(memref.CopyOp(value, out_param), InsertPoint.before(ret))
+        _write_into(value, out_param, ret)
+    kept_values = [ret.operands[index] for index in kept]
     Rewriter.replace_op(ret, func.ReturnOp(*kept_values))
-    fn.function_type = builtin.FunctionType.from_lists(inputs, kept_types)
+    fn.function_type = builtin.FunctionType.from_lists(inputs, [v.type for v in kept_values])
     fn.arg_attrs = ArrayAttr(arg_attrs)
     fn.res_attrs = ArrayAttr(kept_attrs) if kept_attrs else None
 
