@@ -110,7 +110,7 @@ def size_expression(value: SSAValue, depth: int = MAX_EXPRESSION_DEPTH, nested: 
     if isinstance(op, arith.ConstantOp):
         return str(op.value.value.data)  # type: ignore[attr-defined]
     if isinstance(op, arith.IndexCastOp):
-        return size_expression(op.input, depth, nested)
+        return _name(value) if value.name_hint else size_expression(op.input, depth, nested)
     symbol = _BINARY.get(type(op))
     if symbol is None:
         return _name(value)
