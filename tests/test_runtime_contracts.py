@@ -12,8 +12,11 @@ import pytest
 from onnx import TensorProto, helper
 
 import xhip
+from xhip.context import make_context
 from xhip.diagnostics import XhipError
+from xhip.parsing import parse_module
 from xhip.runtime.check import onnxruntime_outputs
+from xhip.runtime.executable import Executable
 from xhip.testing.models import graph_model, value
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
@@ -67,6 +70,15 @@ def _gather_out_of_range():
     return model, feeds, r"onnx node \"pick_rows\".*index 5 is out of range for axis 0 of extent 2"
 
 
+def _expand_to_a_wider_static_shape():
+    target = helper.make_tensor("target", I64, [1], [4])
+    model = graph_model(
+        [helper.make_node("Expand", ["x", "target"], ["y"], name="widen")],
+        [value("x", F, ["n"])], [value("y", F, None)], [target],
+    )
+    return model, {"x": _floats(3)}, r"onnx node \"widen\".*input of run-time shape \[3\] does not broadcast to \[4\]"
+
+
 CASES = {
     "reshape_minus_one": _reshape_minus_one,
     "squeeze_of_not_one": _squeeze_of_not_one,
@@ -74,6 +86,7 @@ CASES = {
     "matmul_inner_dims": lambda: _binary("MatMul", ["m", "k"], ["j", "n"], [2, 3], [4, 5], "contraction dims differ: 3 vs 4"),
     "concat": _concat,
     "gather_index": _gather_out_of_range,
+    "expand": _expand_to_a_wider_static_shape,
 }
 
 
@@ -104,9 +117,29 @@ def test_feeds_that_keep_the_contract_match_onnxruntime(case):
         "matmul_inner_dims": {"a": _floats(2, 3), "b": _floats(3, 5)},
         "concat": {"a": _floats(2, 3), "b": _floats(4, 3)},
         "gather_index": {"data": _floats(2, 3), "indices": np.array([1, 0], np.int64)},
+        "expand": {"x": _floats(1)},
     }[case]
     reference = onnxruntime_outputs(model, good)
     outputs = xhip.compile(model, sanitize=True).run(good)
     assert set(outputs) == set(reference)
     for name, expected in reference.items():
         np.testing.assert_allclose(outputs[name], expected, rtol=1e-6)
+
+
+SLICE_AT_RUNTIME_OFFSET = """
+func.func @main_graph(%ctx: !hip.context, %x: memref<?xf32>, %start: memref<1xi64>) -> memref<2xf32, strided<[1], offset: ?>> {
+  %c0 = arith.constant 0 : index
+  %raw = memref.load %start[%c0] : memref<1xi64>
+  %offset = arith.index_cast %raw : i64 to index
+  %window = memref.subview %x[%offset] [2] [1] : memref<?xf32> to memref<2xf32, strided<[1], offset: ?>>
+  func.return %window : memref<2xf32, strided<[1], offset: ?>>
+}
+"""
+
+
+def test_a_slice_past_the_end_of_its_source_is_an_error():
+    module = parse_module(make_context(), SLICE_AT_RUNTIME_OFFSET, "slice.mlir")
+    x = _floats(5)
+    assert list(Executable(module.clone()).run({"arg0": x, "arg1": np.array([3], np.int64)})["result0"]) == [0, 1]
+    with pytest.raises(XhipError, match=r"^slice.mlir:6:3: error: slice of axis 0 \(offset 4, size 2, stride 1\) is out of bounds of extent 5$"):
+        Executable(module).run({"arg0": x, "arg1": np.array([4], np.int64)})

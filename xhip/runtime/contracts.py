@@ -11,7 +11,9 @@ node (`xhip.diagnostics.op_location`).
 A compute op's contract is its result-shape rule in `xhip.shapes` (through the
 dialect's `REIFIERS`, the one implementation the converter and the verifier
 use) evaluated on the operands' concrete extents: a rule failure, or outs whose
-extents differ from what the rule computes, is an error. Gather indices in range
+extents differ from what the rule computes, is an error. Expand's target shape
+is host index values that no longer reach the op, so only "the input broadcasts
+to the out" is checked for it. Gather indices in range
 are data, not extents: the reference kernel checks them (a GPU kernel needs a
 device-side error flag read back at the next sync).
 """
@@ -26,7 +28,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xhip import shapes
 from xhip.diagnostics import XhipError, op_location
-from xhip.dialects.hip import DPSOp
+from xhip.dialects.hip import DPSOp, ExpandOp
 from xhip.dialects.hip.dps import ShapeRule
 from xhip.dialects.hip.reify import REIFIERS, RULE_PHRASES, _UnknownsEmitter
 
@@ -41,6 +43,8 @@ def _extents(value: object) -> list[int]:
 def dps_contract(op: DPSOp, slot: Callable[[SSAValue], int]) -> Check | None:
     """The check that `op`'s operands fit its shape rule and its outs have the rule's extents."""
     rule = op.SHAPE_RULE
+    if isinstance(op, ExpandOp):
+        return _expand_contract(op, slot)
     if rule is ShapeRule.FROM_INIT:
         return None  # the outs define the extents: nothing to contradict
     reifier, phrase, location = REIFIERS[rule], RULE_PHRASES[rule], op_location(op)
@@ -61,6 +65,23 @@ def dps_contract(op: DPSOp, slot: Callable[[SSAValue], int]) -> Check | None:
                     f"{phrase} {shapes.format_shape(dims)}",
                     location,
                 )
+
+    return check
+
+
+def _expand_contract(op: ExpandOp, slot: Callable[[SSAValue], int]) -> Check:
+    """Expand's out comes from its shape operand, gone by now: the input must broadcast to it."""
+    source, out, location = slot(op.inputs[0]), slot(op.outputs[0]), op_location(op)
+
+    def check(regs: Registers) -> None:
+        extents, target = _extents(regs[source]), _extents(regs[out])
+        padded = [1] * (len(target) - len(extents)) + extents
+        if len(padded) != len(target) or any(e not in (1, t) for e, t in zip(padded, target)):
+            raise XhipError(
+                f"input of run-time shape {shapes.format_shape(extents)} does not broadcast to "
+                f"{shapes.format_shape(target)}",
+                location,
+            )
 
     return check
 
