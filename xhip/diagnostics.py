@@ -11,9 +11,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from xdsl.dialects.builtin import FileLineColLoc, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, LocationAttr as Location, NameLoc, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
+
+NODE_NAME_ATTR = "onnx_node_name"
+"""The ONNX node an op comes from (the onnx dialect exports the same name)."""
 
 
 class XhipError(DiagnosticException):
@@ -35,14 +38,28 @@ class XhipError(DiagnosticException):
 
 
 def op_location(op: Operation) -> str:
-    """The best location we know for `op`: its source position, else its ONNX node."""
+    """The best location we know for `op`: its source position, else its ONNX node.
+
+    The node is the op's own `onnx_node_name`, or the name location that
+    convert-onnx-to-hip gives every op it builds for a node.
+    """
     loc = op.location
     if isinstance(loc, FileLineColLoc):
         return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-    node = op.attributes.get("onnx_node_name")
+    node = op.attributes.get(NODE_NAME_ATTR)
     if isinstance(node, StringAttr):
         return f"'{op.name}' (onnx node \"{node.data}\")"
+    if isinstance(loc, NameLoc):
+        return f"'{op.name}' (onnx node \"{loc.desc.data}\")"
     return f"'{op.name}'"
+
+
+def node_location(op: Operation) -> Location:
+    """Where ops built for `op` are: its source position, else a name location of its ONNX node."""
+    node = op.attributes.get(NODE_NAME_ATTR)
+    if isinstance(op.location, UnknownLoc) and isinstance(node, StringAttr):
+        return NameLoc(node, UnknownLoc())
+    return op.location
 
 
 def op_error(op: Operation, message: str) -> XhipError:

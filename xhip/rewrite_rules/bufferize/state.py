@@ -24,7 +24,6 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.diagnostics import op_error
-from xhip.dialects.onnx.base import NODE_NAME_ATTR
 from xhip.rewrite_rules.bufferize.constants import ConstantGlobals
 from xhip.rewrite_rules.bufferize.extents import extents, single
 from xhip.rewrite_rules.bufferize.types import Dim, identity_of, is_identity
@@ -81,11 +80,9 @@ class BufferizationState:
     # -- building -----------------------------------------------------------------------
 
     def insert(self, op: Operation) -> Operation:
-        """Insert `op` before the tensor op being bufferized, at its location, naming its ONNX node."""
+        """Insert `op` before the tensor op being bufferized, at its location."""
         assert self.at is not None
         op.location = self.at.location
-        if NODE_NAME_ATTR in self.at.attributes:
-            op.attributes.setdefault(NODE_NAME_ATTR, self.at.attributes[NODE_NAME_ATTR])
         Rewriter.insert_op(op, InsertPoint.before(self.at))
         return op
 

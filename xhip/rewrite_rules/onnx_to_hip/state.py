@@ -22,14 +22,14 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     TensorType,
+    UnknownLoc,
     UnrankedTensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from xhip.diagnostics import op_error
+from xhip.diagnostics import node_location, op_error
 from xhip.dialects.hip import DPSOp
-from xhip.dialects.onnx.base import NODE_NAME_ATTR
 from xhip.shapes import Dim, IndexEmitter, ShapeFailure, ShapeResult
 
 MAX_HOST_ELEMENTS = 64
@@ -80,10 +80,14 @@ class ConversionState:
         return self.emitter.builder
 
     def insert(self, op: Operation) -> Operation:
-        """Insert `op`, naming the ONNX node it implements (for run-time errors)."""
-        node = self.current.attributes.get(NODE_NAME_ATTR) if self.current is not None else None
-        if node is not None:
-            op.attributes.setdefault(NODE_NAME_ATTR, node)
+        """Insert `op` at the location of the ONNX op it implements.
+
+        That is the ONNX op's source position when it has one, else a name location
+        of its ONNX node: errors at run time name the node. A location, unlike an
+        attribute, leaves cse free to merge equal ops of different nodes.
+        """
+        if isinstance(op.location, UnknownLoc) and self.current is not None:
+            op.location = node_location(self.current)
         return self.builder.insert(op)
 
     def error(self, message: str):
