@@ -27,21 +27,22 @@ def _floats(*shape: int) -> np.ndarray:
     return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) - 3
 
 
-def _reshape_minus_one():
-    target = helper.make_tensor("target", I64, [2], [-1, 5])
-    model = graph_model(
-        [helper.make_node("Reshape", ["x", "target"], ["y"], name="to_rows_of_5")],
-        [value("x", F, ["n"])], [value("y", F, None)], [target],
+def _vector_op(op_type: str, node: str, constant: list[int]):
+    """`op_type(x[n], constant)`: one node named `node` with an int64 vector operand."""
+    operand = helper.make_tensor("operand", I64, [len(constant)], constant)
+    return graph_model(
+        [helper.make_node(op_type, ["x", "operand"], ["y"], name=node)],
+        [value("x", F, ["n"])], [value("y", F, None)], [operand],
     )
+
+
+def _reshape_minus_one():
+    model = _vector_op("Reshape", "to_rows_of_5", [-1, 5])
     return model, {"x": _floats(7)}, r"onnx node \"to_rows_of_5\".*cannot reshape 7 elements"
 
 
 def _squeeze_of_not_one():
-    axes = helper.make_tensor("axes", I64, [1], [0])
-    model = graph_model(
-        [helper.make_node("Squeeze", ["x", "axes"], ["y"], name="drop_axis")],
-        [value("x", F, ["n"])], [value("y", F, None)], [axes],
-    )
+    model = _vector_op("Squeeze", "drop_axis", [0])
     return model, {"x": _floats(3)}, r"onnx node \"drop_axis\".*run-time shape \[3\] does not match the declared \[1\]"
 
 
@@ -71,11 +72,7 @@ def _gather_out_of_range():
 
 
 def _expand_to_a_wider_static_shape():
-    target = helper.make_tensor("target", I64, [1], [4])
-    model = graph_model(
-        [helper.make_node("Expand", ["x", "target"], ["y"], name="widen")],
-        [value("x", F, ["n"])], [value("y", F, None)], [target],
-    )
+    model = _vector_op("Expand", "widen", [4])
     return model, {"x": _floats(3)}, r"onnx node \"widen\".*input of run-time shape \[3\] does not broadcast to \[4\]"
 
 

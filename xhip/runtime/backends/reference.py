@@ -215,13 +215,7 @@ class ReferenceBackend:
         if not self.sanitize:
             return
         wanted = _element_bytes(source, index)
-        for _, work, pending in self._queued(source.buffer, wanted, "writes"):
-            raise XhipError(
-                f"sanitizer: host read of '{source.owner.label}' bytes {_byte_ranges(wanted)} "
-                f"that queued '{work.label}' will write through '{pending.owner.label}' "
-                "(not synchronized)",
-                location,
-            )
+        self._refuse_queued(source, wanted, "writes", f"host read of '{source.owner.label}'", "will write", location)
         foreign = _foreign_writer(self._shadows[source.buffer.id], source, wanted)
         if foreign is not None:
             raise XhipError(
@@ -247,11 +241,16 @@ class ReferenceBackend:
         if not self.sanitize:
             return
         wanted = _element_bytes(target, index)
-        for _, work, pending in self._queued(target.buffer, wanted, "reads"):
+        self._refuse_queued(target, wanted, "reads", f"host write into '{target.owner.label}'", "has yet to read", location)
+
+    def _refuse_queued(
+        self, view: MemRef, wanted: np.ndarray, access: Literal["reads", "writes"], host: str, queued: str, location: str
+    ) -> None:
+        """Fail when queued work `access`es the bytes the host touches now (naming both sides)."""
+        for _, work, pending in self._queued(view.buffer, wanted, access):
             raise XhipError(
-                f"sanitizer: host write into '{target.owner.label}' bytes {_byte_ranges(wanted)} "
-                f"that queued '{work.label}' has yet to read through '{pending.owner.label}' "
-                "(not synchronized)",
+                f"sanitizer: {host} bytes {_byte_ranges(wanted)} that queued '{work.label}' {queued} "
+                f"through '{pending.owner.label}' (not synchronized)",
                 location,
             )
 
