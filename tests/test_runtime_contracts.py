@@ -140,3 +140,19 @@ def test_a_slice_past_the_end_of_its_source_is_an_error():
     assert list(Executable(module.clone()).run({"arg0": x, "arg1": np.array([3], np.int64)})["result0"]) == [0, 1]
     with pytest.raises(XhipError, match=r"^slice.mlir:6:3: error: slice of axis 0 \(offset 4, size 2, stride 1\) is out of bounds of extent 5$"):
         Executable(module).run({"arg0": x, "arg1": np.array([4], np.int64)})
+
+
+TENSOR_SLICE_AT_RUNTIME_OFFSET = """
+func.func @main_graph(%ctx: !hip.context, %x: tensor<?xf32>, %offset: index) -> tensor<2xf32> {
+  %window = tensor.extract_slice %x[%offset] [2] [1] : tensor<?xf32> to tensor<2xf32>
+  func.return %window : tensor<2xf32>
+}
+"""
+
+
+def test_a_tensor_slice_past_the_end_is_an_error_not_a_short_result():
+    module = parse_module(make_context(), TENSOR_SLICE_AT_RUNTIME_OFFSET, "slice.mlir")
+    x = _floats(5)
+    assert list(Executable(module.clone()).run({"arg0": x, "arg1": np.array(3)})["result0"]) == [0, 1]
+    with pytest.raises(XhipError, match=r"^slice.mlir:3:3: error: slice of axis 0 \(offset 4, size 2, stride 1\) is out of bounds of extent 5$"):
+        Executable(module).run({"arg0": x, "arg1": np.array(4)})

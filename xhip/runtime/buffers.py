@@ -3,9 +3,10 @@
 A `DeviceBuffer` is one allocation (a pool, the host scratch, an output, a
 constant, a plain `hip.alloc`). A `MemRef` is a strided window into one, plus
 the identity of the logical buffer it belongs to (`owner`): a `memref.view`
-into a pool starts a new logical buffer, while reshapes and subviews of it keep
-the owner. The sanitizer reasons about owners, not allocations, because pool
-slots are shared on purpose.
+into a pool starts a new logical buffer, while every view of it (subview,
+expand/collapse, reinterpret_cast, whatever the rank) keeps the owner: the same
+bytes are the same logical buffer. The sanitizer reasons about owners, not
+allocations, because pool slots are shared on purpose.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@
 inputs against the signature (names, ranks, dtypes, static dims and symbolic
 dims shared between inputs), executes the plan and returns the graph outputs
 by name. Pools, host scratch and constants live as long as the Executable.
+`max_device_bytes` (with `XHIP_MAX_DEVICE_BYTES` and the physical memory) caps
+every single allocation (`xhip.runtime.limits`).
 """
 
 from __future__ import annotations

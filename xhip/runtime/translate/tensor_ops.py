@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from xhip.runtime.buffers import numpy_dtype
-from xhip.runtime.contracts import require_same_count, require_static_extents
+from xhip.runtime.contracts import require_same_count, require_static_extents, require_within
 from xhip.runtime.plan import (
     PlanBuilder,
     Registers,
@@ -85,13 +85,17 @@ def kept_dims(shape: tuple[int, ...], result_shape: tuple[int, ...]) -> list[int
     return kept
 
 
-def _slice_steps(op: Operation, plan: PlanBuilder):
+def _slice_steps(op: Operation, plan: PlanBuilder, sliced: SSAValue):
+    """The NumPy window of a slice op into `sliced`, checked to lie inside it."""
     offsets, sizes, strides = offsets_sizes_strides(op, plan)
+    sliced_slot = plan.slot(sliced)
 
     def window(regs: Registers) -> tuple[slice, ...]:
+        starts, extents, steps = offsets(regs), sizes(regs), strides(regs)
+        require_within(op, _array(regs[sliced_slot]).shape, starts, extents, steps)
         return tuple(
             slice(o, o + s * st, st) if s else slice(o, o)
-            for o, s, st in zip(offsets(regs), sizes(regs), strides(regs))
+            for o, s, st in zip(starts, extents, steps)
         )
 
     return window
@@ -100,7 +104,7 @@ def _slice_steps(op: Operation, plan: PlanBuilder):
 @translates("tensor.extract_slice")
 def translate_extract_slice(op: Operation, plan: PlanBuilder) -> Step:
     assert isinstance(op, tensor.ExtractSliceOp)
-    window, source, out = _slice_steps(op, plan), plan.slot(op.source), plan.slot(op.result)
+    window, source, out = _slice_steps(op, plan, op.source), plan.slot(op.source), plan.slot(op.result)
     result_shape = op.result.type.get_shape()
 
     def step(regs: Registers) -> None:
@@ -112,7 +116,7 @@ def translate_extract_slice(op: Operation, plan: PlanBuilder) -> Step:
 
 @translates("tensor.insert_slice")
 def translate_insert_slice(op: Operation, plan: PlanBuilder) -> Step:
-    window = _slice_steps(op, plan)
+    window = _slice_steps(op, plan, op.operands[1])
     source, dest, out = plan.slot(op.operands[0]), plan.slot(op.operands[1]), plan.slot(op.results[0])
 
     def step(regs: Registers) -> None:
