@@ -147,21 +147,33 @@ def translate_reinterpret_cast(op: Operation, plan: PlanBuilder) -> Step:
     offsets, sizes, strides = offsets_sizes_strides(op, plan)
     source, out = plan.slot(op.source), plan.slot(op.result)
     dtype = numpy_dtype(op.result.type.element_type)
-    # Only a reshape (to or from rank 0) casts a dynamically shaped buffer; in-place
-    # reuse (hip-optimize-memrefs) casts static slots, whose sizes may differ.
-    is_reshape = not op.source.type.has_static_shape()
+    is_reshape = _is_reshape(op)
+    # A reshape is a view: the same bytes, so the same logical buffer, whatever the
+    # rank. A slot taken over in place is a new logical buffer in old bytes.
+    reuse_owner = None if is_reshape else Owner(buffer_label(op))
+    check_count = is_reshape and not op.source.type.has_static_shape()
 
     def step(regs: Registers) -> None:
         view: MemRef = regs[source]  # type: ignore[assignment]
         (offset,) = offsets(regs) or [0]
         start = view.base + offset * dtype.itemsize
         dims = sizes(regs)
-        if is_reshape:
+        if check_count:
             require_same_count(op, view.shape, dims)
-        # The same bytes, so the same logical buffer, whatever the rank (sanitizer).
-        regs[out] = MemRef(view.buffer, start, tuple(dims), tuple(strides(regs)), dtype, view.owner, view.base)
+        owner = reuse_owner or view.owner
+        regs[out] = MemRef(view.buffer, start, tuple(dims), tuple(strides(regs)), dtype, owner, view.base)
 
     return step
+
+
+def _is_reshape(op: memref.ReinterpretCastOp) -> bool:
+    """Whether the cast is a reshape (one-shot-bufferize, to or from rank 0) rather
+    than in-place reuse (hip-optimize-memrefs: a static slot read as another static
+    shape). A reshape keeps the element count; only a reshape casts a dynamic shape."""
+    source, result = op.source.type, op.result.type
+    if not (source.has_static_shape() and result.has_static_shape()):  # type: ignore[attr-defined]
+        return True
+    return math.prod(source.get_shape()) == math.prod(result.get_shape())  # type: ignore[attr-defined]
 
 
 @translates("memref.expand_shape", "memref.collapse_shape")
