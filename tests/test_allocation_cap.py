@@ -29,6 +29,11 @@ def attention():
     return module, constants_dir
 
 
+@pytest.fixture(autouse=True)
+def no_cap_from_the_environment(monkeypatch):
+    monkeypatch.delenv(MAX_BYTES_ENV, raising=False)
+
+
 def _run(attention, **options):
     module, constants_dir = attention
     return Executable(module.clone(), constants_dir=constants_dir, **options).run(FEEDS)
