@@ -24,13 +24,15 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
 
 from xhip import shapes
 from xhip.diagnostics import XhipError, op_location
 from xhip.dialects.hip import DPSOp, ExpandOp
 from xhip.dialects.hip.dps import ShapeRule
-from xhip.dialects.hip.reify import REIFIERS, RULE_PHRASES, _UnknownsEmitter
+from xhip.shapes import IndexEmitter
+from xhip.dialects.hip.reify import REIFIERS, RULE_PHRASES
 
 Registers = list[object]
 Check = Callable[[Registers], None]
@@ -49,8 +51,9 @@ def dps_contract(op: DPSOp, slot: Callable[[SSAValue], int]) -> Check | None:
         return None  # the outs define the extents: nothing to contradict
     reifier, phrase, location = REIFIERS[rule], RULE_PHRASES[rule], op_location(op)
     slots = [slot(value) for value in (*op.inputs, *op.outputs)]
-    # Only static extents reach the rule, so it folds completely and builds nothing.
-    emitter = _UnknownsEmitter()
+    # Only static extents reach the rule, so it folds completely: nothing is built
+    # (an op it might still create lands in a detached block).
+    emitter = IndexEmitter(InsertPoint.at_end(Block()))
     # Extents repeat from run to run: each distinct operand shape is checked once.
     passed: set[tuple[tuple[int, ...], ...]] = set()
 
