@@ -55,13 +55,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.hints import isa
 
 from xhip.analysis import index_facts
-from xhip.analysis.host_access import forward_aliases
 from xhip.analysis.host_index_eval import constant_int
 from xhip.analysis.liveness import Interval, live_intervals
 from xhip.diagnostics import did_you_mean, op_error
 from xhip.memory import PLANNERS, Buffer, Planner, SizeExpr, lower_bound_expr
-from xhip.passes.hoist_alloc_size_arith import is_pure
-from xhip.passes.lower_allocs import require_memory_contract
+from xhip.passes.contracts import erase_deallocs, escapes, is_pure, require_context
 from xhip.rewrite_rules.pool_emission import PooledBuffer, emit_pool
 
 POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
@@ -97,18 +95,11 @@ def _is_poolable(alloc: memref.AllocOp) -> bool:
     )
 
 
-def _escapes(buffer: SSAValue) -> bool:
-    return any(isinstance(use.operation, func.ReturnOp) for view in forward_aliases(buffer) for use in view.uses)
-
-
 def _drop_deallocs(allocs: Iterable[memref.AllocOp]) -> list[memref.AllocOp]:
     """Erase the deallocs of `allocs` (the pool owns their bytes); the allocs still used."""
     kept = []
     for alloc in allocs:
-        for view in forward_aliases(alloc.memref):
-            for use in list(view.uses):
-                if isinstance(use.operation, memref.DeallocOp):
-                    Rewriter.erase_op(use.operation)
+        erase_deallocs(alloc.memref)
         if alloc.memref.uses:
             kept.append(alloc)
         else:
@@ -364,11 +355,11 @@ class PoolAllocsPass(ModulePass):
         if block is None:
             return
         candidates = [
-            a for a in block.ops if isinstance(a, memref.AllocOp) and _is_poolable(a) and not _escapes(a.memref)
+            a for a in block.ops if isinstance(a, memref.AllocOp) and _is_poolable(a) and not escapes(a.memref)
         ]
         if not candidates:
             return
-        context = require_memory_contract(function, self.name, "pooling memref.alloc")
+        context = require_context(function, self.name, "pooling memref.alloc")
         for alloc in candidates:
             self._check_alignment(alloc)
         candidates = _drop_deallocs(candidates)
