@@ -21,11 +21,9 @@ For each function (a single block with `!hip.context` as argument #0):
    "lifetime-only" (the default, seed 001) and "grouped" (`lifetime-only=false`).
 5. `xhip.rewrite_rules.pool_emission` writes the placement down.
 
-Module attributes record the result for reports and the runtime:
-`hip.pool_alignment`, `hip.pool_size` (all domains together) and `hip.pool_sizes`
-(per domain) as printed `SizeExpr`s, `hip.domain_count`, `hip.buffer_count`,
-and per pooled buffer in program order `hip.buffer_offsets` (-1 when the offset
-is only known at run time) and `hip.buffer_domains`.
+Module attributes record the result for reports and the runtime (names and
+format: xhip/dialects/hip/attributes.py): the alignment, the pool sizes as
+printed `SizeExpr`s, and per pooled buffer its offset and domain.
 `emit-fragmentation-report` prints, per domain, the pool size against the
 max-live lower bound to stderr.
 """
@@ -39,16 +37,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, tensor
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseArrayBase,
-    IndexType,
-    IntegerAttr,
-    MemRefType,
-    NoneAttr,
-    StringAttr,
-    i64,
-)
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, NoneAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -58,19 +47,11 @@ from xhip.analysis import index_facts
 from xhip.analysis.host_index_eval import constant_int
 from xhip.analysis.liveness import Interval, live_intervals
 from xhip.diagnostics import did_you_mean, op_error
+from xhip.dialects.hip import RUNTIME_OFFSET, pool_attributes
+from xhip.dialects.onnx import parse_dim_params
 from xhip.memory import PLANNERS, Buffer, Planner, SizeExpr, lower_bound_expr
 from xhip.passes.contracts import erase_deallocs, escapes, is_pure, require_context
 from xhip.rewrite_rules.pool_emission import PooledBuffer, emit_pool
-
-POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
-POOL_SIZE_ATTR = "hip.pool_size"
-POOL_SIZES_ATTR = "hip.pool_sizes"
-DOMAIN_COUNT_ATTR = "hip.domain_count"
-BUFFER_COUNT_ATTR = "hip.buffer_count"
-BUFFER_OFFSETS_ATTR = "hip.buffer_offsets"
-BUFFER_DOMAINS_ATTR = "hip.buffer_domains"
-RUNTIME_OFFSET = -1
-DIM_PARAMS_ATTR = "onnx.dim_params"
 
 
 # -- what can be pooled -------------------------------------------------------------------
@@ -119,11 +100,13 @@ def symbolic_dim(value: SSAValue) -> str | None:
     function = source.owner.parent_op()
     if not isinstance(function, func.FuncOp) or function.arg_attrs is None:
         return None
-    params = function.arg_attrs.data[source.index].data.get(DIM_PARAMS_ATTR)
-    if not isinstance(params, StringAttr) or not isinstance(axis.value, IntegerAttr):
+    if not isinstance(axis.value, IntegerAttr):
         return None
-    symbols = dict(entry.partition(":")[::2] for entry in params.data.split(",") if entry)
-    return symbols.get(str(axis.value.value.data))
+    try:
+        symbols = parse_dim_params(function.arg_attrs.data[source.index].data)
+    except ValueError as err:
+        raise op_error(function, f"hip-pool-allocs: argument #{source.index}: {err}") from None
+    return symbols.get(axis.value.value.data)
 
 
 class DimNames:
@@ -288,15 +271,7 @@ class PoolRecord:
 
     def module_attributes(self, alignment: int) -> dict[str, Attribute]:
         whole = sum(self.totals, SizeExpr.const(0))
-        return {
-            POOL_ALIGNMENT_ATTR: IntegerAttr(alignment, i64),
-            POOL_SIZE_ATTR: StringAttr(str(whole)),
-            POOL_SIZES_ATTR: ArrayAttr([StringAttr(str(t)) for t in self.totals]),
-            DOMAIN_COUNT_ATTR: IntegerAttr(len(self.totals), i64),
-            BUFFER_COUNT_ATTR: IntegerAttr(len(self.offsets), i64),
-            BUFFER_OFFSETS_ATTR: DenseArrayBase.from_list(i64, self.offsets),
-            BUFFER_DOMAINS_ATTR: DenseArrayBase.from_list(i64, self.domains),
-        }
+        return pool_attributes(alignment, str(whole), [str(t) for t in self.totals], self.offsets, self.domains)
 
 
 def fragmentation_line(function: str, domain_id: int, total: SizeExpr, bound: SizeExpr) -> str:

@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedMemRefType,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
