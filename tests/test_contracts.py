@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from onnx import TensorProto, helper
 from xdsl.dialects import func
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX as DYN, StringAttr
 
 from xhip.api import compile_stages
 from xhip.context import make_context
@@ -27,6 +27,7 @@ from xhip.parsing import parse_module
 from xhip.pass_runner import run_passes
 from xhip.passes import available_passes
 from xhip.passes.contracts import escapes
+from xhip.rewrite_rules.bufferize.types import kept_dims
 from xhip.testing.models import graph_model, value
 
 PASSES = Path(__file__).resolve().parents[1] / "xhip" / "passes"
@@ -146,3 +147,20 @@ def test_escapes_is_what_liveness_cannot_follow():
         "bytes": True,  # memref.view starts a new root
         "yielded": True,
     }
+
+
+@pytest.mark.parametrize(
+    ("shape", "result_shape", "kept"),
+    [((1, 4, 1), (4,), [1]), ((4, 1), (4, 1), [0, 1]), ((1, 1), (1,), [0]), ((DYN, 1, 3), (DYN, 3), [0, 2]), ((), (), [])],
+)
+def test_rank_reducing_slices_drop_unit_dims(shape, result_shape, kept):
+    assert kept_dims(shape, result_shape) == kept
+
+
+@pytest.mark.parametrize(("shape", "result_shape"), [((1, 4, 3), (4,)), ((DYN, 4), (4,))])
+def test_rank_reducing_slices_never_drop_other_dims(shape, result_shape):
+    # Dropping the 3 (or a runtime extent) would lose elements: the rule refuses
+    # instead of returning a layout for the wrong rank (the copy the bufferizer
+    # used to have skipped such dims silently).
+    with pytest.raises(ValueError, match="cannot drop dim"):
+        kept_dims(shape, result_shape)

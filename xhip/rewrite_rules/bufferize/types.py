@@ -117,7 +117,9 @@ def kept_dims(shape: Sequence[int], result_shape: Sequence[int]) -> list[int]:
     """Which dims of a slice of `shape` a rank-reducing slice to `result_shape` keeps.
 
     A dim is kept when it matches the next wanted extent (or must be kept to reach the
-    rank); the others are unit dims, dropped. The runtime's slices follow the same rule.
+    rank); the others are dropped, and only a unit dim can be: dropping any other
+    extent (or a dynamic one) loses elements, so it is a ValueError, never a guess.
+    The runtime's slices follow the same rule.
     """
     kept: list[int] = []
     wanted = list(result_shape)
@@ -126,4 +128,7 @@ def kept_dims(shape: Sequence[int], result_shape: Sequence[int]) -> list[int]:
         if wanted and (wanted[0] in (extent, DYNAMIC_INDEX) or remaining == len(wanted)):
             kept.append(position)
             wanted.pop(0)
+        elif extent != 1:
+            shown = ["?" if d == DYNAMIC_INDEX else d for d in result_shape]
+            raise ValueError(f"cannot drop dim {position} of extent {'?' if extent == DYNAMIC_INDEX else extent} to get {shown}")
     return kept
