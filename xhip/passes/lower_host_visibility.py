@@ -51,6 +51,7 @@ class LowerHostVisibilityPass(ModulePass):
     name = "hip-lower-host-visibility"
 
     strategy: Literal["readback", "event", "strict"] = "readback"
+    """How an unproven host read waits: drain the stream (readback), wait for the producer (event), or fail (strict)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for fn in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:

@@ -155,6 +155,7 @@ class MaterializeHostScalarsPass(ModulePass):
     name = PASS
 
     max_elements: int = 16
+    """The largest element count of a buffer that moves to host scratch (at least 1)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         if self.max_elements < 1:

@@ -156,6 +156,7 @@ class OptimizeMemrefsPass(ModulePass):
     name = "hip-optimize-memrefs"
 
     exclude_host_accessed: bool = True
+    """Keep buffers that host code loads or stores out of reuse; false reproduces seed 004's race."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
