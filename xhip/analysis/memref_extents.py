@@ -22,6 +22,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xhip.analysis.host_index_eval import constant_int
 from xhip.dialects.hip import AllocOp, AllocOutputOp
+from xhip.rewrite_rules.bufferize.types import kept_dims, static_or_dynamic
 
 SIZED_BUFFERS: tuple[type[Operation], ...] = (memref.AllocOp, memref.AllocaOp, AllocOp, AllocOutputOp)
 """Allocations whose `dynamic_sizes` give their `?` dims in order."""
@@ -42,22 +43,12 @@ Extent = tuple[Factor, ...]
 """A product of factors: what one dim of a buffer is, in terms of values that exist."""
 
 
-def _fits(size: int | SSAValue, extent: int) -> bool:
-    return extent == DYNAMIC_INDEX or size == extent
-
-
-def _drop_unit_dims(sizes: list[int | SSAValue], shape: Sequence[int]) -> list[int | SSAValue] | None:
-    """The sizes of a (rank-reducing) subview that its result keeps: dropped ones are 1s.
-
-    Which 1s are dropped may be ambiguous, but they are all 1, so any match works."""
-    if not shape:
-        return [] if all(size == 1 for size in sizes) else None
-    if not sizes:
-        return None
-    first, rest = sizes[0], sizes[1:]
-    if _fits(first, shape[0]) and (kept := _drop_unit_dims(rest, shape[1:])) is not None:
-        return [first, *kept]
-    return _drop_unit_dims(rest, shape) if first == 1 else None
+def _kept_sizes(sizes: list[int | SSAValue], shape: Sequence[int]) -> list[int | SSAValue] | None:
+    """The sizes of a (rank-reducing) subview that its result keeps: dropped ones are 1s."""
+    try:
+        return [sizes[i] for i in kept_dims(static_or_dynamic(sizes), shape)]
+    except ValueError:
+        return None  # does not verify; leave it to the verifier
 
 
 def _stated_sizes(op: Operation) -> list[int | SSAValue] | None:
@@ -69,7 +60,7 @@ def _stated_sizes(op: Operation) -> list[int | SSAValue] | None:
         return get_dynamic_index_list(op.static_output_shape.get_values(), op.output_shape, DYNAMIC_INDEX)
     if isinstance(op, memref.SubviewOp | memref.ReinterpretCastOp):
         sizes = get_dynamic_index_list(op.static_sizes.get_values(), op.sizes, DYNAMIC_INDEX)
-        return _drop_unit_dims(sizes, shape)
+        return _kept_sizes(sizes, shape)
     if isinstance(op, SIZED_BUFFERS):
         dynamic = list(op.dynamic_sizes)  # type: ignore[attr-defined]
     elif isinstance(op, memref.ViewOp):
