@@ -121,7 +121,7 @@ def kept_dims(shape: Sequence[int], result_shape: Sequence[int]) -> list[int]:
     runtime's concrete shapes). Where a 1 could be kept or dropped, both are
     tried, so a leading unit dim before a `?` is dropped rather than taken for
     it (`[1, ?] -> [?]` keeps dim 1, whose stride is the one that counts). No
-    fit is a ValueError, never a guess. The runtime's slices follow this rule.
+    fit is a ValueError, never a guess. The runtime's slice steps are to use it too.
     """
     kept = _fit_dims(tuple(shape), tuple(result_shape), 0)
     if kept is None:
