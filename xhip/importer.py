@@ -64,9 +64,11 @@ from xhip.diagnostics import XhipError
 from xhip.onnx_wire import WireFormatError, model_bytes_without_weights
 from xhip.dialects.onnx import (
     DENSE_CONSTR,
+    DIM_PARAMS_ATTR,
     FLOAT_CONSTR,
     INT_CONSTR,
     INTS_CONSTR,
+    NAME_ATTR,
     NODE_NAME_ATTR,
     ONNX_OPS,
     SI64,
@@ -76,6 +78,7 @@ from xhip.dialects.onnx import (
     IntsAttr,
     NoValueOp,
     OnnxOp,
+    format_dim_params,
 )
 
 SUPPORTED_OPSETS = range(13, 22)
@@ -594,12 +597,10 @@ def _signature_attrs(name: str, type_proto: TypeProto) -> DictionaryAttr:
     """`{onnx.dim_params = "0:batch,1:seq", onnx.name = "X"}` for a graph input/output."""
     attrs: dict[str, Attribute] = {}
     if type_proto.HasField("tensor_type") and type_proto.tensor_type.HasField("shape"):
-        params = [
-            f"{i}:{d.dim_param}" for i, d in enumerate(type_proto.tensor_type.shape.dim) if d.HasField("dim_param")
-        ]
-        if params:
-            attrs["onnx.dim_params"] = StringAttr(",".join(params))
-    attrs["onnx.name"] = StringAttr(name)
+        symbols = {i: d.dim_param for i, d in enumerate(type_proto.tensor_type.shape.dim) if d.HasField("dim_param")}
+        if symbols:
+            attrs[DIM_PARAMS_ATTR] = format_dim_params(symbols)
+    attrs[NAME_ATTR] = StringAttr(name)
     return DictionaryAttr(attrs)
 
 

@@ -6,8 +6,12 @@ value is accepted or rejected the same way wherever it is written.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import textwrap
 from collections.abc import Mapping
+from functools import cache
 from types import NoneType, UnionType
 from typing import Any, Literal, NamedTuple, Union, get_args, get_origin, get_type_hints
 
@@ -28,6 +32,8 @@ class PassOption(NamedTuple):
     hint: Any
     default: object
     """The default value, or `dataclasses.MISSING` for a required option."""
+    description: str = ""
+    """The docstring written under the field in the pass class, joined to one line."""
 
     @property
     def required(self) -> bool:
@@ -37,6 +43,7 @@ class PassOption(NamedTuple):
 def pass_options(pass_class: type[ModulePass]) -> tuple[PassOption, ...]:
     """The options of a pass: its init dataclass fields, in declaration order."""
     hints = get_type_hints(pass_class)
+    descriptions = option_descriptions(pass_class)
     options: list[PassOption] = []
     for f in dataclasses.fields(pass_class):
         if not f.init or f.name == "name":
@@ -44,8 +51,51 @@ def pass_options(pass_class: type[ModulePass]) -> tuple[PassOption, ...]:
         default = f.default
         if f.default_factory is not dataclasses.MISSING:
             default = f.default_factory()
-        options.append(PassOption(f.name.replace("_", "-"), f.name, hints[f.name], default))
+        key = f.name.replace("_", "-")
+        options.append(PassOption(key, f.name, hints[f.name], default, descriptions.get(f.name, "")))
     return tuple(options)
+
+
+# --------------------------------------------------------------------------- descriptions
+
+
+@cache
+def option_descriptions(pass_class: type) -> dict[str, str]:
+    """Field name -> the string literal written right under the field, as xDSL documents attributes:
+
+        alignment: int = 256
+        '''Byte alignment of every buffer in a pool (a power of two).'''
+
+    Python keeps no such docstring at run time, so the class source is read
+    (base classes first, so a subclass may redescribe a field). A class
+    without source (defined in a REPL) describes nothing.
+    """
+    found: dict[str, str] = {}
+    for cls in reversed(pass_class.__mro__):
+        if cls is object or not dataclasses.is_dataclass(cls):
+            continue
+        found.update(_field_docstrings(cls))
+    return found
+
+
+def _field_docstrings(cls: type) -> dict[str, str]:
+    try:
+        source = textwrap.dedent(inspect.getsource(cls))
+    except (OSError, TypeError):
+        return {}
+    tree = ast.parse(source)
+    body = next((node.body for node in tree.body if isinstance(node, ast.ClassDef)), [])
+    found: dict[str, str] = {}
+    for statement, following in zip(body, body[1:]):
+        if (
+            isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            found[statement.target.id] = " ".join(following.value.value.split())
+    return found
 
 
 # --------------------------------------------------------------------------- values

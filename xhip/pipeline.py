@@ -534,7 +534,7 @@ def _summary(pass_class: type[ModulePass]) -> str:
 
 
 def describe_passes(passes: PassRegistry | None = None) -> str:
-    """Text for `--list-passes`: each pass, its summary, its options with types and defaults."""
+    """Text for `--list-passes`: each pass, its summary, its options with types, defaults and descriptions."""
     registry = _registry(passes)
     lines: list[str] = []
     for name in sorted(registry):
@@ -544,4 +544,6 @@ def describe_passes(passes: PassRegistry | None = None) -> str:
         for option in pass_options(pass_class):
             default = "(required)" if option.required else f"= {show_value(option.default)}"
             lines.append(f"      {option.key}: {type_name(option.hint)} {default}")
+            if option.description:
+                lines.append(f"          {option.description}")
     return "\n".join(lines) + "\n"

@@ -19,9 +19,10 @@ from xdsl.rewriter import Rewriter
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from xhip.diagnostics import op_error
-from xhip.dialects.hip import ContextType
+from xhip.passes.contracts import require_context
 from xhip.rewrite_rules.onnx_to_hip import CONVERTERS, ConversionState
 
+PASS = "convert-onnx-to-hip"
 ONNX_PREFIX = "onnx."
 ENTRY_POINT = "onnx.EntryPoint"
 
@@ -31,14 +32,10 @@ def _is_onnx(op: Operation) -> bool:
 
 
 def _convert_function(fn: func.FuncOp) -> None:
+    context = require_context(fn, PASS, "converting ONNX ops to hip ops")
     block = fn.body.blocks.first
     assert block is not None
-    if not block.args or not isinstance(block.args[0].type, ContextType):
-        raise op_error(
-            fn,
-            f"'@{fn.sym_name.data}' has no !hip.context argument #0; run hip-add-context-arg first",
-        )
-    state = ConversionState(block.args[0], block)
+    state = ConversionState(context, block)
     for argument in block.args[1:]:
         state.define_argument(argument)
     converted: list[Operation] = []
@@ -79,7 +76,7 @@ def _use_converted_operands(op: Operation, state: ConversionState) -> None:
 class ConvertOnnxToHipPass(ModulePass):
     """Convert ONNX ops to hip destination-passing ops with shape-rule-sized destinations."""
 
-    name = "convert-onnx-to-hip"
+    name = PASS
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for fn in [f for f in op.walk() if isinstance(f, func.FuncOp)]:

@@ -19,34 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, memref
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects import builtin, func, memref
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.traits import is_side_effect_free, is_speculatable
 
-from xhip.analysis import index_facts
-from xhip.analysis.host_index_eval import constant_int
-from xhip.rewrite_rules.functions import function_body
-
-
-def is_pure(op: Operation) -> bool:
-    """Safe to execute earlier: no effects, cannot fault, no regions."""
-    if op.regions or not is_side_effect_free(op):
-        return False
-    if isinstance(op, memref.DimOp):
-        # xDSL does not mark memref.dim speculatable; with a constant in-range index it is.
-        axis, source = constant_int(op.index), op.source.type
-        return axis is not None and isinstance(source, MemRefType) and 0 <= axis < source.get_num_dims()
-    if isinstance(op, SIGNED_DIVISIONS):
-        # arith marks division by a value it cannot see as unsafe to hoist; a
-        # divisor proven >= 1 (Reshape's `n / max(known, 1)`) cannot fault.
-        low = index_facts.lower_bound(op.operands[1])
-        return low is not None and low >= 1
-    return is_speculatable(op)
-
-
-SIGNED_DIVISIONS: tuple[type[Operation], ...] = (arith.DivSIOp, arith.CeilDivSIOp, arith.FloorDivSIOp, arith.RemSIOp)
+from xhip.passes.contracts import function_body, is_pure
 
 
 class _Hoister:

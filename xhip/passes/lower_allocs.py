@@ -7,9 +7,6 @@ such a buffer (or of a view of it) becomes `hip.free` of the buffer where the
 dealloc was; a buffer without one is freed right after the last op that uses it
 or any view of it, and a buffer that escapes through a terminator (a returned
 buffer, a region result) is never freed here: its owner is the caller.
-
-The helpers at the top state the contract the memory passes share: a
-single-block body whose first argument is the `!hip.context`.
 """
 
 from __future__ import annotations
@@ -24,32 +21,12 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 
 from xhip.analysis.host_access import forward_aliases
-from xhip.diagnostics import op_error
-from xhip.dialects.hip import AllocOp, ContextType, FreeOp
-from xhip.rewrite_rules.functions import function_body
+from xhip.dialects.hip import AllocOp, FreeOp
+from xhip.passes.contracts import require_context
 
-
-def function_context(fn: func.FuncOp) -> SSAValue | None:
-    """The `!hip.context` argument of `fn` (argument #0), if it has one."""
-    block = fn.body.blocks.first
-    if block is None or not block.args or not isinstance(block.args[0].type, ContextType):
-        return None
-    return block.args[0]
-
-
-def require_memory_contract(fn: func.FuncOp, pass_name: str, what: str) -> SSAValue:
-    """The context of `fn`, after checking it has one block and `!hip.context` first.
-
-    `what` names the work that needs the contract, for the message."""
-    function_body(fn, pass_name)
-    context = function_context(fn)
-    if context is None:
-        raise op_error(
-            fn,
-            f"{pass_name}: '@{fn.sym_name.data}' has no !hip.context as argument #0; "
-            f"{what} needs one (run hip-add-context-arg first)",
-        )
-    return context
+# hip-resolve-extern-constants still imports the context contract from here;
+# the name stays until it imports xhip.passes.contracts itself.
+from xhip.passes.contracts import function_context  # noqa: F401  (re-export)
 
 
 def ancestor_in(block: Block, op: Operation) -> Operation | None:
@@ -121,7 +98,7 @@ class LowerAllocsPass(ModulePass):
         for fn in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             allocs = [a for a in fn.walk() if isinstance(a, memref.AllocOp)]
             if allocs:
-                context = require_memory_contract(fn, self.name, "lowering memref.alloc to hip.alloc")
+                context = require_context(fn, self.name, "lowering memref.alloc to hip.alloc")
                 for alloc in allocs:
                     lower_alloc(alloc, context)
             lower_deallocs_of_device_allocs(fn)

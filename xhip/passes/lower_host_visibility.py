@@ -25,7 +25,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.analysis.host_readiness import host_reads
 from xhip.diagnostics import op_error
-from xhip.dialects.hip import ContextType, ReadbackScalarOp
+from xhip.dialects.hip import ReadbackScalarOp
+from xhip.passes.contracts import require_context
 
 
 def _one_element_view(load: memref.LoadOp) -> memref.SubviewOp:
@@ -50,6 +51,7 @@ class LowerHostVisibilityPass(ModulePass):
     name = "hip-lower-host-visibility"
 
     strategy: Literal["readback", "event", "strict"] = "readback"
+    """How an unproven host read waits: drain the stream (readback), wait for the producer (event), or fail (strict)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for fn in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
@@ -65,11 +67,10 @@ class LowerHostVisibilityPass(ModulePass):
                     f"host read of a buffer {reads[0].reason}: it needs a synchronization "
                     "(strategy 'strict' lowers none)",
                 )
-            if not block.args or not isinstance(block.args[0].type, ContextType):
-                raise op_error(fn, f"'@{fn.sym_name.data}' has no !hip.context argument #0 to read back with")
+            context = require_context(fn, self.name, "reading device data back")
             for read in reads:
                 view = _one_element_view(read.load)
-                readback = ReadbackScalarOp(block.args[0], view.result, wait="producer" if waits == "producer" else None)
+                readback = ReadbackScalarOp(context, view.result, wait="producer" if waits == "producer" else None)
                 Rewriter.insert_op([view, readback], InsertPoint.before(read.load))
                 Rewriter.replace_op(read.load, [], [readback.result])
 

@@ -27,7 +27,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.analysis.host_access import HOST_ACCESS_OPS, forward_aliases, is_view_of
 from xhip.diagnostics import XhipError, op_error
-from xhip.dialects.hip import ContextType, GetHostScratchOp
+from xhip.dialects.hip import GetHostScratchOp
+from xhip.passes.contracts import erase_deallocs, require_context
+
+PASS = "hip-materialize-host-scalars"
 
 SCRATCH_ALIGNMENT = 64
 
@@ -98,20 +101,15 @@ def _index_constant(value: int, point: InsertPoint) -> SSAValue:
     return op.result
 
 
-def _scratch_for(function: func.FuncOp, first_alloc: Operation, total: int) -> GetHostScratchOp:
+def _scratch_for(function: func.FuncOp, total: int) -> GetHostScratchOp:
     """The function's one host scratch, created or grown to `total` bytes."""
+    context = require_context(function, PASS, "moving host scalar buffers to host scratch")
     entry = function.body.blocks.first
     assert entry is not None
-    if not entry.args or not isinstance(entry.args[0].type, ContextType):
-        raise op_error(
-            first_alloc,
-            f"host scalar buffer needs host scratch, but '@{function.sym_name.data}' "
-            "has no !hip.context as argument #0",
-        )
     scratch, _ = _existing_scratch(entry)
     if scratch is None:
         start = InsertPoint.at_start(entry)
-        scratch = GetHostScratchOp(entry.args[0], _index_constant(total, start))
+        scratch = GetHostScratchOp(context, _index_constant(total, start))
         scratch.result.name_hint = "host_scratch"
         Rewriter.insert_op(scratch, start)
         return scratch
@@ -127,11 +125,7 @@ def _replace_by_view(alloc: memref.AllocOp, scratch: SSAValue, offset: int) -> N
     view = memref.ViewOp(scratch, _index_constant(offset, at_alloc), [], alloc.memref.type)
     view.result.name_hint = alloc.memref.name_hint
     Rewriter.insert_op(view, at_alloc)
-    # The scratch is runtime-owned: nothing frees it.
-    for alias in forward_aliases(alloc.memref):
-        for use in list(alias.uses):
-            if isinstance(use.operation, memref.DeallocOp):
-                Rewriter.erase_op(use.operation)
+    erase_deallocs(alloc.memref)  # the scratch is runtime-owned: nothing frees it
     alloc.memref.replace_all_uses_with(view.result)
     Rewriter.erase_op(alloc)
 
@@ -149,7 +143,7 @@ def materialize(function: func.FuncOp, max_elements: int) -> None:
         cursor = _align(cursor)
         offsets.append(cursor)
         cursor += _scratch_bytes(alloc.memref.type)
-    scratch = _scratch_for(function, allocs[0], _align(cursor))
+    scratch = _scratch_for(function, _align(cursor))
     for alloc, offset in zip(allocs, offsets, strict=True):
         _replace_by_view(alloc, scratch.result, offset)
 
@@ -158,13 +152,14 @@ def materialize(function: func.FuncOp, max_elements: int) -> None:
 class MaterializeHostScalarsPass(ModulePass):
     """Static integer buffers of at most `max-elements` elements touched by host code -> host scratch."""
 
-    name = "hip-materialize-host-scalars"
+    name = PASS
 
     max_elements: int = 16
+    """The largest element count of a buffer that moves to host scratch (at least 1)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         if self.max_elements < 1:
-            raise XhipError(f"hip-materialize-host-scalars: option max-elements must be >= 1, got {self.max_elements}")
+            raise XhipError(f"{PASS}: option max-elements must be >= 1, got {self.max_elements}")
         for function in op.walk():
             if isinstance(function, func.FuncOp) and function.body.blocks:
                 materialize(function, self.max_elements)

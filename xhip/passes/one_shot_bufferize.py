@@ -39,12 +39,12 @@ from xdsl.rewriter import Rewriter
 
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import DPSOp
+from xhip.passes.contracts import function_body
 from xhip.rewrite_rules.bufferize.constants import ConstantGlobals
 from xhip.rewrite_rules.bufferize.hip_ops import bufferize_dps, bufferize_in_place
 from xhip.rewrite_rules.bufferize.state import BufferizationState
 from xhip.rewrite_rules.bufferize.tensor_ops import RULES
 from xhip.rewrite_rules.bufferize.types import is_identity, memref_of
-from xhip.rewrite_rules.functions import function_body
 
 PASS = "one-shot-bufferize"
 

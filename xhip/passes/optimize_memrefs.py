@@ -9,15 +9,16 @@ whose last use comes strictly before the new allocation:
   fit (least waste). A different shape reads the slot through a
   `memref.reinterpret_cast` (offset 0, contiguous strides);
 - dynamic shapes: the same memref type and the same extents (the same SSA values,
-  seen through `memref.dim`s and constants: `xhip.passes.resolve_memref_dims`).
+  seen through `memref.dim`s and constants: `xhip.analysis.memref_extents`).
   The allocation is then the slot's buffer itself.
 
 Static and dynamic never mix. Never taking part: buffers that host code loads or
 stores, directly or through a view, when `exclude-host-accessed` is set (the
 default; a host store happens at once, the kernel before it may not have run yet,
 seed 004; false reproduces that race on purpose); buffers that escape what
-liveness sees (returned, used in a nested region, or turned into a value that
-liveness does not follow as a view); graph outputs (`hip.alloc_output`) and
+liveness sees (`xhip.passes.contracts.escapes`: returned or yielded, or turned
+into a value that liveness does not follow as a view; a use inside a region
+counts at the op holding it); graph outputs (`hip.alloc_output`) and
 function arguments, which are not `memref.alloc`s. Deallocations of the buffers
 that take part are placed again right after the last use of their slot.
 """
@@ -29,27 +30,14 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, memref
 from xdsl.dialects.builtin import MemRefType, NoneAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xhip.analysis.host_access import forward_aliases, host_accessed_roots
-from xhip.analysis.liveness import ALIASING_VIEWS, live_intervals
-from xhip.passes.resolve_memref_dims import same_extent
-from xhip.rewrite_rules.functions import function_body
-
-
-def _escapes(buffer: SSAValue, block: Block) -> bool:
-    """Whether some use of `buffer` (through views) is one liveness cannot place in `block`."""
-    for alias in forward_aliases(buffer):
-        for use in alias.uses:
-            user = use.operation
-            if user.parent_block() is not block or isinstance(user, func.ReturnOp):
-                return True
-            tracked_view = isinstance(user, ALIASING_VIEWS) and use.index == 0
-            if not tracked_view and any(isinstance(r.type, MemRefType | builtin.TensorType) for r in user.results):
-                return True
-    return False
+from xhip.analysis.host_access import host_accessed_roots
+from xhip.analysis.liveness import live_intervals
+from xhip.analysis.memref_extents import same_extent
+from xhip.passes.contracts import erase_deallocs, escapes, function_body
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> list[int]:
@@ -112,17 +100,6 @@ def _take_slot(alloc: memref.AllocOp, slot: _Slot) -> None:
     Rewriter.erase_op(alloc)
 
 
-def _detach_deallocs(buffer: SSAValue) -> bool:
-    """Erase the deallocations of `buffer` (through views); whether there were any."""
-    found = False
-    for alias in forward_aliases(buffer):
-        for use in list(alias.uses):
-            if isinstance(use.operation, memref.DeallocOp):
-                Rewriter.erase_op(use.operation)
-                found = True
-    return found
-
-
 def _candidates(block: Block, exclude_host_accessed: bool) -> list[memref.AllocOp]:
     excluded = host_accessed_roots(block) if exclude_host_accessed else set()
     return [
@@ -131,7 +108,7 @@ def _candidates(block: Block, exclude_host_accessed: bool) -> list[memref.AllocO
         if isinstance(op, memref.AllocOp)
         and op.memref.uses
         and op.memref not in excluded
-        and not _escapes(op.memref, block)
+        and not escapes(op.memref)
     ]
 
 
@@ -153,7 +130,7 @@ def optimize(function: func.FuncOp, exclude_host_accessed: bool) -> None:
         return
     allocs = _candidates(block, exclude_host_accessed)
     # Deallocations are not uses: take them out, and put one back per slot at its end.
-    freed = {alloc for alloc in allocs if _detach_deallocs(alloc.memref)}
+    freed = {alloc for alloc in allocs if erase_deallocs(alloc.memref)}
     intervals = live_intervals(block, [alloc.memref for alloc in allocs])
     slots: list[_Slot] = []
     owner_of: dict[memref.AllocOp, _Slot] = {}
@@ -179,6 +156,7 @@ class OptimizeMemrefsPass(ModulePass):
     name = "hip-optimize-memrefs"
 
     exclude_host_accessed: bool = True
+    """Keep buffers that host code loads or stores out of reuse; false reproduces seed 004's race."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:

@@ -21,11 +21,9 @@ For each function (a single block with `!hip.context` as argument #0):
    "lifetime-only" (the default, seed 001) and "grouped" (`lifetime-only=false`).
 5. `xhip.rewrite_rules.pool_emission` writes the placement down.
 
-Module attributes record the result for reports and the runtime:
-`hip.pool_alignment`, `hip.pool_size` (all domains together) and `hip.pool_sizes`
-(per domain) as printed `SizeExpr`s, `hip.domain_count`, `hip.buffer_count`,
-and per pooled buffer in program order `hip.buffer_offsets` (-1 when the offset
-is only known at run time) and `hip.buffer_domains`.
+Module attributes record the result for reports and the runtime (names and
+format: xhip/dialects/hip/attributes.py): the alignment, the pool sizes as
+printed `SizeExpr`s, and per pooled buffer its offset and domain.
 `emit-fragmentation-report` prints, per domain, the pool size against the
 max-live lower bound to stderr.
 """
@@ -36,43 +34,25 @@ import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, tensor
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseArrayBase,
-    IndexType,
-    IntegerAttr,
-    MemRefType,
-    NoneAttr,
-    StringAttr,
-    i64,
-)
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, NoneAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.hints import isa
 
 from xhip.analysis import index_facts
-from xhip.analysis.host_access import forward_aliases
 from xhip.analysis.host_index_eval import constant_int
 from xhip.analysis.liveness import Interval, live_intervals
-from xhip.diagnostics import did_you_mean, op_error
+from xhip.diagnostics import op_error
+from xhip.dialects.hip import RUNTIME_OFFSET, pool_attributes
+from xhip.dialects.onnx import parse_dim_params
 from xhip.memory import PLANNERS, Buffer, Planner, SizeExpr, lower_bound_expr
-from xhip.passes.hoist_alloc_size_arith import is_pure
-from xhip.passes.lower_allocs import require_memory_contract
+from xhip.passes.contracts import erase_deallocs, escapes, is_pure, require_context
 from xhip.rewrite_rules.pool_emission import PooledBuffer, emit_pool
-
-POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
-POOL_SIZE_ATTR = "hip.pool_size"
-POOL_SIZES_ATTR = "hip.pool_sizes"
-DOMAIN_COUNT_ATTR = "hip.domain_count"
-BUFFER_COUNT_ATTR = "hip.buffer_count"
-BUFFER_OFFSETS_ATTR = "hip.buffer_offsets"
-BUFFER_DOMAINS_ATTR = "hip.buffer_domains"
-RUNTIME_OFFSET = -1
-DIM_PARAMS_ATTR = "onnx.dim_params"
 
 
 # -- what can be pooled -------------------------------------------------------------------
@@ -97,18 +77,11 @@ def _is_poolable(alloc: memref.AllocOp) -> bool:
     )
 
 
-def _escapes(buffer: SSAValue) -> bool:
-    return any(isinstance(use.operation, func.ReturnOp) for view in forward_aliases(buffer) for use in view.uses)
-
-
 def _drop_deallocs(allocs: Iterable[memref.AllocOp]) -> list[memref.AllocOp]:
     """Erase the deallocs of `allocs` (the pool owns their bytes); the allocs still used."""
     kept = []
     for alloc in allocs:
-        for view in forward_aliases(alloc.memref):
-            for use in list(view.uses):
-                if isinstance(use.operation, memref.DeallocOp):
-                    Rewriter.erase_op(use.operation)
+        erase_deallocs(alloc.memref)
         if alloc.memref.uses:
             kept.append(alloc)
         else:
@@ -128,11 +101,13 @@ def symbolic_dim(value: SSAValue) -> str | None:
     function = source.owner.parent_op()
     if not isinstance(function, func.FuncOp) or function.arg_attrs is None:
         return None
-    params = function.arg_attrs.data[source.index].data.get(DIM_PARAMS_ATTR)
-    if not isinstance(params, StringAttr) or not isinstance(axis.value, IntegerAttr):
+    if not isinstance(axis.value, IntegerAttr):
         return None
-    symbols = dict(entry.partition(":")[::2] for entry in params.data.split(",") if entry)
-    return symbols.get(str(axis.value.value.data))
+    try:
+        symbols = parse_dim_params(function.arg_attrs.data[source.index].data)
+    except ValueError as err:
+        raise op_error(function, f"hip-pool-allocs: argument #{source.index}: {err}") from None
+    return symbols.get(axis.value.value.data)
 
 
 class DimNames:
@@ -297,15 +272,7 @@ class PoolRecord:
 
     def module_attributes(self, alignment: int) -> dict[str, Attribute]:
         whole = sum(self.totals, SizeExpr.const(0))
-        return {
-            POOL_ALIGNMENT_ATTR: IntegerAttr(alignment, i64),
-            POOL_SIZE_ATTR: StringAttr(str(whole)),
-            POOL_SIZES_ATTR: ArrayAttr([StringAttr(str(t)) for t in self.totals]),
-            DOMAIN_COUNT_ATTR: IntegerAttr(len(self.totals), i64),
-            BUFFER_COUNT_ATTR: IntegerAttr(len(self.offsets), i64),
-            BUFFER_OFFSETS_ATTR: DenseArrayBase.from_list(i64, self.offsets),
-            BUFFER_DOMAINS_ATTR: DenseArrayBase.from_list(i64, self.domains),
-        }
+        return pool_attributes(alignment, str(whole), [str(t) for t in self.totals], self.offsets, self.domains)
 
 
 def fragmentation_line(function: str, domain_id: int, total: SizeExpr, bound: SizeExpr) -> str:
@@ -321,6 +288,11 @@ def fragmentation_line(function: str, domain_id: int, total: SizeExpr, bound: Si
 
 # -- the pass -------------------------------------------------------------------------------
 
+PlannerName = Literal["", *PLANNERS]  # type: ignore[valid-type]
+"""The `planner` option's choices: xhip.memory's planners by name, or "" (lifetime-only decides).
+
+Built from PLANNERS, so a new planner is a choice (and listed by --list-passes) at once."""
+
 
 @dataclass(frozen=True)
 class PoolAllocsPass(ModulePass):
@@ -332,8 +304,8 @@ class PoolAllocsPass(ModulePass):
     """Byte alignment of every buffer in a pool (a power of two)."""
     lifetime_only: bool = True
     """Seed 001: true packs each runtime-sized buffer on its own; false groups by dims."""
-    planner: str = ""
-    """A planner of xhip.memory by name (stacked, grouped, lifetime-only, tree); overrides lifetime-only."""
+    planner: PlannerName = ""
+    """A planner of xhip.memory by name; overrides lifetime-only. Empty: lifetime-only decides."""
     emit_fragmentation_report: bool = False
     """Print each domain's pool size and max-live lower bound to stderr."""
 
@@ -341,11 +313,6 @@ class PoolAllocsPass(ModulePass):
         # Option mistakes are reported where the option was written (the YAML line or -p).
         if self.alignment <= 0 or self.alignment & (self.alignment - 1):
             raise ValueError(f"alignment must be a positive power of 2, got {self.alignment}")
-        if self.planner and self.planner not in PLANNERS:
-            raise ValueError(
-                f"unknown planner '{self.planner}' (known: {', '.join(PLANNERS)})"
-                f"{did_you_mean(self.planner, PLANNERS)}"
-            )
 
     @property
     def chosen_planner(self) -> Planner:
@@ -364,11 +331,11 @@ class PoolAllocsPass(ModulePass):
         if block is None:
             return
         candidates = [
-            a for a in block.ops if isinstance(a, memref.AllocOp) and _is_poolable(a) and not _escapes(a.memref)
+            a for a in block.ops if isinstance(a, memref.AllocOp) and _is_poolable(a) and not escapes(a.memref)
         ]
         if not candidates:
             return
-        context = require_memory_contract(function, self.name, "pooling memref.alloc")
+        context = require_context(function, self.name, "pooling memref.alloc")
         for alloc in candidates:
             self._check_alignment(alloc)
         candidates = _drop_deallocs(candidates)

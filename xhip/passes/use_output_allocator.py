@@ -33,15 +33,15 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedMemRefType,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.diagnostics import op_error
-from xhip.dialects.hip import AllocOutputOp, ContextType
+from xhip.dialects.hip import AllocOutputOp
+from xhip.passes.contracts import erase_deallocs, function_body, require_context
 from xhip.rewrite_rules.bufferize.extents import Factors, extents
 from xhip.rewrite_rules.bufferize.types import Dim, collapse, expand, is_identity
-from xhip.rewrite_rules.functions import function_body
 from xhip.shapes import IndexEmitter
 
 PASS = "hip-use-output-allocator"
@@ -189,9 +189,7 @@ def _rewrite(plan: OutputPlan, ctx: SSAValue, ret: func.ReturnOp) -> None:
         emitter = _Emitter(plan.at)
         output = emitter.output(ctx, plan.value, plan)
         view = emitter.inverse(output, plan.chain, plan.root.type)
-        for use in list(plan.root.uses):
-            if isinstance(use.operation, memref.DeallocOp):
-                Rewriter.erase_op(use.operation)  # the runtime owns outputs
+        erase_deallocs(plan.root)  # the runtime owns outputs
         plan.root.replace_all_uses_with(view)
         assert isinstance(plan.root.owner, Operation)
         Rewriter.erase_op(plan.root.owner)
@@ -205,10 +203,8 @@ def _is_scalar(value: SSAValue) -> bool:
     return not isinstance(value.type, MemRefType | UnrankedMemRefType | TensorType)
 
 
-def _check_function(fn: func.FuncOp, block: Block, ret: func.ReturnOp) -> None:
+def _check_results(fn: func.FuncOp, ret: func.ReturnOp) -> None:
     name = fn.sym_name.data
-    if not block.args or not isinstance(block.args[0].type, ContextType):
-        raise op_error(fn, f"{PASS}: '@{name}' must take !hip.context as argument #0 (run hip-add-context-arg first)")
     for index, value in enumerate(ret.arguments):
         if isinstance(value.type, TensorType):
             raise op_error(ret, f"{PASS}: result #{index} of '@{name}' is a tensor; run one-shot-bufferize first")
@@ -229,10 +225,11 @@ def _allocate_outputs(fn: func.FuncOp) -> None:
     ret = block.last_op
     if not isinstance(ret, func.ReturnOp) or all(_is_scalar(v) for v in ret.arguments):
         return
-    _check_function(fn, block, ret)
+    context = require_context(fn, PASS, "allocating graph outputs")
+    _check_results(fn, ret)
     plans = _analyse(ret)
     for plan in plans:
-        _rewrite(plan, block.args[0], ret)
+        _rewrite(plan, context, ret)
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,9 @@
-"""Function-level preconditions shared by the passes that work on whole bodies."""
+"""Kept for buffer-results-to-out-params, which still imports `function_body` from here.
 
-from __future__ import annotations
+The contract lives in xhip/passes/contracts.py; once that pass imports it from
+there, this module goes.
+"""
 
-from xdsl.dialects import func
-from xdsl.ir import Block
+from xhip.passes.contracts import function_body
 
-from xhip.diagnostics import op_error
-
-
-def function_body(fn: func.FuncOp, pass_name: str) -> Block | None:
-    """The single block of `fn` (None for a declaration); more blocks are a located error."""
-    blocks = list(fn.body.blocks)
-    if len(blocks) > 1:
-        what = f"'@{fn.sym_name.data}' has {len(blocks)} blocks"
-        raise op_error(fn, f"{pass_name}: {what}; only single-block functions are supported")
-    return blocks[0] if blocks else None
+__all__ = ["function_body"]

@@ -8,7 +8,7 @@ func.func @no_context(%i: i64) {
   memref.store %i, %a[%c0] : memref<1xi64>
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:7:3: error: host scalar buffer needs host scratch, but '@no_context' has no !hip.context as argument #0
+// CHECK: {{.*}}invalid.mlir:5:1: error: hip-materialize-host-scalars: '@no_context' has no !hip.context as argument #0; moving host scalar buffers to host scratch needs one (run hip-add-context-arg first)
 // LIMIT: error: hip-materialize-host-scalars: option max-elements must be >= 1, got 0
 
 // -----

@@ -117,15 +117,11 @@ func.func @through_views(%ctx: !hip.context, %x: memref<16xf32>) -> memref<4x4xf
 // -----
 
 // Never taking part: a returned buffer, function arguments and graph outputs
-// (not allocations), a buffer used inside a region, a buffer carved up by
-// memref.view (a new root for liveness), and an unused allocation.
-func.func @escaping(%ctx: !hip.context, %x: memref<64xi8>, %flag: i1) -> (memref<64xi8>, memref<64xi8>) {
+// (not allocations), a buffer carved up by memref.view (a new root for
+// liveness), and an unused allocation.
+func.func @escaping(%ctx: !hip.context, %x: memref<64xi8>) -> (memref<64xi8>, memref<64xi8>) {
   %o = hip.alloc_output(%ctx) {out_idx = 0 : i64} : memref<64xi8>
   hip.copy(%ctx) ins(%x : memref<64xi8>) outs(%o : memref<64xi8>)
-  %nested = memref.alloc() : memref<64xi8>
-  scf.if %flag {
-    hip.copy(%ctx) ins(%x : memref<64xi8>) outs(%nested : memref<64xi8>)
-  }
   %carved = memref.alloc() : memref<64xi8>
   %c0 = arith.constant 0 : index
   %part = memref.view %carved[%c0][] : memref<64xi8> to memref<16xf32>
@@ -144,13 +140,47 @@ func.func @escaping(%ctx: !hip.context, %x: memref<64xi8>, %flag: i1) -> (memref
 
 // %last takes %late's slot, the only buffer that took part and died.
 // CHECK-LABEL: func.func @escaping
-// CHECK:         %nested = memref.alloc()
 // CHECK:         %carved = memref.alloc()
 // CHECK:         %unused = memref.alloc()
 // CHECK:         %r = memref.alloc()
 // CHECK:         %late = memref.alloc()
 // CHECK-NOT:     memref.alloc
 // CHECK:         hip.copy(%ctx) ins(%o : memref<64xi8>) outs(%late : memref<64xi8>)
+
+// -----
+
+// A use inside a region counts at the op that holds the region (liveness sees
+// it there): %nested is dead after the scf.if, so %late takes its slot; %late
+// and %held are still read inside the scf.for after %after is allocated, so
+// %after takes neither slot.
+func.func @use_in_region(%ctx: !hip.context, %x: memref<64xi8>, %flag: i1, %n: index) {
+  %nested = memref.alloc() : memref<64xi8>
+  scf.if %flag {
+    hip.copy(%ctx) ins(%x : memref<64xi8>) outs(%nested : memref<64xi8>)
+  }
+  %late = memref.alloc() : memref<64xi8>
+  hip.copy(%ctx) ins(%x : memref<64xi8>) outs(%late : memref<64xi8>)
+  %held = memref.alloc() : memref<64xi8>
+  hip.copy(%ctx) ins(%late : memref<64xi8>) outs(%held : memref<64xi8>)
+  %after = memref.alloc() : memref<64xi8>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    hip.copy(%ctx) ins(%held : memref<64xi8>) outs(%after : memref<64xi8>)
+    hip.copy(%ctx) ins(%late : memref<64xi8>) outs(%after : memref<64xi8>)
+    scf.yield
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @use_in_region
+// CHECK:         %nested = memref.alloc()
+// CHECK-NEXT:    scf.if %flag {
+// CHECK-NEXT:      hip.copy(%ctx) ins(%x : memref<64xi8>) outs(%nested : memref<64xi8>)
+// CHECK-NEXT:    }
+// CHECK-NEXT:    hip.copy(%ctx) ins(%x : memref<64xi8>) outs(%nested : memref<64xi8>)
+// CHECK:         %held = memref.alloc()
+// CHECK:         %after = memref.alloc()
 
 // -----
 

@@ -7,8 +7,8 @@ func.func @no_context(%n: index) -> memref<?xf32> {
   %y = memref.alloc(%n) : memref<?xf32>
   func.return %y : memref<?xf32>
 }
-// CHECK: invalid.mlir:6:1: error: hip-use-output-allocator: '@no_context' must take !hip.context as argument #0 (run hip-add-context-arg first)
-// EXIT: invalid.mlir:6:1: error: hip-use-output-allocator: '@no_context' must take !hip.context as argument #0 (run hip-add-context-arg first)
+// CHECK: invalid.mlir:6:1: error: hip-use-output-allocator: '@no_context' has no !hip.context as argument #0; allocating graph outputs needs one (run hip-add-context-arg first)
+// EXIT: invalid.mlir:6:1: error: hip-use-output-allocator: '@no_context' has no !hip.context as argument #0; allocating graph outputs needs one (run hip-add-context-arg first)
 // EXIT-NOT: Traceback
 
 // -----

@@ -19,6 +19,23 @@ in the custom form: they are looked up from the (dominating) definitions.
 
 from xdsl.ir import Dialect
 
+from xhip.dialects.hip.attributes import (
+    BUFFER_COUNT_ATTR,
+    BUFFER_DOMAINS_ATTR,
+    BUFFER_OFFSETS_ATTR,
+    CONSTANT_OFFSETS_ATTR,
+    CONSTANT_SIZES_ATTR,
+    CONSTANTS_FILE_ATTR,
+    DOMAIN_COUNT_ATTR,
+    EXTERNAL_DATA_ATTR,
+    OUT_PARAM_ATTR,
+    POOL_ALIGNMENT_ATTR,
+    POOL_SIZE_ATTR,
+    POOL_SIZES_ATTR,
+    RUNTIME_OFFSET,
+    pool_alignment,
+    pool_attributes,
+)
 from xhip.dialects.hip.common import BYTE_BUFFER, ContextType, DataType
 from xhip.dialects.hip.compute import (
     AbsOp,
@@ -111,6 +128,21 @@ HIP = Dialect(
 )
 
 __all__ = [
+    "BUFFER_COUNT_ATTR",
+    "BUFFER_DOMAINS_ATTR",
+    "BUFFER_OFFSETS_ATTR",
+    "CONSTANT_OFFSETS_ATTR",
+    "CONSTANT_SIZES_ATTR",
+    "CONSTANTS_FILE_ATTR",
+    "DOMAIN_COUNT_ATTR",
+    "EXTERNAL_DATA_ATTR",
+    "OUT_PARAM_ATTR",
+    "POOL_ALIGNMENT_ATTR",
+    "POOL_SIZE_ATTR",
+    "POOL_SIZES_ATTR",
+    "RUNTIME_OFFSET",
+    "pool_alignment",
+    "pool_attributes",
     "AbsOp",
     "AddOp",
     "AllocOp",

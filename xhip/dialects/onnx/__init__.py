@@ -108,6 +108,13 @@ from xhip.dialects.onnx.ops import (
     UnsqueezeOp,
     WhereOp,
 )
+from xhip.dialects.onnx.signature import (
+    DIM_PARAMS_ATTR,
+    NAME_ATTR,
+    format_dim_params,
+    parse_dim_params,
+    value_name,
+)
 
 ONNX_OPS: dict[str, type[OnnxOp]] = {
     op.name.removeprefix("onnx."): op
@@ -169,6 +176,11 @@ __all__ = [
     "MinOp",
     "MulOp",
     "NODE_NAME_ATTR",
+    "NAME_ATTR",
+    "DIM_PARAMS_ATTR",
+    "format_dim_params",
+    "parse_dim_params",
+    "value_name",
     "NegOp",
     "NoValueOp",
     "NonZeroOp",

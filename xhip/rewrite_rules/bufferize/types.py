@@ -116,14 +116,28 @@ def subview_type(
 def kept_dims(shape: Sequence[int], result_shape: Sequence[int]) -> list[int]:
     """Which dims of a slice of `shape` a rank-reducing slice to `result_shape` keeps.
 
-    A dim is kept when it matches the next wanted extent (or must be kept to reach the
-    rank); the others are unit dims, dropped. The runtime's slices follow the same rule.
+    Only unit dims can be dropped: the kept dims, in order, must fit the wanted
+    extents (equal, or any extent where the result says `?`, as it does for the
+    runtime's concrete shapes). Where a 1 could be kept or dropped, both are
+    tried, so a leading unit dim before a `?` is dropped rather than taken for
+    it (`[1, ?] -> [?]` keeps dim 1, whose stride is the one that counts). No
+    fit is a ValueError, never a guess. The runtime's slice steps are to use it too.
     """
-    kept: list[int] = []
-    wanted = list(result_shape)
-    for position, extent in enumerate(shape):
-        remaining = len(shape) - position
-        if wanted and (wanted[0] in (extent, DYNAMIC_INDEX) or remaining == len(wanted)):
-            kept.append(position)
-            wanted.pop(0)
+    kept = _fit_dims(tuple(shape), tuple(result_shape), 0)
+    if kept is None:
+        shown = ["?" if d == DYNAMIC_INDEX else d for d in result_shape]
+        raise ValueError(f"a slice of shape {list(shape)} cannot drop unit dims to get {shown}")
     return kept
+
+
+def _fit_dims(shape: tuple[int, ...], wanted: tuple[int, ...], position: int) -> list[int] | None:
+    if not wanted:
+        return [] if all(extent == 1 for extent in shape[position:]) else None
+    if len(shape) - position < len(wanted):
+        return None
+    extent = shape[position]
+    if wanted[0] in (extent, DYNAMIC_INDEX):
+        rest = _fit_dims(shape, wanted[1:], position + 1)
+        if rest is not None:
+            return [position, *rest]
+    return _fit_dims(shape, wanted, position + 1) if extent == 1 else None
