@@ -60,7 +60,8 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import AttrConstraint
 from xdsl.utils.exceptions import VerifyException
 
-from xhip.diagnostics import XhipError
+from xhip.diagnostics import XhipError, shorten
+from xhip.onnx_checks import GraphError, check_graph, node_label
 from xhip.onnx_wire import WireFormatError, model_bytes_without_weights
 from xhip.dialects.onnx import (
     DENSE_CONSTR,
@@ -89,6 +90,9 @@ opset 21 with more element types (see `known_form`).
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
 ENTRY_FUNCTION = "main_graph"
+
+MAX_TENSOR_BYTES = 2**63 - 1
+"""No tensor can be larger: sizes and offsets are int64 in the IR and the runtime."""
 
 STAND_IN_MIN_BYTES = 4096
 """Constants at least this large reach shape inference as typed inputs, not data."""
@@ -192,13 +196,17 @@ def _exists(op_type: str, opset: int) -> bool:
     return True
 
 
+def _kinds(parameters: Sequence[onnx.defs.OpSchema.FormalParameter]) -> tuple[str, ...]:
+    names = {
+        onnx.defs.OpSchema.FormalParameterOption.Single: "required",
+        onnx.defs.OpSchema.FormalParameterOption.Optional: "optional",
+        onnx.defs.OpSchema.FormalParameterOption.Variadic: "variadic",
+    }
+    return tuple(names[p.option] for p in parameters)
+
+
 def _signature(parameters: Sequence[onnx.defs.OpSchema.FormalParameter]) -> list[tuple[str, object]]:
     return [(p.name, p.option) for p in parameters]
-
-
-def node_label(node: NodeProto, index: int) -> str:
-    """How errors name a node: its name, or its position when it has none."""
-    return f'onnx node "{node.name}"' if node.name else f"onnx node #{index}"
 
 
 def _domain(node: NodeProto) -> str:
@@ -207,11 +215,23 @@ def _domain(node: NodeProto) -> str:
 
 def _tensor_nbytes(tensor: TensorProto) -> int:
     """The size of a tensor's data, from its header (without touching the data)."""
-    itemsize = 1 if tensor.data_type == TensorProto.BOOL else _itemsize(tensor.data_type)
-    return prod(tensor.dims) * itemsize
+    return prod(tensor.dims) * _itemsize(tensor.data_type)
+
+
+def _shape_problem(dims: Sequence[int], data_type: int) -> str | None:
+    """Why static `dims` (None for a dynamic one) cannot be a tensor's shape, or None."""
+    negative = next((axis for axis, d in enumerate(dims) if d is not None and d < 0), None)
+    if negative is not None:
+        return f"dim {negative} is {dims[negative]}; a static dim must not be negative"
+    nbytes = prod(d for d in dims if d is not None) * max(_itemsize(data_type), 1)
+    if nbytes > MAX_TENSOR_BYTES:
+        return f"shape {['?' if d is None else d for d in dims]} holds more than 2^63 bytes"
+    return None
 
 
 def _itemsize(data_type: int) -> int:
+    if data_type == TensorProto.BOOL:
+        return 1
     try:
         return onnx.helper.tensor_dtype_to_np_dtype(data_type).itemsize
     except KeyError:
@@ -241,6 +261,8 @@ class _Importer:
         versions = [o.version for o in self.model.opset_import if o.domain in DEFAULT_DOMAINS]
         if not versions:
             raise self.error("the model imports no ai.onnx opset")
+        if len(versions) > 1:
+            raise self.error(f"the model imports the ai.onnx opset {len(versions)} times ({', '.join(map(str, versions))})")
         version = versions[0]
         newest = onnx.defs.onnx_opset_version()
         if not 1 <= version <= newest:
@@ -251,17 +273,13 @@ class _Importer:
         """Reject what xhip cannot import before shape inference has a say."""
         if self.graph.sparse_initializer:
             raise self.error(f"sparse initializer '{self.graph.sparse_initializer[0].values.name}' is not supported")
-        defined = {v.name for v in self.graph.input} | {t.name for t in self.graph.initializer}
+        try:
+            check_graph(self.graph, self._value_kinds)
+        except GraphError as err:
+            raise self.error(str(err)) from None
+        self._check_declared_shapes()
         for index, node in enumerate(self.graph.node):
-            label = node_label(node, index)
-            described = f"{label} (op '{node.op_type}', domain '{_domain(node)}')"
-            for name in node.input:
-                if name and name not in defined:
-                    raise self.error(
-                        f"{label} (op '{node.op_type}') uses '{name}' before it is defined "
-                        "(the graph must be topologically sorted)"
-                    )
-            defined.update(node.output)
+            described = f"{node_label(node, index)} (op '{node.op_type}', domain '{_domain(node)}')"
             if node.domain not in DEFAULT_DOMAINS:
                 raise self.error(f"{described} is not supported (xhip imports the ai.onnx domain only)")
             if node.op_type not in ONNX_OPS:
@@ -283,6 +301,39 @@ class _Importer:
                     f"does not support (xhip knows the forms of opsets {SUPPORTED_OPSETS.start} to "
                     f"{SUPPORTED_OPSETS.stop - 1})"
                 )
+
+    def _check_declared_shapes(self) -> None:
+        """Negative or oversized static dims, refused before shape inference sees them."""
+        for kind, values in (("graph input", self.graph.input), ("graph output", self.graph.output), ("value", self.graph.value_info)):
+            for value in values:
+                self._check_type_shape(value.type, f"{kind} '{shorten(value.name)}'")
+        for tensor in self.graph.initializer:
+            self._check_tensor_shape(tensor, f"initializer '{shorten(tensor.name)}'")
+        for index, node in enumerate(self.graph.node):
+            for attr in node.attribute:
+                if attr.type == AttributeProto.TENSOR:
+                    described = f"{node_label(node, index)} (op '{node.op_type}') attribute '{attr.name}'"
+                    self._check_tensor_shape(attr.t, described)
+
+    def _check_type_shape(self, type_proto: TypeProto, what: str) -> None:
+        if type_proto.HasField("tensor_type") and type_proto.tensor_type.HasField("shape"):
+            dims = [d.dim_value if d.HasField("dim_value") else None for d in type_proto.tensor_type.shape.dim]
+            problem = _shape_problem(dims, type_proto.tensor_type.elem_type)
+            if problem:
+                raise self.error(f"{what}: {problem}")
+
+    def _check_tensor_shape(self, tensor: TensorProto, what: str) -> None:
+        problem = _shape_problem(list(tensor.dims), tensor.data_type)
+        if problem:
+            raise self.error(f"{what}: {problem}")
+
+    def _value_kinds(self, node: NodeProto) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """What ONNX's schema says of the node's inputs and outputs (None: no schema)."""
+        try:
+            schema = onnx.defs.get_schema(node.op_type, self.opset, node.domain)
+        except onnx.defs.SchemaError:
+            return None  # refused after the structural checks, with the op named
+        return _kinds(schema.inputs), _kinds(schema.outputs)
 
     # -- the whole import ----------------------------------------------------------
 
@@ -372,6 +423,7 @@ class _Importer:
             raise self.error(f"{what} is {kind}; xhip imports tensors only")
         tensor_type = type_proto.tensor_type
         element = self._element_type(tensor_type.elem_type, what)
+        self._check_type_shape(type_proto, what)
         if not tensor_type.HasField("shape"):
             return UnrankedTensorType(element)
         dims = [d.dim_value if d.HasField("dim_value") else DYNAMIC_INDEX for d in tensor_type.shape.dim]
@@ -399,20 +451,31 @@ class _Importer:
                 f"{what} keeps its data in an external file; import the model from its path, "
                 "load it with onnx.load(..., load_external_data=True), or pass external_data_dir"
             )
-        info = ExternalDataInfo(tensor)
+        try:
+            info = ExternalDataInfo(tensor)
+            offset = int(info.offset or 0)
+            size = _tensor_nbytes(tensor) if info.length is None else int(info.length)
+        except ValueError:
+            raise self.error(f"{what}: malformed external data reference (offset and length must be integers)") from None
+        written = shorten(info.location)
         base = os.path.realpath(self.base_dir)
         location = os.path.realpath(os.path.join(base, info.location))
         if os.path.commonpath([base, location]) != base:
-            raise self.error(f"{what}: external data location '{info.location}' is outside the model's directory")
-        size = _tensor_nbytes(tensor) if info.length is None else int(info.length)
+            raise self.error(f"{what}: external data location '{written}' is outside the model's directory")
         try:
             with open(location, "rb") as handle:
-                handle.seek(int(info.offset or 0))
+                available = os.fstat(handle.fileno()).st_size
+                if offset < 0 or size < 0 or offset + size > available:
+                    raise self.error(
+                        f"{what}: external data '{written}' has {available} bytes; "
+                        f"the tensor needs bytes {offset} to {offset + size}"
+                    )
+                handle.seek(offset)
                 data = handle.read(size)
         except OSError as err:
-            raise self.error(f"{what}: cannot read external data '{info.location}': {err.strerror}") from None
+            raise self.error(f"{what}: cannot read external data '{written}': {err.strerror}") from None
         if len(data) != size:
-            raise self.error(f"{what}: external data '{info.location}' ends after {len(data)} of {size} bytes")
+            raise self.error(f"{what}: external data '{written}' ends after {len(data)} of {size} bytes")
         return data
 
     def _dense(self, tensor: TensorProto, what: str) -> DenseIntOrFPElementsAttr:

@@ -1,0 +1,145 @@
+"""Structural checks of an ONNX graph, before the importer builds anything from it.
+
+ONNX requires every value name to be written once (by a graph input, an
+initializer or one node output), every node input to be written before the
+node, and the nodes to be in topological order. `onnx.load` checks none of this:
+left alone, the last writer of a name silently wins and an undefined name ends
+as a `KeyError`. Each violation here is one message naming the node (and the
+input or output position) that breaks the rule.
+
+An empty name is ONNX's spelling of an omitted optional input or output; it is
+refused only where the op requires the value (the caller says which ops and
+positions those are).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from onnx import GraphProto, NodeProto
+
+from xhip.diagnostics import shorten
+
+Kinds = Callable[[NodeProto], tuple[tuple[str, ...], tuple[str, ...]] | None]
+"""Per node: the kinds of its inputs and outputs ('required', 'optional', 'variadic'), or
+None for an op without a schema (which the importer refuses anyway)."""
+
+
+class GraphError(Exception):
+    """A structural error; the importer adds the file name."""
+
+
+def node_label(node: NodeProto, index: int) -> str:
+    """How errors name a node: its name, or its position when it has none."""
+    return f'onnx node "{shorten(node.name)}"' if node.name else f"onnx node #{index}"
+
+
+def _described(node: NodeProto, index: int) -> str:
+    return f"{node_label(node, index)} (op '{shorten(node.op_type)}')"
+
+
+def check_graph(graph: GraphProto, kinds: Kinds) -> None:
+    """Raise GraphError at the first structural violation in `graph`."""
+    writers = _graph_level_writers(graph)
+    for index, node in enumerate(graph.node):
+        _check_outputs(graph, node, index, writers, kinds)
+    defined = set(_graph_level_writers(graph))
+    for index, node in enumerate(graph.node):
+        _check_inputs(graph, node, index, defined, writers, kinds)
+        defined.update(name for name in node.output if name)
+    for value in graph.output:
+        if not value.name:
+            raise GraphError("a graph output has an empty name")
+
+
+def _graph_level_writers(graph: GraphProto) -> dict[str, str]:
+    """Name -> what defines it, for graph inputs and initializers (each name once)."""
+    writers: dict[str, str] = {}
+    for position, value in enumerate(graph.input):
+        if not value.name:
+            raise GraphError(f"graph input #{position} has an empty name")
+        if value.name in writers:
+            raise GraphError(f"graph input '{shorten(value.name)}' is declared twice")
+        writers[value.name] = f"graph input '{shorten(value.name)}'"
+    initializers: set[str] = set()
+    for tensor in graph.initializer:
+        if not tensor.name:
+            raise GraphError("an initializer has an empty name")
+        if tensor.name in initializers:
+            raise GraphError(f"initializer '{shorten(tensor.name)}' is defined twice")
+        initializers.add(tensor.name)
+        # An initializer may also be a graph input: its default value (ONNX IR >= 4).
+        writers.setdefault(tensor.name, f"initializer '{shorten(tensor.name)}'")
+    return writers
+
+
+def _check_outputs(graph: GraphProto, node: NodeProto, index: int, writers: dict[str, str], kinds: Kinds) -> None:
+    known = kinds(node)
+    for position, name in enumerate(node.output):
+        if not name:
+            if known is not None and not _is_optional(known[1], position):
+                raise GraphError(
+                    f"{_described(node, index)} output #{position} has an empty name, but the op requires it"
+                )
+            continue
+        if name in writers:
+            raise GraphError(
+                f"{_described(node, index)} writes '{shorten(name)}', which {writers[name]} already defines "
+                "(each value name must be written once)"
+            )
+        writers[name] = _described(node, index)
+
+
+def _check_inputs(
+    graph: GraphProto, node: NodeProto, index: int, defined: set[str], writers: dict[str, str], kinds: Kinds
+) -> None:
+    known = kinds(node)
+    for position, name in enumerate(node.input):
+        if not name:
+            if known is not None and not _is_optional(known[0], position):
+                raise GraphError(
+                    f"{_described(node, index)} input #{position} has an empty name (an omitted input), "
+                    "but the op requires it"
+                )
+            continue
+        if name in defined:
+            continue
+        if name not in writers:
+            raise GraphError(
+                f"{_described(node, index)} input #{position} '{shorten(name)}' is not defined by any node, "
+                "graph input or initializer"
+            )
+        cycle = _cycle_through(graph.node, index)
+        if cycle:
+            raise GraphError(f"{_described(node, index)} is on a cycle: {' -> '.join(cycle)}")
+        raise GraphError(
+            f"{_described(node, index)} uses '{shorten(name)}' before it is defined "
+            "(the graph must be topologically sorted)"
+        )
+
+
+def _is_optional(kinds: Sequence[str], position: int) -> bool:
+    """Whether the value at `position` may be omitted (a variadic list's members may not)."""
+    return position < len(kinds) and kinds[position] == "optional"
+
+
+def _cycle_through(nodes: Sequence[NodeProto], start: int) -> list[str]:
+    """Labels of the nodes on a shortest cycle through node `start`, in data-flow order, or []."""
+    producer = {name: i for i, node in enumerate(nodes) for name in node.output if name}
+    consumer_of: dict[int, int] = {}  # a node reached backwards from `start` -> the node it feeds
+    frontier = [start]
+    while frontier:
+        reached: list[int] = []
+        for i in frontier:
+            for name in nodes[i].input:
+                p = producer.get(name)
+                if p == start:
+                    chain = [start, i]
+                    while chain[-1] != start:
+                        chain.append(consumer_of[chain[-1]])
+                    return [node_label(nodes[n], n) for n in chain]
+                if p is not None and p not in consumer_of:
+                    consumer_of[p] = i
+                    reached.append(p)
+        frontier = reached
+    return []
