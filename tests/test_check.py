@@ -130,7 +130,7 @@ def test_onnxruntime_refusing_the_model_is_one_line(tmp_path: Path):
         onnxruntime_outputs(path, {"x": np.ones(2, np.float32)})
     message = str(info.value)
     assert message.startswith(f"{path}: error: onnxruntime cannot load the model: ")
-    assert message.endswith("Unsupported model IR version: 99, max supported IR version: 14")
+    assert "failed: Unsupported model IR version: 99" in message
     assert "\n" not in message and "[ONNXRuntimeError]" not in message and ".cc:" not in message
 
 
