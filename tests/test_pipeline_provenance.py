@@ -116,3 +116,8 @@ def test_show_value_stops_at_its_limit():
     value = [[1] * 10] * 3
     assert show_value(value, limit=20) == "[[1, 1, 1, 1, 1, ..."
     assert show_value(value) == "[" + ", ".join(["[" + ", ".join(["1"] * 10) + "]"] * 3) + "]"
+
+
+def test_long_names_are_shortened_in_messages():
+    error = rejection(apply_overrides, load_pipeline(DEFAULT_PIPELINE), ["p" * 5000 + ".alignment=1"])
+    assert len(str(error)) < 400 and "... (5000 characters)" in str(error)

@@ -60,7 +60,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import AttrConstraint
 from xdsl.utils.exceptions import VerifyException
 
-from xhip.diagnostics import XhipError, shorten
+from xhip.diagnostics import ECHO_LIMIT, XhipError, shorten
 from xhip.onnx_checks import GraphError, check_graph, node_label
 from xhip.onnx_wire import WireFormatError, model_bytes_without_weights
 from xhip.dialects.onnx import (
@@ -279,7 +279,7 @@ class _Importer:
             raise self.error(str(err)) from None
         self._check_declared_shapes()
         for index, node in enumerate(self.graph.node):
-            described = f"{node_label(node, index)} (op '{node.op_type}', domain '{_domain(node)}')"
+            described = f"{node_label(node, index)} (op '{shorten(node.op_type)}', domain '{shorten(_domain(node))}')"
             if node.domain not in DEFAULT_DOMAINS:
                 raise self.error(f"{described} is not supported (xhip imports the ai.onnx domain only)")
             if node.op_type not in ONNX_OPS:
@@ -312,7 +312,7 @@ class _Importer:
         for index, node in enumerate(self.graph.node):
             for attr in node.attribute:
                 if attr.type == AttributeProto.TENSOR:
-                    described = f"{node_label(node, index)} (op '{node.op_type}') attribute '{attr.name}'"
+                    described = f"{node_label(node, index)} (op '{node.op_type}') attribute '{shorten(attr.name)}'"
                     self._check_tensor_shape(attr.t, described)
 
     def _check_type_shape(self, type_proto: TypeProto, what: str) -> None:
@@ -342,13 +342,13 @@ class _Importer:
         self.types = self._inferred_types()
         initializers = {t.name for t in self.graph.initializer}
         inputs = [v for v in self.graph.input if v.name not in initializers]
-        arg_types = [self._value_type(v.type, f"graph input '{v.name}'") for v in inputs]
+        arg_types = [self._value_type(v.type, f"graph input '{shorten(v.name)}'") for v in inputs]
         self.block = Block(arg_types=arg_types)
         for position, (value, arg) in enumerate(zip(inputs, self.block.args)):
             arg.name_hint = f"arg{position}"  # prints as %arg0, like the seed IR
             self.values[value.name] = arg
         for tensor in self.graph.initializer:
-            self.values[tensor.name] = self._constant(self._dense(tensor, f"initializer '{tensor.name}'"))
+            self.values[tensor.name] = self._constant(self._dense(tensor, f"initializer '{shorten(tensor.name)}'"))
         for index, node in enumerate(self.graph.node):
             self._emit_node(index, node)
         results = [self._output_value(v.name) for v in self.graph.output]
@@ -365,7 +365,7 @@ class _Importer:
 
     def _output_value(self, name: str) -> SSAValue:
         if name not in self.values:
-            raise self.error(f"graph output '{name}' is not produced by any node, input or initializer")
+            raise self.error(f"graph output '{shorten(name)}' is not produced by any node, input or initializer")
         return self.values[name]
 
     # -- shape inference -------------------------------------------------------------
@@ -413,7 +413,7 @@ class _Importer:
         if tensor.data_location != TensorProto.EXTERNAL:
             return tensor
         inlined = TensorProto(name=tensor.name, data_type=tensor.data_type, dims=tensor.dims)
-        inlined.raw_data = self._raw_bytes(tensor, f"initializer '{tensor.name}'")
+        inlined.raw_data = self._raw_bytes(tensor, f"initializer '{shorten(tensor.name)}'")
         return inlined
 
     def _value_type(self, type_proto: TypeProto, what: str) -> Attribute:
@@ -512,7 +512,7 @@ class _Importer:
         if attr.name in spellings:
             data_type, values, dims = spellings[attr.name]
             return self._dense(onnx.helper.make_tensor("", data_type, dims, values), label)
-        raise self.error(f"{label} (op 'Constant') attribute '{attr.name}' is not supported")
+        raise self.error(f"{label} (op 'Constant') attribute '{shorten(attr.name)}' is not supported")
 
     # -- nodes -----------------------------------------------------------------------
 
@@ -580,9 +580,9 @@ class _Importer:
             if not name:
                 types.append(NoneType())
             elif name in self.types:
-                types.append(self._value_type(self.types[name], f"output '{name}' of {label}"))
+                types.append(self._value_type(self.types[name], f"output '{shorten(name)}' of {label}"))
             else:
-                raise self.error(f"{label} (op '{node.op_type}'): shape inference gave no type for output '{name}'")
+                raise self.error(f"{label} (op '{node.op_type}'): shape inference gave no type for output '{shorten(name)}'")
         return types
 
     def _properties(
@@ -598,7 +598,7 @@ class _Importer:
         properties: dict[str, Attribute] = {}
         moved: dict[int, SSAValue] = {}
         for attr in node.attribute:
-            described = f"{label} (op '{node.op_type}') attribute '{attr.name}'"
+            described = f"{label} (op '{node.op_type}') attribute '{shorten(attr.name)}'"
             if attr.ref_attr_name:
                 raise self.error(f"{described} refers to a function attribute, which is not supported")
             if attr.name in definition.properties:
@@ -668,4 +668,4 @@ def _signature_attrs(name: str, type_proto: TypeProto) -> DictionaryAttr:
 
 def _first_line(err: Exception) -> str:
     lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-    return lines[0] if lines else type(err).__name__
+    return shorten(lines[0], 2 * ECHO_LIMIT) if lines else type(err).__name__

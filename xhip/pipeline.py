@@ -135,7 +135,7 @@ def _registry(passes: PassRegistry | None) -> PassRegistry:
 def _pass_class(name: str, where: str | None, passes: PassRegistry) -> type[ModulePass]:
     pass_class = passes.get(name)
     if pass_class is None:
-        raise XhipError(f"unknown pass '{name}'{did_you_mean(name, passes)}", where)
+        raise XhipError(f"unknown pass '{shorten(name)}'{did_you_mean(name, passes)}", where)
     return pass_class
 
 
@@ -147,7 +147,7 @@ def _option(pass_class: type[ModulePass], key: str, where: str | None) -> PassOp
         hint = did_you_mean(key, options)
         if not hint:
             hint = f"; its options are: {', '.join(options)}" if options else "; it takes no options"
-        raise XhipError(f"pass '{pass_class.name}' has no option '{key}'{hint}", where)
+        raise XhipError(f"pass '{pass_class.name}' has no option '{shorten(key)}'{hint}", where)
     return option
 
 
@@ -195,12 +195,12 @@ def _resolve(entries: Sequence[PassEntry], reference: str, where: str | None, wh
     what = f"{what}: " if what else ""  # the flag itself is the location of --set errors
     match = _REFERENCE.fullmatch(reference)
     if match is None or (match["index"] is not None and int(match["index"]) == 0):
-        raise XhipError(f"{what}bad pass reference '{reference}'; write NAME or NAME#N (N counts from 1)", where)
+        raise XhipError(f"{what}bad pass reference '{shorten(reference)}'; write NAME or NAME#N (N counts from 1)", where)
     name = match["name"]
     positions = [i for i, entry in enumerate(entries) if entry.name == name]
     if not positions:
         present = dict.fromkeys(entry.name for entry in entries)
-        raise XhipError(f"{what}pass '{name}' is not in the pipeline{did_you_mean(name, present)}", where)
+        raise XhipError(f"{what}pass '{shorten(name)}' is not in the pipeline{did_you_mean(name, present)}", where)
     if match["index"] is None:
         if len(positions) > 1:
             choices = " or ".join(f"'{name}#{n}'" for n in range(1, len(positions) + 1))
@@ -211,7 +211,7 @@ def _resolve(entries: Sequence[PassEntry], reference: str, where: str | None, wh
     index = int(match["index"])
     if index > len(positions):
         raise XhipError(
-            f"{what}'{reference}' does not exist; the pipeline has {len(positions)} '{name}' pass(es)", where
+            f"{what}'{shorten(reference)}' does not exist; the pipeline has {len(positions)} '{name}' pass(es)", where
         )
     return positions[index - 1]
 
@@ -323,10 +323,10 @@ class _PipelineFile:
         for key_node, value_node in node.value:
             key = self.string(key_node, f"a key of {what}")
             if key in items:
-                raise XhipError(f"duplicate key '{key}' in {what}", self.at(key_node))
+                raise XhipError(f"duplicate key '{shorten(key)}' in {what}", self.at(key_node))
             if allowed is not None and key not in allowed:
                 hint = did_you_mean(key, allowed) or f"; expected one of: {', '.join(allowed)}"
-                raise XhipError(f"unknown {what} key '{key}'{hint}", self.at(key_node))
+                raise XhipError(f"unknown {what} key '{shorten(key)}'{hint}", self.at(key_node))
             items[key] = (key_node, value_node)
         return items
 
@@ -371,7 +371,7 @@ def _extends_target(doc: _PipelineFile, node: yaml.Node) -> str:
     if close:
         written_folder = written.rpartition("/")[0]
         hint = f"; did you mean '{written_folder + '/' if written_folder else ''}{close[0]}'?"
-    raise XhipError(f"'extends' target '{target}' does not exist{hint}", doc.at(node))
+    raise XhipError(f"'extends' target '{shorten(target)}' does not exist{hint}", doc.at(node))
 
 
 def _load_file(path: str, passes: PassRegistry, chain: tuple[_Extends, ...]) -> Pipeline:
@@ -412,7 +412,7 @@ def _load_file(path: str, passes: PassRegistry, chain: tuple[_Extends, ...]) -> 
         for key, (key_node, value_node) in doc.mapping(keys["set"], "'set'").items():
             reference, _, option = key.partition(".")
             if not reference or not option:
-                raise XhipError(f"'set' key '{key}' must be PASS.OPTION", doc.at(key_node))
+                raise XhipError(f"'set' key '{shorten(key)}' must be PASS.OPTION", doc.at(key_node))
             _set_option(entries, reference, option, doc.value(value_node), doc.at(key_node), "'set'", passes)
     return Pipeline(name, description, tuple(entries), path)
 
@@ -504,9 +504,9 @@ def _parse_override_value(text: str, setting: str, source: str) -> object:
             return text.strip()
         reason, column = _argspec_reason(err)
         at = f" at character {column - len(prefix)} of the value" if column is not None else ""
-        raise XhipError(f"malformed value in '{setting}': {reason}{at}", source) from None
+        raise XhipError(f"malformed value in '{shorten(setting)}': {reason}{at}", source) from None
     if len(specs) != 1 or list(specs[0].parameters) != ["value"]:
-        raise XhipError(f"malformed value in '{setting}' (quote strings with spaces)", source)
+        raise XhipError(f"malformed value in '{shorten(setting)}' (quote strings with spaces)", source)
     return _spec_value(specs[0].parameters["value"])
 
 
@@ -520,7 +520,7 @@ def apply_overrides(
         target, equals, text = setting.partition("=")
         reference, _, option = target.strip().partition(".")
         if not equals or not reference or not option:
-            raise XhipError(f"expected PASS.OPTION=VALUE, got '{setting}'", source)
+            raise XhipError(f"expected PASS.OPTION=VALUE, got '{shorten(setting)}'", source)
         value = _parse_override_value(text, setting, source)
         origin = f"{source} {shorten(setting)}"
         _set_option(entries, reference, option.replace("_", "-"), value, source, "", registry, origin)
