@@ -15,6 +15,7 @@ from xhip.context import make_context
 from xhip.diagnostics import XhipError
 from xhip.parsing import parse_module
 from xhip.tools.opt import main
+from xhip.verify import verify_module
 
 
 def parse_error(text: str, name: str = "in.mlir") -> str:
@@ -55,3 +56,23 @@ def test_xhip_opt_on_stdin_whose_first_token_does_not_lex(capsys, monkeypatch, t
     assert exit_info.value.code == 1
     assert err.startswith("<stdin>:1:1: error: Unexpected character")
     assert "Traceback" not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "func.func @f(%a: tensor<99999999999999999999xf32>) {\n  func.return\n}\n",
+            "in.mlir:1:1: error: block argument #0 has a static dim outside int64 (99999999999999999999)",
+        ),
+        (
+            'func.func @f() {\n  %0 = "tensor.empty"() : () -> memref<2x?x9223372036854775808xf32>\n  func.return\n}\n',
+            "in.mlir:2:3: error: result #0 has a static dim outside int64 (2x?x9223372036854775808)",
+        ),
+    ],
+)
+def test_static_dim_beyond_int64_is_a_located_error(text: str, message: str):
+    module = parse_module(make_context(), text, "in.mlir")
+    with pytest.raises(XhipError) as info:
+        verify_module(module)
+    assert str(info.value) == message

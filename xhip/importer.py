@@ -330,7 +330,7 @@ class _Importer:
     def _value_kinds(self, node: NodeProto) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """What ONNX's schema says of the node's inputs and outputs (None: no schema)."""
         try:
-            schema = onnx.defs.get_schema(node.op_type, self.opset, node.domain)
+            schema = onnx.defs.get_schema(node.op_type, self.opset, "" if node.domain in DEFAULT_DOMAINS else node.domain)
         except onnx.defs.SchemaError:
             return None  # refused after the structural checks, with the op named
         return _kinds(schema.inputs), _kinds(schema.outputs)
