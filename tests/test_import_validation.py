@@ -14,13 +14,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from xhip.diagnostics import XhipError
+from test_importer import import_error, make_model
 from xhip.importer import import_model
-
-
-def make_model(nodes, inputs, outputs, initializers=(), opset: int = 18) -> onnx.ModelProto:
-    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
 def tensor(name: str, shape=(2, 3), elem=TensorProto.FLOAT) -> onnx.ValueInfoProto:
@@ -31,14 +26,6 @@ def saved(model: onnx.ModelProto, folder: Path, name: str = "model.onnx") -> Pat
     path = folder / name
     path.write_bytes(model.SerializeToString())
     return path
-
-
-def import_error(model) -> str:
-    with pytest.raises(XhipError) as info:
-        import_model(model)
-    text = str(info.value)
-    assert "\n" not in text
-    return text
 
 
 def relu(name: str, source: str, target: str) -> onnx.NodeProto:
@@ -138,7 +125,9 @@ def test_empty_name_for_a_required_single_input():
 
 def test_empty_name_for_a_required_output():
     model = make_model([relu("r", "x", "")], [tensor("x")], [tensor("y")])
-    assert import_error(model) == "error: onnx node \"r\" (op 'Relu') output #0 has an empty name, but the op requires it"
+    assert import_error(model) == (
+        "error: onnx node \"r\" (op 'Relu') output #0 has an empty name (an omitted output), but the op requires it"
+    )
 
 
 def test_empty_names_for_omitted_optional_inputs_are_accepted():

@@ -262,7 +262,8 @@ class _Importer:
         if not versions:
             raise self.error("the model imports no ai.onnx opset")
         if len(versions) > 1:
-            raise self.error(f"the model imports the ai.onnx opset {len(versions)} times ({', '.join(map(str, versions))})")
+            listed = ", ".join(map(str, versions))
+            raise self.error(f"the model imports the ai.onnx opset {len(versions)} times ({listed})")
         version = versions[0]
         newest = onnx.defs.onnx_opset_version()
         if not 1 <= version <= newest:
@@ -304,7 +305,8 @@ class _Importer:
 
     def _check_declared_shapes(self) -> None:
         """Negative or oversized static dims, refused before shape inference sees them."""
-        for kind, values in (("graph input", self.graph.input), ("graph output", self.graph.output), ("value", self.graph.value_info)):
+        declared = {"graph input": self.graph.input, "graph output": self.graph.output, "value": self.graph.value_info}
+        for kind, values in declared.items():
             for value in values:
                 self._check_type_shape(value.type, f"{kind} '{shorten(value.name)}'")
         for tensor in self.graph.initializer:
@@ -330,7 +332,8 @@ class _Importer:
     def _value_kinds(self, node: NodeProto) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """What ONNX's schema says of the node's inputs and outputs (None: no schema)."""
         try:
-            schema = onnx.defs.get_schema(node.op_type, self.opset, "" if node.domain in DEFAULT_DOMAINS else node.domain)
+            domain = "" if node.domain in DEFAULT_DOMAINS else node.domain
+            schema = onnx.defs.get_schema(node.op_type, self.opset, domain)
         except onnx.defs.SchemaError:
             return None  # refused after the structural checks, with the op named
         return _kinds(schema.inputs), _kinds(schema.outputs)
@@ -456,7 +459,8 @@ class _Importer:
             offset = int(info.offset or 0)
             size = _tensor_nbytes(tensor) if info.length is None else int(info.length)
         except ValueError:
-            raise self.error(f"{what}: malformed external data reference (offset and length must be integers)") from None
+            problem = "malformed external data reference (offset and length must be integers)"
+            raise self.error(f"{what}: {problem}") from None
         written = shorten(info.location)
         base = os.path.realpath(self.base_dir)
         location = os.path.realpath(os.path.join(base, info.location))

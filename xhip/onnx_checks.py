@@ -77,10 +77,7 @@ def _check_outputs(graph: GraphProto, node: NodeProto, index: int, writers: dict
     known = kinds(node)
     for position, name in enumerate(node.output):
         if not name:
-            if known is not None and not _is_optional(known[1], position):
-                raise GraphError(
-                    f"{_described(node, index)} output #{position} has an empty name, but the op requires it"
-                )
+            _check_omitted(node, index, None if known is None else known[1], position, "output")
             continue
         if name in writers:
             raise GraphError(
@@ -96,11 +93,7 @@ def _check_inputs(
     known = kinds(node)
     for position, name in enumerate(node.input):
         if not name:
-            if known is not None and not _is_optional(known[0], position):
-                raise GraphError(
-                    f"{_described(node, index)} input #{position} has an empty name (an omitted input), "
-                    "but the op requires it"
-                )
+            _check_omitted(node, index, None if known is None else known[0], position, "input")
             continue
         if name in defined:
             continue
@@ -118,9 +111,16 @@ def _check_inputs(
         )
 
 
-def _is_optional(kinds: Sequence[str], position: int) -> bool:
-    """Whether the value at `position` may be omitted (a variadic list's members may not)."""
-    return position < len(kinds) and kinds[position] == "optional"
+def _check_omitted(node: NodeProto, index: int, kinds: Sequence[str] | None, position: int, what: str) -> None:
+    """An empty name omits the `what` ('input', 'output') at `position`: only an optional one may be.
+
+    The members of a variadic list may not be omitted; `kinds` None (no schema) allows anything.
+    """
+    if kinds is None or (position < len(kinds) and kinds[position] == "optional"):
+        return
+    raise GraphError(
+        f"{_described(node, index)} {what} #{position} has an empty name (an omitted {what}), but the op requires it"
+    )
 
 
 def _cycle_through(nodes: Sequence[NodeProto], start: int) -> list[str]:

@@ -217,15 +217,16 @@ def _sources_of(instance: ModulePass) -> tuple[OptionSource, ...]:
     return ()
 
 
+def _mentions(message: str, *words: str) -> bool:
+    """Whether `message` names one of `words` as a whole word (`alignment`, not `alignments`)."""
+    return any(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", message) for word in words)
+
+
 def locate_option_error(instance: ModulePass, error: XhipError) -> XhipError:
     """`error`, raised by the pass without a location, placed where the option it names was written."""
     if error.location is not None:
         return error
-    named = [
-        source
-        for source in _sources_of(instance)
-        if any(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", error.message) for word in (source.key, source.field_name))
-    ]
+    named = [s for s in _sources_of(instance) if _mentions(error.message, s.key, s.field_name)]
     if not named:
         return error
     return XhipError(error.message, max(named, key=lambda s: len(s.key)).where)

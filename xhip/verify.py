@@ -37,9 +37,8 @@ def verify_module(module: ModuleOp) -> None:
 def _check_static_dims(op: Operation) -> None:
     """Static dims must be int64s (xDSL's parser takes any integer, MLIR's does not)."""
     values = [(f"result #{i}", r) for i, r in enumerate(op.results)]
-    values += [
-        (f"block argument #{i}", arg) for region in op.regions for block in region.blocks for i, arg in enumerate(block.args)
-    ]
+    for region in op.regions:
+        values += [(f"block argument #{i}", arg) for block in region.blocks for i, arg in enumerate(block.args)]
     for what, value in values:
         if isinstance(value.type, TensorType | MemRefType):
             shape = value.type.get_shape()

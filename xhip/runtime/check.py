@@ -167,7 +167,9 @@ def _draw(rng: np.random.Generator, dtype: np.dtype, count: int) -> np.ndarray:
     return rng.integers(1, 8, size=count, dtype=drawn).astype(dtype, copy=False)
 
 
-def onnxruntime_outputs(model: str | os.PathLike[str] | onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+def onnxruntime_outputs(
+    model: str | os.PathLike[str] | onnx.ModelProto, feeds: Mapping[str, np.ndarray]
+) -> dict[str, np.ndarray]:
     """The reference outputs; onnxruntime's refusal (to load or to run) is one XhipError line."""
     try:
         import onnxruntime
@@ -186,7 +188,8 @@ def onnxruntime_outputs(model: str | os.PathLike[str] | onnx.ModelProto, feeds: 
     try:
         return dict(zip(names, session.run(names, dict(feeds))))
     except Exception as err:
-        raise XhipError(f"onnxruntime cannot run the model on these inputs: {_onnxruntime_reason(err)}", where) from None
+        reason = _onnxruntime_reason(err)
+        raise XhipError(f"onnxruntime cannot run the model on these inputs: {reason}", where) from None
 
 
 def _onnxruntime_reason(err: Exception) -> str:
