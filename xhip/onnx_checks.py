@@ -41,9 +41,9 @@ def _described(node: NodeProto, index: int) -> str:
 def check_graph(graph: GraphProto, kinds: Kinds) -> None:
     """Raise GraphError at the first structural violation in `graph`."""
     writers = _graph_level_writers(graph)
+    defined = set(writers)  # grows in node order; `writers` knows every name up front
     for index, node in enumerate(graph.node):
-        _check_outputs(graph, node, index, writers, kinds)
-    defined = set(_graph_level_writers(graph))
+        _check_outputs(node, index, writers, kinds)
     for index, node in enumerate(graph.node):
         _check_inputs(graph, node, index, defined, writers, kinds)
         defined.update(name for name in node.output if name)
@@ -73,7 +73,7 @@ def _graph_level_writers(graph: GraphProto) -> dict[str, str]:
     return writers
 
 
-def _check_outputs(graph: GraphProto, node: NodeProto, index: int, writers: dict[str, str], kinds: Kinds) -> None:
+def _check_outputs(node: NodeProto, index: int, writers: dict[str, str], kinds: Kinds) -> None:
     known = kinds(node)
     for position, name in enumerate(node.output):
         if not name:
