@@ -140,3 +140,53 @@ def test_onnxruntime_refusing_the_inputs_is_one_line():
     message = str(info.value)
     assert message.startswith("error: onnxruntime cannot run the model on these inputs: ")
     assert "\n" not in message
+
+
+# --------------------------------------------------------------------------- through xhip-run
+
+
+def unary_model(op_type: str, path: Path, ir_version: int | None = None) -> Path:
+    graph = helper.make_graph(
+        [helper.make_node(op_type, ["x"], ["y"], name="op")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    if ir_version is not None:
+        model.ir_version = ir_version
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def xhip_run(capsys, *argv: str) -> tuple[int, str, str]:
+    from xhip.tools.run import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return exit_info.value.code, out, err
+
+
+def test_check_of_a_model_whose_reference_is_nan_fails_and_says_so(capsys, tmp_path: Path):
+    # Sqrt of normal random inputs: onnxruntime itself gives NaN for the negative ones.
+    code, out, _ = xhip_run(capsys, str(unary_model("Sqrt", tmp_path / "sqrt.onnx")), "--shape", "x=8x4", "--check")
+    assert code == 1
+    assert "check against onnxruntime: FAILED" in out
+    assert "output 'y': onnxruntime's own output is NaN in" in out
+
+
+def test_random_input_beyond_memory_is_one_line_before_anything_is_allocated(capsys, tmp_path: Path):
+    model = unary_model("Relu", tmp_path / "relu.onnx")
+    code, _, err = xhip_run(capsys, str(model), "--shape", f"x={2**60}x4")
+    assert code == 1
+    assert err.startswith(f"error: random input x [{2**60}, 4] float32 needs 16 EiB, more than the ")
+    assert err.count("\n") == 1
+
+
+def test_onnxruntime_refusal_under_check_is_one_line(capsys, tmp_path: Path):
+    model = unary_model("Relu", tmp_path / "future.onnx", ir_version=99)
+    code, _, err = xhip_run(capsys, str(model), "--shape", "x=2x4", "--check")
+    assert code == 1
+    assert err.startswith(f"{model}: error: onnxruntime cannot load the model: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
