@@ -36,9 +36,13 @@ value) for a tuple, `null` for an optional field. YAML follows 1.2 here: only
 `true`/`false` are booleans (`yes` is a string) and `1e-5` is a float.
 
 `-p` uses xDSL's syntax (`a,b{opt=v list=1,2}`); `--set PASS.OPTION=VALUE`
-reads VALUE in the same syntax. Every mistake is one `XhipError` located at the
-YAML node (`FILE:LINE`) or at the command-line flag, with the nearest valid
-spelling for unknown names.
+reads VALUE in the same syntax, and takes one unquoted word that is not in it
+(a path such as `/tmp/x/y`) as a string. Every mistake is one `XhipError`
+located at the YAML node (`FILE:LINE`) or at the command-line flag, with the
+nearest valid spelling for unknown names. Each option value remembers where it
+was written, so a value that the pass itself refuses (when it is built or when
+it runs) is blamed on that `set:` line or `--set PASS.OPTION=VALUE` flag, not on
+the pass's line in the file it was inherited from.
 """
 
 from __future__ import annotations
