@@ -224,3 +224,36 @@ def test_long_node_names_are_shortened_in_messages():
     message = import_error(make_model(nodes, [tensor("x")], [tensor("y")]))
     assert len(message) < 400
     assert "... (5000 characters)" in message
+
+
+# --------------------------------------------------------------------------- embedded data
+
+
+def add_with(weight: TensorProto, size: int = 3) -> onnx.ModelProto:
+    add = helper.make_node("Add", ["x", "w"], ["y"], name="add")
+    return make_model([add], [tensor("x", [size])], [tensor("y", None)], [weight])
+
+
+def test_initializer_with_fewer_values_than_its_shape():
+    weight = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[3], float_data=[1.0, 2.0])
+    assert import_error(add_with(weight)) == "error: initializer 'w' has 2 values, its shape [3] needs 3"
+
+
+def test_large_initializer_without_data_is_refused_before_shape_inference():
+    # Before the check, 2^20 elements ended as a numpy ValueError traceback, and 2^40 as
+    # std::bad_alloc inside shape inference (after it had taken all memory).
+    weight = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2**20])
+    assert import_error(add_with(weight, 2**20)) == f"error: initializer 'w' has 0 values, its shape [{2**20}] needs {2**20}"
+
+
+def test_constant_node_with_short_raw_data():
+    value = TensorProto(name="", data_type=TensorProto.FLOAT, dims=[3], raw_data=bytes(5))
+    nodes = [helper.make_node("Constant", [], ["w"], name="c", value=value), helper.make_node("Add", ["x", "w"], ["y"], name="add")]
+    assert import_error(make_model(nodes, [tensor("x", [3])], [tensor("y", None)])) == (
+        "error: onnx node \"c\" (op 'Constant') attribute 'value' has 5 bytes of data, its shape [3] needs 12"
+    )
+
+
+def test_initializer_of_an_unknown_data_type():
+    weight = TensorProto(name="w", data_type=999, dims=[3])
+    assert import_error(add_with(weight)) == "error: initializer 'w' has element type 999, which xhip does not support"

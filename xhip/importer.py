@@ -218,6 +218,17 @@ def _tensor_nbytes(tensor: TensorProto) -> int:
     return prod(tensor.dims) * _itemsize(tensor.data_type)
 
 
+def _typed_value_count(tensor: TensorProto) -> int | None:
+    """How many elements a tensor without raw_data holds in its typed field (`float_data`, ...).
+
+    None for element types xhip does not import (refused by name later); every
+    imported type stores one field entry per element.
+    """
+    if tensor.data_type not in ELEMENT_TYPES:
+        return None
+    return len(getattr(tensor, onnx.helper.tensor_dtype_to_field(tensor.data_type)))
+
+
 def _shape_problem(dims: Sequence[int], data_type: int) -> str | None:
     """Why static `dims` (None for a dynamic one) cannot be a tensor's shape, or None."""
     negative = next((axis for axis, d in enumerate(dims) if d is not None and d < 0), None)
@@ -234,7 +245,7 @@ def _itemsize(data_type: int) -> int:
         return 1
     try:
         return onnx.helper.tensor_dtype_to_np_dtype(data_type).itemsize
-    except KeyError:
+    except (KeyError, ValueError):
         return 0
 
 
@@ -310,12 +321,12 @@ class _Importer:
             for value in values:
                 self._check_type_shape(value.type, f"{kind} '{shorten(value.name)}'")
         for tensor in self.graph.initializer:
-            self._check_tensor_shape(tensor, f"initializer '{shorten(tensor.name)}'")
+            self._check_tensor_header(tensor, f"initializer '{shorten(tensor.name)}'")
         for index, node in enumerate(self.graph.node):
             for attr in node.attribute:
                 if attr.type == AttributeProto.TENSOR:
                     described = f"{node_label(node, index)} (op '{node.op_type}') attribute '{shorten(attr.name)}'"
-                    self._check_tensor_shape(attr.t, described)
+                    self._check_tensor_header(attr.t, described)
 
     def _check_type_shape(self, type_proto: TypeProto, what: str) -> None:
         if type_proto.HasField("tensor_type") and type_proto.tensor_type.HasField("shape"):
@@ -324,10 +335,25 @@ class _Importer:
             if problem:
                 raise self.error(f"{what}: {problem}")
 
-    def _check_tensor_shape(self, tensor: TensorProto, what: str) -> None:
+    def _check_tensor_header(self, tensor: TensorProto, what: str) -> None:
+        """Element type, dims and the amount of embedded data, from the header (shape inference trusts them)."""
+        self._element_type(tensor.data_type, what)
         problem = _shape_problem(list(tensor.dims), tensor.data_type)
         if problem:
             raise self.error(f"{what}: {problem}")
+        if tensor.data_location == TensorProto.EXTERNAL:
+            return  # its length is checked against the file when it is read
+        needed = prod(tensor.dims)
+        if tensor.HasField("raw_data"):
+            if len(tensor.raw_data) != needed * _itemsize(tensor.data_type):
+                raise self.error(
+                    f"{what} has {len(tensor.raw_data)} bytes of data, its shape {list(tensor.dims)} "
+                    f"needs {needed * _itemsize(tensor.data_type)}"
+                )
+            return
+        stored = _typed_value_count(tensor)
+        if stored is not None and stored != needed:
+            raise self.error(f"{what} has {stored} values, its shape {list(tensor.dims)} needs {needed}")
 
     def _value_kinds(self, node: NodeProto) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """What ONNX's schema says of the node's inputs and outputs (None: no schema)."""
@@ -379,8 +405,10 @@ class _Importer:
             inferred = onnx.shape_inference.infer_shapes(
                 self._stand_in_model(), check_type=True, strict_mode=True, data_prop=True
             )
-        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as err:
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, ValueError) as err:
             raise self.error(f"shape inference failed: {_first_line(err)}") from None
+        except MemoryError:
+            raise self.error("shape inference ran out of memory") from None
         graph = inferred.graph
         return {v.name: v.type for v in (*graph.input, *graph.value_info, *graph.output)}
 
