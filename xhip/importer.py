@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from functools import cache
-from math import prod
 
 import onnx
 from google.protobuf.message import DecodeError
@@ -61,7 +60,15 @@ from xdsl.irdl import AttrConstraint
 from xdsl.utils.exceptions import VerifyException
 
 from xhip.diagnostics import ECHO_LIMIT, XhipError, shorten
-from xhip.onnx_checks import GraphError, check_graph, node_label
+from xhip.onnx_checks import (
+    GraphError,
+    check_graph,
+    check_headers,
+    node_label,
+    tensor_nbytes,
+    type_shape_problem,
+    unsupported_element_type,
+)
 from xhip.onnx_wire import WireFormatError, model_bytes_without_weights
 from xhip.dialects.onnx import (
     DENSE_CONSTR,
@@ -90,9 +97,6 @@ opset 21 with more element types (see `known_form`).
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
 ENTRY_FUNCTION = "main_graph"
-
-MAX_TENSOR_BYTES = 2**63 - 1
-"""No tensor can be larger: sizes and offsets are int64 in the IR and the runtime."""
 
 STAND_IN_MIN_BYTES = 4096
 """Constants at least this large reach shape inference as typed inputs, not data."""
@@ -213,42 +217,6 @@ def _domain(node: NodeProto) -> str:
     return node.domain or "ai.onnx"
 
 
-def _tensor_nbytes(tensor: TensorProto) -> int:
-    """The size of a tensor's data, from its header (without touching the data)."""
-    return prod(tensor.dims) * _itemsize(tensor.data_type)
-
-
-def _typed_value_count(tensor: TensorProto) -> int | None:
-    """How many elements a tensor without raw_data holds in its typed field (`float_data`, ...).
-
-    None for element types xhip does not import (refused by name later); every
-    imported type stores one field entry per element.
-    """
-    if tensor.data_type not in ELEMENT_TYPES:
-        return None
-    return len(getattr(tensor, onnx.helper.tensor_dtype_to_field(tensor.data_type)))
-
-
-def _shape_problem(dims: Sequence[int], data_type: int) -> str | None:
-    """Why static `dims` (None for a dynamic one) cannot be a tensor's shape, or None."""
-    negative = next((axis for axis, d in enumerate(dims) if d is not None and d < 0), None)
-    if negative is not None:
-        return f"dim {negative} is {dims[negative]}; a static dim must not be negative"
-    nbytes = prod(d for d in dims if d is not None) * max(_itemsize(data_type), 1)
-    if nbytes > MAX_TENSOR_BYTES:
-        return f"shape {['?' if d is None else d for d in dims]} holds more than 2^63 bytes"
-    return None
-
-
-def _itemsize(data_type: int) -> int:
-    if data_type == TensorProto.BOOL:
-        return 1
-    try:
-        return onnx.helper.tensor_dtype_to_np_dtype(data_type).itemsize
-    except (KeyError, ValueError):
-        return 0
-
-
 class _Importer:
     """One import: the model, where errors point, and the values built so far."""
 
@@ -287,9 +255,9 @@ class _Importer:
             raise self.error(f"sparse initializer '{self.graph.sparse_initializer[0].values.name}' is not supported")
         try:
             check_graph(self.graph, self._value_kinds)
+            check_headers(self.graph, ELEMENT_TYPES)
         except GraphError as err:
             raise self.error(str(err)) from None
-        self._check_declared_shapes()
         for index, node in enumerate(self.graph.node):
             described = f"{node_label(node, index)} (op '{shorten(node.op_type)}', domain '{shorten(_domain(node))}')"
             if node.domain not in DEFAULT_DOMAINS:
@@ -313,47 +281,6 @@ class _Importer:
                     f"does not support (xhip knows the forms of opsets {SUPPORTED_OPSETS.start} to "
                     f"{SUPPORTED_OPSETS.stop - 1})"
                 )
-
-    def _check_declared_shapes(self) -> None:
-        """Negative or oversized static dims, refused before shape inference sees them."""
-        declared = {"graph input": self.graph.input, "graph output": self.graph.output, "value": self.graph.value_info}
-        for kind, values in declared.items():
-            for value in values:
-                self._check_type_shape(value.type, f"{kind} '{shorten(value.name)}'")
-        for tensor in self.graph.initializer:
-            self._check_tensor_header(tensor, f"initializer '{shorten(tensor.name)}'")
-        for index, node in enumerate(self.graph.node):
-            for attr in node.attribute:
-                if attr.type == AttributeProto.TENSOR:
-                    described = f"{node_label(node, index)} (op '{node.op_type}') attribute '{shorten(attr.name)}'"
-                    self._check_tensor_header(attr.t, described)
-
-    def _check_type_shape(self, type_proto: TypeProto, what: str) -> None:
-        if type_proto.HasField("tensor_type") and type_proto.tensor_type.HasField("shape"):
-            dims = [d.dim_value if d.HasField("dim_value") else None for d in type_proto.tensor_type.shape.dim]
-            problem = _shape_problem(dims, type_proto.tensor_type.elem_type)
-            if problem:
-                raise self.error(f"{what}: {problem}")
-
-    def _check_tensor_header(self, tensor: TensorProto, what: str) -> None:
-        """Element type, dims and the amount of embedded data, from the header (shape inference trusts them)."""
-        self._element_type(tensor.data_type, what)
-        problem = _shape_problem(list(tensor.dims), tensor.data_type)
-        if problem:
-            raise self.error(f"{what}: {problem}")
-        if tensor.data_location == TensorProto.EXTERNAL:
-            return  # its length is checked against the file when it is read
-        needed = prod(tensor.dims)
-        if tensor.HasField("raw_data"):
-            if len(tensor.raw_data) != needed * _itemsize(tensor.data_type):
-                raise self.error(
-                    f"{what} has {len(tensor.raw_data)} bytes of data, its shape {list(tensor.dims)} "
-                    f"needs {needed * _itemsize(tensor.data_type)}"
-                )
-            return
-        stored = _typed_value_count(tensor)
-        if stored is not None and stored != needed:
-            raise self.error(f"{what} has {stored} values, its shape {list(tensor.dims)} needs {needed}")
 
     def _value_kinds(self, node: NodeProto) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """What ONNX's schema says of the node's inputs and outputs (None: no schema)."""
@@ -427,7 +354,7 @@ class _Importer:
         graph.value_info.extend(self.graph.value_info)
         declared = {v.name for v in self.graph.input}
         for tensor in self.graph.initializer:
-            if _tensor_nbytes(tensor) < STAND_IN_MIN_BYTES:
+            if tensor_nbytes(tensor) < STAND_IN_MIN_BYTES:
                 graph.initializer.append(self._inlined(tensor))
             elif tensor.name not in declared:
                 graph.input.append(onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, tensor.dims))
@@ -454,7 +381,9 @@ class _Importer:
             raise self.error(f"{what} is {kind}; xhip imports tensors only")
         tensor_type = type_proto.tensor_type
         element = self._element_type(tensor_type.elem_type, what)
-        self._check_type_shape(type_proto, what)
+        problem = type_shape_problem(type_proto)
+        if problem:
+            raise self.error(f"{what}: {problem}")
         if not tensor_type.HasField("shape"):
             return UnrankedTensorType(element)
         dims = [d.dim_value if d.HasField("dim_value") else DYNAMIC_INDEX for d in tensor_type.shape.dim]
@@ -462,8 +391,7 @@ class _Importer:
 
     def _element_type(self, data_type: int, what: str) -> Attribute:
         if data_type not in ELEMENT_TYPES:
-            name = TensorProto.DataType.Name(data_type) if data_type in TensorProto.DataType.values() else data_type
-            raise self.error(f"{what} has element type {name}, which xhip does not support")
+            raise self.error(f"{what} {unsupported_element_type(data_type)}")
         return ELEMENT_TYPES[data_type]
 
     # -- constants -------------------------------------------------------------------
@@ -485,7 +413,7 @@ class _Importer:
         try:
             info = ExternalDataInfo(tensor)
             offset = int(info.offset or 0)
-            size = _tensor_nbytes(tensor) if info.length is None else int(info.length)
+            size = tensor_nbytes(tensor) if info.length is None else int(info.length)
         except ValueError:
             problem = "malformed external data reference (offset and length must be integers)"
             raise self.error(f"{what}: {problem}") from None
@@ -514,9 +442,9 @@ class _Importer:
         """A dense attribute over the tensor's bytes (no per-element conversion)."""
         element = self._element_type(tensor.data_type, what)
         data = self._raw_bytes(tensor, what)
-        if len(data) != _tensor_nbytes(tensor):
+        if len(data) != tensor_nbytes(tensor):
             raise self.error(
-                f"{what} has {len(data)} bytes of data, its shape {list(tensor.dims)} needs {_tensor_nbytes(tensor)}"
+                f"{what} has {len(data)} bytes of data, its shape {list(tensor.dims)} needs {tensor_nbytes(tensor)}"
             )
         return DenseIntOrFPElementsAttr(TensorType(element, tensor.dims), BytesAttr(data))
 
@@ -680,7 +608,7 @@ def _large_constant_value(node: NodeProto) -> TensorProto | None:
     if node.op_type != "Constant" or node.domain not in DEFAULT_DOMAINS:
         return None
     for attr in node.attribute:
-        if attr.name == "value" and _tensor_nbytes(attr.t) >= STAND_IN_MIN_BYTES:
+        if attr.name == "value" and tensor_nbytes(attr.t) >= STAND_IN_MIN_BYTES:
             return attr.t
     return None
 

@@ -1,5 +1,9 @@
 """Structural checks of an ONNX graph, before the importer builds anything from it.
 
+Names (`check_graph`) and tensor headers (`check_headers`): both are read from
+the graph alone, before shape inference, which trusts them (a dataless
+initializer of 2^40 elements exhausts memory inside it).
+
 ONNX requires every value name to be written once (by a graph input, an
 initializer or one node output), every node input to be written before the
 node, and the nodes to be in topological order. `onnx.load` checks none of this:
@@ -14,9 +18,11 @@ positions those are).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
+from math import prod
 
-from onnx import GraphProto, NodeProto
+import onnx
+from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, TypeProto
 
 from xhip.diagnostics import shorten
 
@@ -143,3 +149,88 @@ def _cycle_through(nodes: Sequence[NodeProto], start: int) -> list[str]:
                     reached.append(p)
         frontier = reached
     return []
+
+
+# --------------------------------------------------------------------------- tensor headers
+
+MAX_TENSOR_BYTES = 2**63 - 1
+"""No tensor can be larger: sizes and offsets are int64 in the IR and the runtime."""
+
+
+def itemsize(data_type: int) -> int:
+    """Bytes per element of an ONNX data type (a bool is one byte); 0 for unknown types."""
+    if data_type == TensorProto.BOOL:
+        return 1
+    try:
+        return onnx.helper.tensor_dtype_to_np_dtype(data_type).itemsize
+    except (KeyError, ValueError):
+        return 0
+
+
+def tensor_nbytes(tensor: TensorProto) -> int:
+    """The size of a tensor's data, from its header (without touching the data)."""
+    return prod(tensor.dims) * itemsize(tensor.data_type)
+
+
+def unsupported_element_type(data_type: int) -> str:
+    name = TensorProto.DataType.Name(data_type) if data_type in TensorProto.DataType.values() else data_type
+    return f"has element type {name}, which xhip does not support"
+
+
+def shape_problem(dims: Sequence[int | None], data_type: int) -> str | None:
+    """Why static `dims` (None for a dynamic one) cannot be a tensor's shape, or None."""
+    negative = next((axis for axis, d in enumerate(dims) if d is not None and d < 0), None)
+    if negative is not None:
+        return f"dim {negative} is {dims[negative]}; a static dim must not be negative"
+    nbytes = prod(d for d in dims if d is not None) * max(itemsize(data_type), 1)
+    if nbytes > MAX_TENSOR_BYTES:
+        return f"shape {['?' if d is None else d for d in dims]} holds more than 2^63 bytes"
+    return None
+
+
+def type_shape_problem(type_proto: TypeProto) -> str | None:
+    """`shape_problem` of a tensor type's static dims (None for other types or no shape)."""
+    if not (type_proto.HasField("tensor_type") and type_proto.tensor_type.HasField("shape")):
+        return None
+    dims = [d.dim_value if d.HasField("dim_value") else None for d in type_proto.tensor_type.shape.dim]
+    return shape_problem(dims, type_proto.tensor_type.elem_type)
+
+
+def check_headers(graph: GraphProto, imported_types: Container[int]) -> None:
+    """Raise GraphError at the first declared shape or tensor header that cannot be imported."""
+    declared = {"graph input": graph.input, "graph output": graph.output, "value": graph.value_info}
+    for kind, values in declared.items():
+        for value in values:
+            problem = type_shape_problem(value.type)
+            if problem:
+                raise GraphError(f"{kind} '{shorten(value.name)}': {problem}")
+    for tensor in graph.initializer:
+        _check_tensor_header(tensor, f"initializer '{shorten(tensor.name)}'", imported_types)
+    for index, node in enumerate(graph.node):
+        for attr in node.attribute:
+            if attr.type == AttributeProto.TENSOR:
+                what = f"{_described(node, index)} attribute '{shorten(attr.name)}'"
+                _check_tensor_header(attr.t, what, imported_types)
+
+
+def _check_tensor_header(tensor: TensorProto, what: str, imported_types: Container[int]) -> None:
+    """Element type, dims and the amount of embedded data (external data is checked when read)."""
+    if tensor.data_type not in imported_types:
+        raise GraphError(f"{what} {unsupported_element_type(tensor.data_type)}")
+    problem = shape_problem(list(tensor.dims), tensor.data_type)
+    if problem:
+        raise GraphError(f"{what}: {problem}")
+    if tensor.data_location == TensorProto.EXTERNAL:
+        return
+    needed = prod(tensor.dims)
+    if tensor.HasField("raw_data"):
+        if len(tensor.raw_data) != needed * itemsize(tensor.data_type):
+            raise GraphError(
+                f"{what} has {len(tensor.raw_data)} bytes of data, its shape {list(tensor.dims)} "
+                f"needs {needed * itemsize(tensor.data_type)}"
+            )
+        return
+    # Every imported element type stores one typed-field entry (`float_data`, ...) per element.
+    stored = len(getattr(tensor, onnx.helper.tensor_dtype_to_field(tensor.data_type)))
+    if stored != needed:
+        raise GraphError(f"{what} has {stored} values, its shape {list(tensor.dims)} needs {needed}")
