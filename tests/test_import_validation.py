@@ -257,3 +257,12 @@ def test_constant_node_with_short_raw_data():
 def test_initializer_of_an_unknown_data_type():
     weight = TensorProto(name="w", data_type=999, dims=[3])
     assert import_error(add_with(weight)) == "error: initializer 'w' has element type 999, which xhip does not support"
+
+
+def test_empty_file_and_directory(tmp_path: Path):
+    empty = tmp_path / "empty.onnx"
+    empty.write_bytes(b"")
+    folder = tmp_path / "folder.onnx"
+    folder.mkdir()
+    assert import_error(empty) == f"{empty}: error: cannot read ONNX model: the file is empty"
+    assert import_error(folder) == f"{folder}: error: cannot read ONNX model: it is a directory"

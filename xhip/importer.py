@@ -151,8 +151,12 @@ def import_model(
 
 def _load(path: str) -> ModelProto:
     """The model at `path`; its weights (embedded or external) stay on disk until read."""
+    if os.path.isdir(path):
+        raise XhipError("cannot read ONNX model: it is a directory", path)
     if not os.path.isfile(path):
         raise XhipError("cannot read ONNX model: no such file", path)
+    if os.path.getsize(path) == 0:
+        raise XhipError("cannot read ONNX model: the file is empty", path)
     try:
         model = ModelProto()
         model.ParseFromString(model_bytes_without_weights(path))
