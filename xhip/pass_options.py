@@ -186,7 +186,8 @@ class OptionSource(NamedTuple):
     key: str
     field_name: str
     value: object
-    where: str
+    where: str | None
+    """`file.yaml:LINE`, `-p`, `--set PASS.OPTION=VALUE`; None for a hand-made pipeline."""
 
 
 _SOURCES: dict[type[ModulePass], list[tuple[OptionSource, ...]]] = {}

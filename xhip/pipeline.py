@@ -560,8 +560,7 @@ def _option_sources(pass_class: type[ModulePass], entry: PassEntry) -> tuple[Opt
     for key in order:
         option = _option(pass_class, key, entry.source)
         value = _convert_option(pass_class, option, entry.options[key], entry.source)
-        where = entry.option_sources.get(key, entry.source) or "<pipeline>"
-        sources.append(OptionSource(key, option.field_name, value, where))
+        sources.append(OptionSource(key, option.field_name, value, entry.option_sources.get(key, entry.source)))
     return tuple(sources)
 
 
