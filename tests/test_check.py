@@ -190,3 +190,11 @@ def test_onnxruntime_refusal_under_check_is_one_line(capsys, tmp_path: Path):
     assert code == 1
     assert err.startswith(f"{model}: error: onnxruntime cannot load the model: ")
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_shape_flag_text_is_shortened_in_its_error():
+    from xhip.runtime.check import parse_shape
+
+    with pytest.raises(XhipError) as info:
+        parse_shape("x=" + "9" * 300 + "y")
+    assert len(str(info.value)) < 300 and "... (303 characters)" in str(info.value)

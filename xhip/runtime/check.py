@@ -53,13 +53,13 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
     """`X=2x128` -> ("X", (2, 128)); `s=` is a rank-0 input."""
     name, sep, dims = text.partition("=")
     if not sep or not name:
-        raise XhipError(f"--shape '{text}' is not NAME=D0xD1x...")
+        raise XhipError(f"--shape '{shorten(text)}' is not NAME=D0xD1x...")
     try:
         shape = tuple(int(d) for d in dims.split("x")) if dims else ()
     except ValueError:
-        raise XhipError(f"--shape '{text}': dims must be integers separated by 'x'") from None
+        raise XhipError(f"--shape '{shorten(text)}': dims must be integers separated by 'x'") from None
     if any(d < 0 for d in shape):
-        raise XhipError(f"--shape '{text}': dims must not be negative")
+        raise XhipError(f"--shape '{shorten(text)}': dims must not be negative")
     return name, shape
 
 
