@@ -18,7 +18,7 @@ positions those are).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from math import prod
 
 import onnx
@@ -80,11 +80,7 @@ def _graph_level_writers(graph: GraphProto) -> dict[str, str]:
 
 
 def _check_outputs(node: NodeProto, index: int, writers: dict[str, str], kinds: Kinds) -> None:
-    known = kinds(node)
-    for position, name in enumerate(node.output):
-        if not name:
-            _check_omitted(node, index, None if known is None else known[1], position, "output")
-            continue
+    for _, name in _present(node, index, kinds, "output"):
         if name in writers:
             raise GraphError(
                 f"{_described(node, index)} writes '{shorten(name)}', which {writers[name]} already defines "
@@ -96,11 +92,7 @@ def _check_outputs(node: NodeProto, index: int, writers: dict[str, str], kinds: 
 def _check_inputs(
     graph: GraphProto, node: NodeProto, index: int, defined: set[str], writers: dict[str, str], kinds: Kinds
 ) -> None:
-    known = kinds(node)
-    for position, name in enumerate(node.input):
-        if not name:
-            _check_omitted(node, index, None if known is None else known[0], position, "input")
-            continue
+    for position, name in _present(node, index, kinds, "input"):
         if name in defined:
             continue
         if name not in writers:
@@ -117,16 +109,23 @@ def _check_inputs(
         )
 
 
-def _check_omitted(node: NodeProto, index: int, kinds: Sequence[str] | None, position: int, what: str) -> None:
-    """An empty name omits the `what` ('input', 'output') at `position`: only an optional one may be.
+def _present(node: NodeProto, index: int, kinds: Kinds, what: str) -> Iterator[tuple[int, str]]:
+    """(position, name) of the node's inputs or outputs (`what`) that are given.
 
-    The members of a variadic list may not be omitted; `kinds` None (no schema) allows anything.
+    An empty name omits the value: only an optional one may be omitted, not a
+    required one nor a member of a variadic list (an op without schema allows anything).
     """
-    if kinds is None or (position < len(kinds) and kinds[position] == "optional"):
-        return
-    raise GraphError(
-        f"{_described(node, index)} {what} #{position} has an empty name (an omitted {what}), but the op requires it"
-    )
+    known = kinds(node)
+    names = node.input if what == "input" else node.output
+    own_kinds = None if known is None else known[0 if what == "input" else 1]
+    for position, name in enumerate(names):
+        if name:
+            yield position, name
+        elif own_kinds is not None and not (position < len(own_kinds) and own_kinds[position] == "optional"):
+            raise GraphError(
+                f"{_described(node, index)} {what} #{position} has an empty name (an omitted {what}), "
+                "but the op requires it"
+            )
 
 
 def _cycle_through(nodes: Sequence[NodeProto], start: int) -> list[str]:
