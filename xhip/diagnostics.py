@@ -19,6 +19,22 @@ NODE_NAME_ATTR = "onnx_node_name"
 """The ONNX node an op comes from (the onnx dialect exports the same name)."""
 
 
+ECHO_LIMIT = 200
+"""The most characters of one user-written value a message repeats."""
+
+
+def shorten(text: object, limit: int = ECHO_LIMIT) -> str:
+    """`text` as a message echoes it: at most `limit` characters, cut with an ellipsis.
+
+    A message quotes names and values the user wrote; a 58 MB YAML alias
+    expansion or a megabyte node name must not become a 58 MB error line.
+    """
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 3]}... ({len(text)} characters)"
+
+
 class XhipError(DiagnosticException):
     """An error caused by the user's input, printed as a single line."""
 

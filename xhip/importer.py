@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from functools import cache
-from math import prod
 
 import onnx
 from google.protobuf.message import DecodeError
@@ -60,7 +59,16 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import AttrConstraint
 from xdsl.utils.exceptions import VerifyException
 
-from xhip.diagnostics import XhipError
+from xhip.diagnostics import ECHO_LIMIT, XhipError, shorten
+from xhip.onnx_checks import (
+    GraphError,
+    check_graph,
+    check_headers,
+    node_label,
+    tensor_nbytes,
+    type_shape_problem,
+    unsupported_element_type,
+)
 from xhip.onnx_wire import WireFormatError, model_bytes_without_weights
 from xhip.dialects.onnx import (
     DENSE_CONSTR,
@@ -146,8 +154,12 @@ def import_model(
 
 def _load(path: str) -> ModelProto:
     """The model at `path`; its weights (embedded or external) stay on disk until read."""
+    if os.path.isdir(path):
+        raise XhipError("cannot read ONNX model: it is a directory", path)
     if not os.path.isfile(path):
         raise XhipError("cannot read ONNX model: no such file", path)
+    if os.path.getsize(path) == 0:
+        raise XhipError("cannot read ONNX model: the file is empty", path)
     try:
         model = ModelProto()
         model.ParseFromString(model_bytes_without_weights(path))
@@ -195,30 +207,21 @@ def _exists(op_type: str, opset: int) -> bool:
     return True
 
 
+def _kinds(parameters: Sequence[onnx.defs.OpSchema.FormalParameter]) -> tuple[str, ...]:
+    names = {
+        onnx.defs.OpSchema.FormalParameterOption.Single: "required",
+        onnx.defs.OpSchema.FormalParameterOption.Optional: "optional",
+        onnx.defs.OpSchema.FormalParameterOption.Variadic: "variadic",
+    }
+    return tuple(names[p.option] for p in parameters)
+
+
 def _signature(parameters: Sequence[onnx.defs.OpSchema.FormalParameter]) -> list[tuple[str, object]]:
     return [(p.name, p.option) for p in parameters]
 
 
-def node_label(node: NodeProto, index: int) -> str:
-    """How errors name a node: its name, or its position when it has none."""
-    return f'onnx node "{node.name}"' if node.name else f"onnx node #{index}"
-
-
 def _domain(node: NodeProto) -> str:
     return node.domain or "ai.onnx"
-
-
-def _tensor_nbytes(tensor: TensorProto) -> int:
-    """The size of a tensor's data, from its header (without touching the data)."""
-    itemsize = 1 if tensor.data_type == TensorProto.BOOL else _itemsize(tensor.data_type)
-    return prod(tensor.dims) * itemsize
-
-
-def _itemsize(data_type: int) -> int:
-    try:
-        return onnx.helper.tensor_dtype_to_np_dtype(data_type).itemsize
-    except KeyError:
-        return 0
 
 
 class _Importer:
@@ -244,6 +247,9 @@ class _Importer:
         versions = [o.version for o in self.model.opset_import if o.domain in DEFAULT_DOMAINS]
         if not versions:
             raise self.error("the model imports no ai.onnx opset")
+        if len(versions) > 1:
+            listed = ", ".join(map(str, versions))
+            raise self.error(f"the model imports the ai.onnx opset {len(versions)} times ({listed})")
         version = versions[0]
         newest = onnx.defs.onnx_opset_version()
         if not 1 <= version <= newest:
@@ -254,17 +260,13 @@ class _Importer:
         """Reject what xhip cannot import before shape inference has a say."""
         if self.graph.sparse_initializer:
             raise self.error(f"sparse initializer '{self.graph.sparse_initializer[0].values.name}' is not supported")
-        defined = {v.name for v in self.graph.input} | {t.name for t in self.graph.initializer}
+        try:
+            check_graph(self.graph, self._value_kinds)
+            check_headers(self.graph, ELEMENT_TYPES)
+        except GraphError as err:
+            raise self.error(str(err)) from None
         for index, node in enumerate(self.graph.node):
-            label = node_label(node, index)
-            described = f"{label} (op '{node.op_type}', domain '{_domain(node)}')"
-            for name in node.input:
-                if name and name not in defined:
-                    raise self.error(
-                        f"{label} (op '{node.op_type}') uses '{name}' before it is defined "
-                        "(the graph must be topologically sorted)"
-                    )
-            defined.update(node.output)
+            described = f"{node_label(node, index)} (op '{shorten(node.op_type)}', domain '{shorten(_domain(node))}')"
             if node.domain not in DEFAULT_DOMAINS:
                 raise self.error(f"{described} is not supported (xhip imports the ai.onnx domain only)")
             if node.op_type not in ONNX_OPS:
@@ -287,6 +289,15 @@ class _Importer:
                     f"{SUPPORTED_OPSETS.stop - 1})"
                 )
 
+    def _value_kinds(self, node: NodeProto) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """What ONNX's schema says of the node's inputs and outputs (None: no schema)."""
+        try:
+            domain = "" if node.domain in DEFAULT_DOMAINS else node.domain
+            schema = onnx.defs.get_schema(node.op_type, self.opset, domain)
+        except onnx.defs.SchemaError:
+            return None  # refused after the structural checks, with the op named
+        return _kinds(schema.inputs), _kinds(schema.outputs)
+
     # -- the whole import ----------------------------------------------------------
 
     def run(self) -> ModuleOp:
@@ -294,13 +305,13 @@ class _Importer:
         self.types = self._inferred_types()
         initializers = {t.name for t in self.graph.initializer}
         inputs = [v for v in self.graph.input if v.name not in initializers]
-        arg_types = [self._value_type(v.type, f"graph input '{v.name}'") for v in inputs]
+        arg_types = [self._value_type(v.type, f"graph input '{shorten(v.name)}'") for v in inputs]
         self.block = Block(arg_types=arg_types)
         for position, (value, arg) in enumerate(zip(inputs, self.block.args)):
             arg.name_hint = f"arg{position}"  # prints as %arg0, like the seed IR
             self.values[value.name] = arg
         for tensor in self.graph.initializer:
-            self.values[tensor.name] = self._constant(self._dense(tensor, f"initializer '{tensor.name}'"))
+            self.values[tensor.name] = self._constant(self._dense(tensor, f"initializer '{shorten(tensor.name)}'"))
         for index, node in enumerate(self.graph.node):
             self._emit_node(index, node)
         results = [self._output_value(v.name) for v in self.graph.output]
@@ -317,7 +328,7 @@ class _Importer:
 
     def _output_value(self, name: str) -> SSAValue:
         if name not in self.values:
-            raise self.error(f"graph output '{name}' is not produced by any node, input or initializer")
+            raise self.error(f"graph output '{shorten(name)}' is not produced by any node, input or initializer")
         return self.values[name]
 
     # -- shape inference -------------------------------------------------------------
@@ -328,8 +339,10 @@ class _Importer:
             inferred = onnx.shape_inference.infer_shapes(
                 self._stand_in_model(), check_type=True, strict_mode=True, data_prop=True
             )
-        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as err:
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, ValueError) as err:
             raise self.error(f"shape inference failed: {_first_line(err)}") from None
+        except MemoryError:
+            raise self.error("shape inference ran out of memory") from None
         graph = inferred.graph
         return {v.name: v.type for v in (*graph.input, *graph.value_info, *graph.output)}
 
@@ -348,7 +361,7 @@ class _Importer:
         graph.value_info.extend(self.graph.value_info)
         declared = {v.name for v in self.graph.input}
         for tensor in self.graph.initializer:
-            if _tensor_nbytes(tensor) < STAND_IN_MIN_BYTES:
+            if tensor_nbytes(tensor) < STAND_IN_MIN_BYTES:
                 graph.initializer.append(self._inlined(tensor))
             elif tensor.name not in declared:
                 graph.input.append(onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, tensor.dims))
@@ -365,7 +378,7 @@ class _Importer:
         if tensor.data_location != TensorProto.EXTERNAL:
             return tensor
         inlined = TensorProto(name=tensor.name, data_type=tensor.data_type, dims=tensor.dims)
-        inlined.raw_data = self._raw_bytes(tensor, f"initializer '{tensor.name}'")
+        inlined.raw_data = self._raw_bytes(tensor, f"initializer '{shorten(tensor.name)}'")
         return inlined
 
     def _value_type(self, type_proto: TypeProto, what: str) -> Attribute:
@@ -375,6 +388,9 @@ class _Importer:
             raise self.error(f"{what} is {kind}; xhip imports tensors only")
         tensor_type = type_proto.tensor_type
         element = self._element_type(tensor_type.elem_type, what)
+        problem = type_shape_problem(type_proto)
+        if problem:
+            raise self.error(f"{what}: {problem}")
         if not tensor_type.HasField("shape"):
             return UnrankedTensorType(element)
         dims = [d.dim_value if d.HasField("dim_value") else DYNAMIC_INDEX for d in tensor_type.shape.dim]
@@ -382,8 +398,7 @@ class _Importer:
 
     def _element_type(self, data_type: int, what: str) -> Attribute:
         if data_type not in ELEMENT_TYPES:
-            name = TensorProto.DataType.Name(data_type) if data_type in TensorProto.DataType.values() else data_type
-            raise self.error(f"{what} has element type {name}, which xhip does not support")
+            raise self.error(f"{what} {unsupported_element_type(data_type)}")
         return ELEMENT_TYPES[data_type]
 
     # -- constants -------------------------------------------------------------------
@@ -402,29 +417,41 @@ class _Importer:
                 f"{what} keeps its data in an external file; import the model from its path, "
                 "load it with onnx.load(..., load_external_data=True), or pass external_data_dir"
             )
-        info = ExternalDataInfo(tensor)
+        try:
+            info = ExternalDataInfo(tensor)
+            offset = int(info.offset or 0)
+            size = tensor_nbytes(tensor) if info.length is None else int(info.length)
+        except ValueError:
+            problem = "malformed external data reference (offset and length must be integers)"
+            raise self.error(f"{what}: {problem}") from None
+        written = shorten(info.location)
         base = os.path.realpath(self.base_dir)
         location = os.path.realpath(os.path.join(base, info.location))
         if os.path.commonpath([base, location]) != base:
-            raise self.error(f"{what}: external data location '{info.location}' is outside the model's directory")
-        size = _tensor_nbytes(tensor) if info.length is None else int(info.length)
+            raise self.error(f"{what}: external data location '{written}' is outside the model's directory")
         try:
             with open(location, "rb") as handle:
-                handle.seek(int(info.offset or 0))
+                available = os.fstat(handle.fileno()).st_size
+                if offset < 0 or size < 0 or offset + size > available:
+                    raise self.error(
+                        f"{what}: external data '{written}' has {available} bytes; "
+                        f"the tensor needs bytes {offset} to {offset + size}"
+                    )
+                handle.seek(offset)
                 data = handle.read(size)
         except OSError as err:
-            raise self.error(f"{what}: cannot read external data '{info.location}': {err.strerror}") from None
+            raise self.error(f"{what}: cannot read external data '{written}': {err.strerror}") from None
         if len(data) != size:
-            raise self.error(f"{what}: external data '{info.location}' ends after {len(data)} of {size} bytes")
+            raise self.error(f"{what}: external data '{written}' ends after {len(data)} of {size} bytes")
         return data
 
     def _dense(self, tensor: TensorProto, what: str) -> DenseIntOrFPElementsAttr:
         """A dense attribute over the tensor's bytes (no per-element conversion)."""
         element = self._element_type(tensor.data_type, what)
         data = self._raw_bytes(tensor, what)
-        if len(data) != _tensor_nbytes(tensor):
+        if len(data) != tensor_nbytes(tensor):
             raise self.error(
-                f"{what} has {len(data)} bytes of data, its shape {list(tensor.dims)} needs {_tensor_nbytes(tensor)}"
+                f"{what} has {len(data)} bytes of data, its shape {list(tensor.dims)} needs {tensor_nbytes(tensor)}"
             )
         return DenseIntOrFPElementsAttr(TensorType(element, tensor.dims), BytesAttr(data))
 
@@ -452,7 +479,7 @@ class _Importer:
         if attr.name in spellings:
             data_type, values, dims = spellings[attr.name]
             return self._dense(onnx.helper.make_tensor("", data_type, dims, values), label)
-        raise self.error(f"{label} (op 'Constant') attribute '{attr.name}' is not supported")
+        raise self.error(f"{label} (op 'Constant') attribute '{shorten(attr.name)}' is not supported")
 
     # -- nodes -----------------------------------------------------------------------
 
@@ -520,9 +547,9 @@ class _Importer:
             if not name:
                 types.append(NoneType())
             elif name in self.types:
-                types.append(self._value_type(self.types[name], f"output '{name}' of {label}"))
+                types.append(self._value_type(self.types[name], f"output '{shorten(name)}' of {label}"))
             else:
-                raise self.error(f"{label} (op '{node.op_type}'): shape inference gave no type for output '{name}'")
+                raise self.error(f"{label} (op '{node.op_type}'): shape inference gave no type for output '{shorten(name)}'")
         return types
 
     def _properties(
@@ -538,7 +565,7 @@ class _Importer:
         properties: dict[str, Attribute] = {}
         moved: dict[int, SSAValue] = {}
         for attr in node.attribute:
-            described = f"{label} (op '{node.op_type}') attribute '{attr.name}'"
+            described = f"{label} (op '{node.op_type}') attribute '{shorten(attr.name)}'"
             if attr.ref_attr_name:
                 raise self.error(f"{described} refers to a function attribute, which is not supported")
             if attr.name in definition.properties:
@@ -588,7 +615,7 @@ def _large_constant_value(node: NodeProto) -> TensorProto | None:
     if node.op_type != "Constant" or node.domain not in DEFAULT_DOMAINS:
         return None
     for attr in node.attribute:
-        if attr.name == "value" and _tensor_nbytes(attr.t) >= STAND_IN_MIN_BYTES:
+        if attr.name == "value" and tensor_nbytes(attr.t) >= STAND_IN_MIN_BYTES:
             return attr.t
     return None
 
@@ -606,4 +633,4 @@ def _signature_attrs(name: str, type_proto: TypeProto) -> DictionaryAttr:
 
 def _first_line(err: Exception) -> str:
     lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-    return lines[0] if lines else type(err).__name__
+    return shorten(lines[0], 2 * ECHO_LIMIT) if lines else type(err).__name__

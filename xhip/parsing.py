@@ -17,7 +17,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
-from xhip.diagnostics import XhipError
+from xhip.diagnostics import XhipError, shorten
 
 
 class LocatedParser(Parser):
@@ -51,12 +51,30 @@ def _span_location(span: Span, name: str, line_offset: int) -> str:
 
 def parse_module(ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0) -> ModuleOp:
     """Parse `text` into a module; malformed input raises a one-line XhipError."""
-    parser = LocatedParser(ctx, text, name, line_offset)
+    parser: LocatedParser | None = None
     try:
+        # The parser lexes its first token when it is built: a bad first token fails here.
+        parser = LocatedParser(ctx, text, name, line_offset)
         return parser.parse_module()
     except ParseError as err:
-        raise XhipError(err.msg, _span_location(err.span, name, line_offset)) from None
+        location = _span_location(err.span, name, line_offset)
+        raise XhipError(_parse_message(err, text), location) from None
     except VerifyException as err:
         # Attribute and type constructors verify while the parser builds them.
+        assert parser is not None
         location = _span_location(parser._current_token.span, name, line_offset)
-        raise XhipError(str(err), location) from None
+        raise XhipError(shorten(str(err)), location) from None
+    except RecursionError:
+        # The parser recurses once per nested region; Python's stack ends first.
+        where = _span_location(parser._current_token.span, name, line_offset) if parser else name
+        raise XhipError("operations nest too deeply to parse", where) from None
+
+
+_NEGATIVE_DIM = re.compile(r"-[0-9]+")
+
+
+def _parse_message(err: ParseError, text: str) -> str:
+    """xDSL's parse message, said in the user's terms where xDSL's is vague."""
+    if err.msg.startswith("Expected shape type") and (dim := _NEGATIVE_DIM.match(text, err.span.start)):
+        return f"static dim {dim[0]} is negative; a dim is a non-negative integer, or ? when dynamic"
+    return shorten(err.msg)

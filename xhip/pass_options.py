@@ -9,13 +9,16 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import re
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import cache
 from types import NoneType, UnionType
 from typing import Any, Literal, NamedTuple, Union, get_args, get_origin, get_type_hints
 
 from xdsl.passes import ModulePass
+
+from xhip.diagnostics import ECHO_LIMIT, XhipError, shorten
 
 PassRegistry = Mapping[str, type[ModulePass]]
 
@@ -162,15 +165,41 @@ def type_name(hint: Any) -> str:
     return getattr(hint, "__name__", str(hint))
 
 
-def show_value(value: object) -> str:
-    """A value in YAML spelling: `true`, `null`, `'tree'`, `[1, 2]`."""
+def show_value(value: object, limit: int = ECHO_LIMIT) -> str:
+    """A value in YAML spelling: `true`, `null`, `'tree'`, `[1, 2]`; at most `limit` characters.
+
+    The rendering stops at the limit instead of being cut afterwards: a YAML value
+    of nested aliases is small in memory but exponentially long when written out.
+    """
+    text = ""
+    for piece in _pieces(value):
+        text += piece
+        if len(text) > limit:
+            return text[: limit - 3] + "..."
+    return text
+
+
+def _pieces(value: object) -> Iterator[str]:
     if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (list, tuple)):
-        return f"[{', '.join(show_value(v) for v in value)}]"
-    return repr(value)
+        yield "true" if value else "false"
+    elif value is None:
+        yield "null"
+    elif isinstance(value, (list, tuple)):
+        yield "["
+        for position, item in enumerate(value):
+            yield ", " if position else ""
+            yield from _pieces(item)
+        yield "]"
+    elif isinstance(value, dict):
+        yield "{"
+        for position, (key, item) in enumerate(value.items()):
+            yield ", " if position else ""
+            yield from _pieces(key)
+            yield ": "
+            yield from _pieces(item)
+        yield "}"
+    else:
+        yield shorten(repr(value))
 
 
 def _show_with_type(value: object) -> str:
@@ -196,3 +225,59 @@ def _spec_option(key: str, value: object) -> str:
         return key
     values = value if isinstance(value, tuple) else (value,)
     return f"{key}={','.join(_spec_scalar(v) for v in values)}"
+
+
+# --------------------------------------------------------------------------- provenance
+
+
+class OptionSource(NamedTuple):
+    """Where one option value of a pass object was written."""
+
+    key: str
+    field_name: str
+    value: object
+    where: str | None
+    """`file.yaml:LINE`, `-p`, `--set PASS.OPTION=VALUE`; None for a hand-made pipeline."""
+
+
+_SOURCES: dict[type[ModulePass], list[tuple[OptionSource, ...]]] = {}
+"""Per pass class, the option sources of recently built pass objects (newest last)."""
+
+_SOURCES_KEPT = 64
+
+
+def remember_option_sources(instance: ModulePass, sources: tuple[OptionSource, ...]) -> None:
+    """Record where the options of `instance` were written, for errors its `apply` raises later.
+
+    Recorded by value, not by object: a copy with other fields replaced
+    (`dataclasses.replace`) still finds the options it was built with.
+    """
+    if not sources:
+        return
+    known = _SOURCES.setdefault(type(instance), [])
+    if sources in known:
+        known.remove(sources)
+    known.append(sources)
+    del known[:-_SOURCES_KEPT]
+
+
+def _sources_of(instance: ModulePass) -> tuple[OptionSource, ...]:
+    for sources in reversed(_SOURCES.get(type(instance), [])):
+        if all(getattr(instance, s.field_name, dataclasses.MISSING) == s.value for s in sources):
+            return sources
+    return ()
+
+
+def _mentions(message: str, *words: str) -> bool:
+    """Whether `message` names one of `words` as a whole word (`alignment`, not `alignments`)."""
+    return any(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", message) for word in words)
+
+
+def locate_option_error(instance: ModulePass, error: XhipError) -> XhipError:
+    """`error`, raised by the pass without a location, placed where the option it names was written."""
+    if error.location is not None:
+        return error
+    named = [s for s in _sources_of(instance) if _mentions(error.message, s.key, s.field_name)]
+    if not named:
+        return error
+    return XhipError(error.message, max(named, key=lambda s: len(s.key)).where)

@@ -18,6 +18,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from xhip.diagnostics import XhipError
+from xhip.pass_options import locate_option_error
 from xhip.verify import verify_module
 
 AfterPassHook = Callable[[ModulePass, ModuleOp], None]
@@ -42,8 +43,9 @@ def run_passes(
         start = time.perf_counter()
         try:
             module_pass.apply(ctx, module)
-        except XhipError:
-            raise
+        except XhipError as err:
+            # A pass that refuses an option value in `apply` is blamed where the value was written.
+            raise locate_option_error(module_pass, err) from None
         except DiagnosticException as err:
             raise XhipError(f"pass '{module_pass.name}' failed: {_one_line(err)}") from None
         except Exception as err:

@@ -36,9 +36,13 @@ value) for a tuple, `null` for an optional field. YAML follows 1.2 here: only
 `true`/`false` are booleans (`yes` is a string) and `1e-5` is a float.
 
 `-p` uses xDSL's syntax (`a,b{opt=v list=1,2}`); `--set PASS.OPTION=VALUE`
-reads VALUE in the same syntax. Every mistake is one `XhipError` located at the
-YAML node (`FILE:LINE`) or at the command-line flag, with the nearest valid
-spelling for unknown names.
+reads VALUE in the same syntax, and takes one unquoted word that is not in it
+(a path such as `/tmp/x/y`) as a string. Every mistake is one `XhipError`
+located at the YAML node (`FILE:LINE`) or at the command-line flag, with the
+nearest valid spelling for unknown names. Each option value remembers where it
+was written, so a value that the pass itself refuses (when it is built or when
+it runs) is blamed on that `set:` line or `--set PASS.OPTION=VALUE` flag, not on
+the pass's line in the file it was inherited from.
 """
 
 from __future__ import annotations
@@ -57,14 +61,16 @@ from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ParameterListType, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from xhip.diagnostics import XhipError, did_you_mean
+from xhip.diagnostics import XhipError, did_you_mean, shorten
 from xhip.pass_options import (
+    OptionSource,
     PassOption,
     _convert,
     _Mismatch,
     _show_with_type,
     _spec_option,
     pass_options,
+    remember_option_sources,
     show_value,
     type_name,
 )
@@ -85,10 +91,20 @@ class PassEntry:
     """Hyphenated option keys -> values already converted to the field types."""
     source: str | None = None
     """Where the pass was written ("file.yaml:LINE", "-p"), for messages."""
+    option_sources: dict[str, str] = field(default_factory=dict, compare=False)
+    """Option key -> where its value was written ("file.yaml:LINE", "-p", "--set P.O=V"),
+    oldest first: a value the pass rejects is blamed there, not on the pass."""
 
     def __hash__(self) -> int:
         # The generated hash would fail on the options dict; pipelines are cache keys.
         return hash((self.name, tuple(self.options.items()), self.source))
+
+    def with_option(self, key: str, value: object, where: str | None) -> PassEntry:
+        """This entry with option `key` set to `value`, written at `where`."""
+        sources = {k: v for k, v in self.option_sources.items() if k != key}
+        if where is not None:
+            sources[key] = where
+        return dataclasses.replace(self, options={**self.options, key: value}, option_sources=sources)
 
     def spec(self) -> str:
         """The entry in `-p` syntax, e.g. `hip-pool-allocs{alignment=512}`."""
@@ -123,7 +139,7 @@ def _registry(passes: PassRegistry | None) -> PassRegistry:
 def _pass_class(name: str, where: str | None, passes: PassRegistry) -> type[ModulePass]:
     pass_class = passes.get(name)
     if pass_class is None:
-        raise XhipError(f"unknown pass '{name}'{did_you_mean(name, passes)}", where)
+        raise XhipError(f"unknown pass '{shorten(name)}'{did_you_mean(name, passes)}", where)
     return pass_class
 
 
@@ -135,7 +151,7 @@ def _option(pass_class: type[ModulePass], key: str, where: str | None) -> PassOp
         hint = did_you_mean(key, options)
         if not hint:
             hint = f"; its options are: {', '.join(options)}" if options else "; it takes no options"
-        raise XhipError(f"pass '{pass_class.name}' has no option '{key}'{hint}", where)
+        raise XhipError(f"pass '{pass_class.name}' has no option '{shorten(key)}'{hint}", where)
     return option
 
 
@@ -183,12 +199,12 @@ def _resolve(entries: Sequence[PassEntry], reference: str, where: str | None, wh
     what = f"{what}: " if what else ""  # the flag itself is the location of --set errors
     match = _REFERENCE.fullmatch(reference)
     if match is None or (match["index"] is not None and int(match["index"]) == 0):
-        raise XhipError(f"{what}bad pass reference '{reference}'; write NAME or NAME#N (N counts from 1)", where)
+        raise XhipError(f"{what}bad pass reference '{shorten(reference)}'; write NAME or NAME#N (N counts from 1)", where)
     name = match["name"]
     positions = [i for i, entry in enumerate(entries) if entry.name == name]
     if not positions:
         present = dict.fromkeys(entry.name for entry in entries)
-        raise XhipError(f"{what}pass '{name}' is not in the pipeline{did_you_mean(name, present)}", where)
+        raise XhipError(f"{what}pass '{shorten(name)}' is not in the pipeline{did_you_mean(name, present)}", where)
     if match["index"] is None:
         if len(positions) > 1:
             choices = " or ".join(f"'{name}#{n}'" for n in range(1, len(positions) + 1))
@@ -199,7 +215,7 @@ def _resolve(entries: Sequence[PassEntry], reference: str, where: str | None, wh
     index = int(match["index"])
     if index > len(positions):
         raise XhipError(
-            f"{what}'{reference}' does not exist; the pipeline has {len(positions)} '{name}' pass(es)", where
+            f"{what}'{shorten(reference)}' does not exist; the pipeline has {len(positions)} '{name}' pass(es)", where
         )
     return positions[index - 1]
 
@@ -212,12 +228,17 @@ def _set_option(
     where: str | None,
     what: str,
     passes: PassRegistry,
+    origin: str | None = None,
 ) -> None:
-    """Set option `key` of the referenced pass in `entries` (in place)."""
+    """Set option `key` of the referenced pass in `entries` (in place).
+
+    `where` locates errors in the setting itself; `origin` (default: `where`) is
+    remembered as the place the value came from.
+    """
     position = _resolve(entries, reference, where, what)
     entry = entries[position]
     converted = _check_option(_pass_class(entry.name, where, passes), key, value, where)
-    entries[position] = dataclasses.replace(entry, options={**entry.options, key: converted})
+    entries[position] = entry.with_option(key, converted, origin or where)
 
 
 # --------------------------------------------------------------------------- YAML
@@ -306,10 +327,10 @@ class _PipelineFile:
         for key_node, value_node in node.value:
             key = self.string(key_node, f"a key of {what}")
             if key in items:
-                raise XhipError(f"duplicate key '{key}' in {what}", self.at(key_node))
+                raise XhipError(f"duplicate key '{shorten(key)}' in {what}", self.at(key_node))
             if allowed is not None and key not in allowed:
                 hint = did_you_mean(key, allowed) or f"; expected one of: {', '.join(allowed)}"
-                raise XhipError(f"unknown {what} key '{key}'{hint}", self.at(key_node))
+                raise XhipError(f"unknown {what} key '{shorten(key)}'{hint}", self.at(key_node))
             items[key] = (key_node, value_node)
         return items
 
@@ -324,13 +345,14 @@ class _PipelineFile:
         name_node, options_node = node.value[0]
         name = self.string(name_node, "a pass name")
         pass_class = _pass_class(name, self.at(name_node), passes)
-        options: dict[str, object] = {}
+        entry = PassEntry(name, {}, self.at(node))
         if not (isinstance(options_node, yaml.ScalarNode) and self.value(options_node) is None):
             for key, (key_node, value_node) in self.mapping(options_node, f"the options of '{name}'").items():
                 # An unknown option is reported at its key, a bad value at the value.
                 option = _option(pass_class, key, self.at(key_node))
-                options[key] = _convert_option(pass_class, option, self.value(value_node), self.at(value_node))
-        return PassEntry(name, options, self.at(node))
+                value = _convert_option(pass_class, option, self.value(value_node), self.at(value_node))
+                entry = entry.with_option(key, value, self.at(value_node))
+        return entry
 
 
 class _Extends(NamedTuple):
@@ -353,7 +375,7 @@ def _extends_target(doc: _PipelineFile, node: yaml.Node) -> str:
     if close:
         written_folder = written.rpartition("/")[0]
         hint = f"; did you mean '{written_folder + '/' if written_folder else ''}{close[0]}'?"
-    raise XhipError(f"'extends' target '{target}' does not exist{hint}", doc.at(node))
+    raise XhipError(f"'extends' target '{shorten(target)}' does not exist{hint}", doc.at(node))
 
 
 def _load_file(path: str, passes: PassRegistry, chain: tuple[_Extends, ...]) -> Pipeline:
@@ -394,7 +416,7 @@ def _load_file(path: str, passes: PassRegistry, chain: tuple[_Extends, ...]) -> 
         for key, (key_node, value_node) in doc.mapping(keys["set"], "'set'").items():
             reference, _, option = key.partition(".")
             if not reference or not option:
-                raise XhipError(f"'set' key '{key}' must be PASS.OPTION", doc.at(key_node))
+                raise XhipError(f"'set' key '{shorten(key)}' must be PASS.OPTION", doc.at(key_node))
             _set_option(entries, reference, option, doc.value(value_node), doc.at(key_node), "'set'", passes)
     return Pipeline(name, description, tuple(entries), path)
 
@@ -461,13 +483,17 @@ def parse_pass_spec(spec: str, source: str = "-p", passes: PassRegistry | None =
     entries: list[PassEntry] = []
     for arg_spec in specs:
         pass_class = _pass_class(arg_spec.name, source, registry)
-        options = {
-            key.replace("_", "-"): _check_option(pass_class, key.replace("_", "-"), _spec_value(values), source)
-            for key, values in arg_spec.parameters.items()
-        }
-        entries.append(PassEntry(arg_spec.name, options, source))
+        entry = PassEntry(arg_spec.name, {}, source)
+        for written, values in arg_spec.parameters.items():
+            key = written.replace("_", "-")
+            entry = entry.with_option(key, _check_option(pass_class, key, _spec_value(values), source), source)
+        entries.append(entry)
     _check_required(entries, registry)
     return Pipeline(source, spec, tuple(entries), None)
+
+
+_PLAIN_STRING = re.compile(r'[^\s{}"=,]+')
+"""A `--set` value taken as written when it is not in `-p` syntax: `/tmp/x/y`, `./out`."""
 
 
 def _parse_override_value(text: str, setting: str, source: str) -> object:
@@ -477,11 +503,14 @@ def _parse_override_value(text: str, setting: str, source: str) -> object:
     try:
         specs = list(parse_pipeline(f"{prefix}{text.strip()}}}"))
     except ArgSpecParseError as err:
+        if _PLAIN_STRING.fullmatch(text.strip()):
+            # Not in `-p` syntax but one unquoted word, like a path: a string (the option's type decides).
+            return text.strip()
         reason, column = _argspec_reason(err)
         at = f" at character {column - len(prefix)} of the value" if column is not None else ""
-        raise XhipError(f"malformed value in '{setting}': {reason}{at}", source) from None
+        raise XhipError(f"malformed value in '{shorten(setting)}': {reason}{at}", source) from None
     if len(specs) != 1 or list(specs[0].parameters) != ["value"]:
-        raise XhipError(f"malformed value in '{setting}' (quote strings with spaces)", source)
+        raise XhipError(f"malformed value in '{shorten(setting)}' (quote strings with spaces)", source)
     return _spec_value(specs[0].parameters["value"])
 
 
@@ -495,33 +524,66 @@ def apply_overrides(
         target, equals, text = setting.partition("=")
         reference, _, option = target.strip().partition(".")
         if not equals or not reference or not option:
-            raise XhipError(f"expected PASS.OPTION=VALUE, got '{setting}'", source)
+            raise XhipError(f"expected PASS.OPTION=VALUE, got '{shorten(setting)}'", source)
         value = _parse_override_value(text, setting, source)
-        _set_option(entries, reference, option.replace("_", "-"), value, source, "", registry)
+        origin = f"{source} {shorten(setting)}"
+        _set_option(entries, reference, option.replace("_", "-"), value, source, "", registry, origin)
     return dataclasses.replace(pipeline, passes=tuple(entries))
 
 
 def instantiate(pipeline: Pipeline, passes: PassRegistry | None = None) -> list[ModulePass]:
-    """The pass objects of `pipeline`, options converted to their field types."""
+    """The pass objects of `pipeline`, options converted to their field types.
+
+    A value the pass itself rejects (in `__post_init__`, or later in `apply`:
+    see `locate_option_error`) is reported where that value was written.
+    """
     registry = _registry(passes)
     _check_required(pipeline.passes, registry)
     instances: list[ModulePass] = []
     for entry in pipeline.passes:
         pass_class = _pass_class(entry.name, entry.source, registry)
-        arguments = {}
-        for key, value in entry.options.items():
-            option = _option(pass_class, key, entry.source)
-            arguments[option.field_name] = _convert_option(pass_class, option, value, entry.source)
+        sources = _option_sources(pass_class, entry)
+        arguments = {s.field_name: s.value for s in sources}
         try:
-            instances.append(pass_class(**arguments))
-        except XhipError as err:
-            if err.location is not None:
-                raise
-            raise XhipError(err.message, entry.source) from None
-        except ValueError as err:
-            # A pass that checks its options in __post_init__ says why they are wrong.
-            raise XhipError(f"pass '{entry.name}': {err}", entry.source) from None
+            instance = pass_class(**arguments)
+        except (XhipError, ValueError) as err:
+            raise _rejection(pass_class, entry, sources, err) from None
+        remember_option_sources(instance, sources)
+        instances.append(instance)
     return instances
+
+
+def _option_sources(pass_class: type[ModulePass], entry: PassEntry) -> tuple[OptionSource, ...]:
+    """The entry's options, converted, with where each was written, in the order they were set."""
+    order = [*entry.option_sources, *(k for k in entry.options if k not in entry.option_sources)]
+    sources: list[OptionSource] = []
+    for key in order:
+        option = _option(pass_class, key, entry.source)
+        value = _convert_option(pass_class, option, entry.options[key], entry.source)
+        sources.append(OptionSource(key, option.field_name, value, entry.option_sources.get(key, entry.source)))
+    return tuple(sources)
+
+
+def _rejection(
+    pass_class: type[ModulePass], entry: PassEntry, sources: Sequence[OptionSource], err: XhipError | ValueError
+) -> XhipError:
+    """The pass's refusal of its options, located at the value it refuses.
+
+    The culprit is the first option (in the order they were set) whose value,
+    added to those before it, makes the pass refuse; the pass entry itself when
+    even its defaults are refused.
+    """
+    if isinstance(err, XhipError) and err.location is not None:
+        return err
+    message = err.message if isinstance(err, XhipError) else f"pass '{entry.name}': {shorten(err)}"
+    given: dict[str, object] = {}
+    for source in sources:
+        given[source.field_name] = source.value
+        try:
+            pass_class(**given)
+        except (XhipError, ValueError):
+            return XhipError(message, source.where)
+    return XhipError(message, entry.source)
 
 
 def _summary(pass_class: type[ModulePass]) -> str:

@@ -1,20 +1,32 @@
-"""Numerical checks against onnxruntime (CPU), and random inputs that are never zeros."""
+"""Numerical checks against onnxruntime (CPU), and random inputs that are never zeros.
+
+Random inputs are drawn in each input's own dtype (no float64 copy) after their
+total size is checked against the memory available. A comparison requires NaN
+and infinities exactly where onnxruntime has them, and fails when onnxruntime's
+own output is NaN (a NaN reference checks nothing). onnxruntime's refusal to
+load or run a model is one `XhipError` line.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from math import prod
 
 import numpy as np
 import onnx
 
-from xhip.diagnostics import XhipError
+from xhip.diagnostics import ECHO_LIMIT, XhipError, shorten
 from xhip.runtime.executable import TensorSpec
 
 RTOL = 1e-4
 """Matmul and softmax accumulate in different orders than onnxruntime (CPU)."""
 ATOL = 1e-6
+DRAW_CHUNK_ELEMENTS = 1 << 20
+"""Random values are drawn this many at a time, so drawing never needs a second full-size array."""
 REL_FLOOR = 1e-3
 """Relative errors are reported against |reference|, but never against less than this."""
 
@@ -41,13 +53,13 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
     """`X=2x128` -> ("X", (2, 128)); `s=` is a rank-0 input."""
     name, sep, dims = text.partition("=")
     if not sep or not name:
-        raise XhipError(f"--shape '{text}' is not NAME=D0xD1x...")
+        raise XhipError(f"--shape '{shorten(text)}' is not NAME=D0xD1x...")
     try:
         shape = tuple(int(d) for d in dims.split("x")) if dims else ()
     except ValueError:
-        raise XhipError(f"--shape '{text}': dims must be integers separated by 'x'") from None
+        raise XhipError(f"--shape '{shorten(text)}': dims must be integers separated by 'x'") from None
     if any(d < 0 for d in shape):
-        raise XhipError(f"--shape '{text}': dims must not be negative")
+        raise XhipError(f"--shape '{shorten(text)}': dims must not be negative")
     return name, shape
 
 
@@ -67,49 +79,133 @@ def _full_shape(spec: TensorSpec, given: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(dims)  # type: ignore[arg-type]
 
 
-def random_feeds(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]], seed: int) -> dict[str, np.ndarray]:
-    """Random inputs of the declared dtypes: normal floats, small positive ints, random bools."""
+def random_feeds(
+    specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]], seed: int, max_bytes: int | None = None
+) -> dict[str, np.ndarray]:
+    """Random inputs of the declared dtypes: normal floats, small positive ints, random bools.
+
+    Their total size is checked against `max_bytes` (default: the memory available now)
+    before each input is allocated, so a mistyped `--shape` is an error, not a swap storm.
+    """
     unknown = sorted(set(shapes) - {s.name for s in specs})
     if unknown:
-        raise XhipError(f"--shape names '{unknown[0]}', which is not an input")
+        raise XhipError(f"--shape names '{shorten(unknown[0])}', which is not an input")
+    available = available_memory_bytes() if max_bytes is None else None
+    limit = max_bytes if max_bytes is not None else available or sys.maxsize
     rng = np.random.default_rng(seed)
     symbols: dict[str, int] = {}
-    feeds: dict[str, np.ndarray] = {}
-    for spec in specs:
-        if spec.name in shapes:
-            shape = _full_shape(spec, shapes[spec.name])
-        else:
-            dims = []
-            for declared in spec.shape:
-                if isinstance(declared, int):
-                    dims.append(declared)
-                elif isinstance(declared, str) and declared in symbols:
-                    dims.append(symbols[declared])
-                else:
-                    raise XhipError(f"input {spec.describe()} has a dynamic dim: give --shape {spec.name}=...")
-            shape = tuple(dims)
-        for declared, extent in zip(spec.shape, shape):
-            if isinstance(declared, str):
-                symbols.setdefault(declared, extent)
-        if np.issubdtype(spec.dtype, np.floating):
-            values = rng.standard_normal(shape).astype(spec.dtype)
-        elif spec.dtype == np.bool_:
-            values = rng.random(shape) < 0.5
-        else:
-            values = rng.integers(1, 8, size=shape).astype(spec.dtype)
-        feeds[spec.name] = values
-    return feeds
+    shaped = [(spec, _feed_shape(spec, shapes, symbols)) for spec in specs]
+    total = 0
+    for spec, shape in shaped:
+        size = prod(shape) * spec.dtype.itemsize
+        total += size
+        if total > limit:
+            before = f" ({_bytes(total)} with the inputs before it)" if total > size else ""
+            budget = f"the {_bytes(limit)} of memory available" if available else f"the limit of {_bytes(limit)}"
+            raise XhipError(
+                f"random input {spec.name} {list(shape)} {spec.dtype} needs {_bytes(size)}{before}, more than {budget}"
+            )
+    return {spec.name: _random_array(rng, spec.dtype, shape) for spec, shape in shaped}
 
 
-def onnxruntime_outputs(model: str | os.PathLike[str] | onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    import onnxruntime
+def _feed_shape(spec: TensorSpec, shapes: Mapping[str, tuple[int, ...]], symbols: dict[str, int]) -> tuple[int, ...]:
+    """The input's shape: from `--shape`, else its static dims and symbols fixed by earlier inputs."""
+    if spec.name in shapes:
+        shape = _full_shape(spec, shapes[spec.name])
+    else:
+        dims = []
+        for declared in spec.shape:
+            if isinstance(declared, int):
+                dims.append(declared)
+            elif isinstance(declared, str) and declared in symbols:
+                dims.append(symbols[declared])
+            else:
+                raise XhipError(f"input {spec.describe()} has a dynamic dim: give --shape {spec.name}=...")
+        shape = tuple(dims)
+    for declared, extent in zip(spec.shape, shape):
+        if isinstance(declared, str):
+            symbols.setdefault(declared, extent)
+    return shape
 
+
+def available_memory_bytes() -> int | None:
+    """Memory the system can give without swapping (MemAvailable), or None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _bytes(count: float) -> str:
+    """`8 TiB`, `512 B`: a byte count as people read it."""
+    units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    while count >= 1024 and len(units) > 1:
+        count, units = count / 1024, units[1:]
+    return f"{count:.3g} {units[0]}"
+
+
+def _random_array(rng: np.random.Generator, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    """Random values drawn straight into an array of `dtype`, a chunk at a time (no float64 copy)."""
+    out = np.empty(shape, dtype)
+    flat = out.reshape(-1)
+    if dtype in (np.float32, np.float64):
+        rng.standard_normal(out=flat, dtype=dtype)
+        return out
+    for start in range(0, flat.size, DRAW_CHUNK_ELEMENTS):
+        stop = min(start + DRAW_CHUNK_ELEMENTS, flat.size)
+        flat[start:stop] = _draw(rng, dtype, stop - start)
+    return out
+
+
+def _draw(rng: np.random.Generator, dtype: np.dtype, count: int) -> np.ndarray:
+    """Normal floats, random bools, small positive ints (never zeros: no division by zero)."""
+    if np.issubdtype(dtype, np.floating) or dtype.name == "bfloat16":
+        return rng.standard_normal(count, dtype=np.float32).astype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, count, dtype=np.bool_)
+    drawn = dtype if np.issubdtype(dtype, np.integer) else np.dtype(np.int64)
+    return rng.integers(1, 8, size=count, dtype=drawn).astype(dtype, copy=False)
+
+
+def onnxruntime_outputs(
+    model: str | os.PathLike[str] | onnx.ModelProto, feeds: Mapping[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """The reference outputs; onnxruntime's refusal (to load or to run) is one XhipError line."""
+    try:
+        import onnxruntime
+    except ImportError:
+        raise XhipError("checking needs onnxruntime, which is not installed (pip install onnxruntime)") from None
+    where = None if isinstance(model, onnx.ModelProto) else os.fspath(model)
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
+    options.log_severity_level = 3  # its warnings are not ours to print
     source = model.SerializeToString() if isinstance(model, onnx.ModelProto) else os.fspath(model)
-    session = onnxruntime.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+    try:
+        session = onnxruntime.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+    except Exception as err:  # onnxruntime's pybind errors share no useful base class
+        raise XhipError(f"onnxruntime cannot load the model: {_onnxruntime_reason(err)}", where) from None
     names = [o.name for o in session.get_outputs()]
-    return dict(zip(names, session.run(names, dict(feeds))))
+    try:
+        return dict(zip(names, session.run(names, dict(feeds))))
+    except Exception as err:
+        reason = _onnxruntime_reason(err)
+        raise XhipError(f"onnxruntime cannot run the model on these inputs: {reason}", where) from None
+
+
+def _onnxruntime_reason(err: Exception) -> str:
+    """onnxruntime's message without its `[ONNXRuntimeError] : 2 : INVALID_ARGUMENT :` prefix."""
+    text = " ".join(line.strip() for line in str(err).splitlines() if line.strip()) or type(err).__name__
+    text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : [A-Z_]+ : ", "", text)
+    # Drop the C++ source position and function signature it names: `/src/model.cc:256 ns::F(...) reason`.
+    text = re.sub(r"/\S+\.(?:cc|h|cpp):\d+ \S+?\(.*\) (?=\S)", " ", text)
+    return shorten(text, 2 * ECHO_LIMIT)
 
 
 def compare(outputs: Mapping[str, np.ndarray], reference: Mapping[str, np.ndarray], rtol: float = RTOL, atol: float = ATOL) -> CheckResult:
@@ -127,18 +223,39 @@ def compare(outputs: Mapping[str, np.ndarray], reference: Mapping[str, np.ndarra
         if got.size == 0:
             continue
         if np.issubdtype(expected.dtype, np.floating):
-            diff = np.abs(got.astype(np.float64) - expected.astype(np.float64))
-            finite = np.isfinite(expected)
-            if not np.array_equal(np.isnan(got), np.isnan(expected)):
-                problems.append(f"output '{name}' has NaN where onnxruntime has none (an element never written?)")
-            diff = np.where(finite, diff, 0.0)
-            max_abs = max(max_abs, float(np.nanmax(diff)))
+            problems += _special_value_problems(name, got, expected)
+            finite = np.isfinite(expected) & np.isfinite(got)
+            diff = np.where(finite, np.abs(got.astype(np.float64) - expected.astype(np.float64)), 0.0)
+            max_abs = max(max_abs, float(np.max(diff)))
             rel = diff / np.maximum(np.abs(expected.astype(np.float64)), REL_FLOOR)
-            max_rel = max(max_rel, float(np.nanmax(np.where(finite, rel, 0.0))))
-            if not np.allclose(got, expected, rtol=rtol, atol=atol, equal_nan=True):
-                problems.append(f"output '{name}' differs: max abs error {float(np.nanmax(diff)):.3g}")
+            max_rel = max(max_rel, float(np.max(rel)))
+            if not np.allclose(got[finite], expected[finite], rtol=rtol, atol=atol):
+                problems.append(f"output '{name}' differs: max abs error {float(np.max(diff)):.3g}")
         elif not np.array_equal(got, expected):
             mismatches = int(np.sum(got != expected))
             max_abs = max(max_abs, float(np.max(np.abs(got.astype(np.float64) - expected.astype(np.float64)))))
             problems.append(f"output '{name}' differs in {mismatches} of {got.size} elements")
     return CheckResult("onnxruntime-cpu", max_abs, max_rel, not problems, tuple(problems))
+
+
+def _special_value_problems(name: str, got: np.ndarray, expected: np.ndarray) -> list[str]:
+    """NaN, +Inf and -Inf must sit exactly where onnxruntime has them; NaN in the reference checks nothing.
+
+    A tolerance test with `equal_nan` passes an all-NaN output against an all-NaN
+    reference with error 0, so a reference NaN is reported rather than trusted.
+    """
+    reference_nan = int(np.count_nonzero(np.isnan(expected)))
+    if reference_nan:
+        return [
+            f"output '{name}': onnxruntime's own output is NaN in {reference_nan} of {expected.size} elements, "
+            "which no comparison can check (try other inputs)"
+        ]
+    problems: list[str] = []
+    for label, where in (("NaN", np.isnan), ("+Inf", np.isposinf), ("-Inf", np.isneginf)):
+        ours, theirs = where(got), where(expected)
+        extra, missing = int(np.count_nonzero(ours & ~theirs)), int(np.count_nonzero(theirs & ~ours))
+        if extra:
+            problems.append(f"output '{name}' is {label} in {extra} of {got.size} elements where onnxruntime is not")
+        if missing:
+            problems.append(f"output '{name}' is not {label} in {missing} of {got.size} elements where onnxruntime is")
+    return problems

@@ -63,7 +63,30 @@ def opset12():
     return model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [value("x", [2])], [value("y", [2])], opset=12)
 
 
-MODELS = {"mlp": mlp, "reduce-opset13": reduce_opset13, "conv": conv, "custom-domain": custom_domain, "opset12": opset12}
+def concat_empty_input():
+    nodes = [helper.make_node("Concat", ["x", ""], ["y"], name="n3", axis=0)]
+    return model(nodes, [value("x", [2])], [value("y", None)])
+
+
+def two_writers():
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="a"), helper.make_node("Neg", ["x"], ["y"], name="b")]
+    return model(nodes, [value("x", [2])], [value("y", [2])])
+
+
+def negative_dim():
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [value("x", [-3])], [value("y", None)])
+
+
+MODELS = {
+    "mlp": mlp,
+    "reduce-opset13": reduce_opset13,
+    "conv": conv,
+    "custom-domain": custom_domain,
+    "opset12": opset12,
+    "concat-empty-input": concat_empty_input,
+    "two-writers": two_writers,
+    "negative-dim": negative_dim,
+}
 
 
 def main() -> None:
