@@ -34,17 +34,31 @@ KernelArg = ctypes.c_void_p | ctypes.c_int64 | ctypes.c_int32 | ctypes.c_float |
 
 @dataclass(frozen=True)
 class PackedArgs:
-    """Kernel arguments as the launch APIs take them: an array of pointers to each value."""
+    """Kernel arguments as the launch APIs take them: an array of pointers to each value.
 
-    values: tuple[KernelArg, ...]
+    `storage` keeps the values alive for as long as the launch may read them.
+    """
+
+    storage: object
     pointers: ctypes.Array  # type: ignore[type-arg]
 
     @staticmethod
     def pack(values: Sequence[KernelArg]) -> PackedArgs:
+        """Arguments given as ctypes values, one per kernel parameter."""
         pointers = (ctypes.c_void_p * max(len(values), 1))()
         for i, value in enumerate(values):
             pointers[i] = ctypes.addressof(value)
         return PackedArgs(tuple(values), pointers)
+
+    @staticmethod
+    def from_buffer(packed: bytes, offsets: Sequence[int]) -> PackedArgs:
+        """Arguments laid out like the kernel's C parameters in one buffer, at these offsets."""
+        storage = ctypes.create_string_buffer(packed, max(len(packed), 1))
+        base = ctypes.addressof(storage)
+        pointers = (ctypes.c_void_p * max(len(offsets), 1))()
+        for i, offset in enumerate(offsets):
+            pointers[i] = base + offset
+        return PackedArgs(storage, pointers)
 
     @property
     def address(self) -> int:
