@@ -48,7 +48,8 @@ class OfflineCompiler:
 
     @property
     def version(self) -> str:
-        return _version(self.executable or self.tool, self.env)
+        """The tool's own version and the flags: either changing changes the code."""
+        return _version(self.executable or self.tool, self.env) + "\n" + " ".join(self.flags)
 
     def compile(self, source: str) -> bytes:
         if self.executable is None:
