@@ -128,12 +128,20 @@ class KernelABI:
 
     def layout(self) -> tuple[str, list[Param]]:
         """The struct format of the packed arguments (C layout: each aligned naturally)."""
-        fmt, offset = "=", 0
+        return self._walk()[0], list(self.params)
+
+    def offsets(self) -> list[int]:
+        """The byte offset of each parameter in the packed buffer (for `kernelParams`)."""
+        return self._walk()[1]
+
+    def _walk(self) -> tuple[str, list[int]]:
+        fmt, offset, offsets = "=", 0, []
         for param in self.params:
             pad = -offset % param.alignment
             fmt += "x" * pad + param.code
+            offsets.append(offset + pad)
             offset += pad + struct.calcsize("=" + param.code)
-        return fmt + "x" * (-offset % 8), list(self.params)
+        return fmt + "x" * (-offset % 8), offsets
 
     def pack(self, values: Mapping[str, ArgValue]) -> bytes:
         """The arguments as one buffer; `values` names every parameter."""

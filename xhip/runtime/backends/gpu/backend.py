@@ -116,6 +116,15 @@ class GpuBackend:
         self._download_bytes(span, source.buffer.address + source.offset, counted=not producer_only)
         return np.array(source.rebased(span).array())
 
+    def to_host(self, source: MemRef) -> np.ndarray:
+        """A host copy of finished device data (the outputs, after the run's sync)."""
+        if source.buffer.host is not None:
+            self.sync()
+            return np.array(source.array())
+        span = np.empty(source.nbytes_spanned, np.uint8)
+        self._download_bytes(span, source.buffer.address + source.offset, counted=False)
+        return np.array(source.rebased(span).array())
+
     def wait_for_writes_of(self, source: MemRef) -> None:
         self.stats.event_waits += 1
         self.driver.wait_event(self.driver.record_event())

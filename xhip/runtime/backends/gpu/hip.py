@@ -25,13 +25,17 @@ class HipDriver:
     name = "hip"
 
     def __init__(self, device_index: int = 0):
+        _require_runtime()
         try:
             (status,) = hip.hipInit(0)
         except RuntimeError as err:  # hip-python could not dlopen libamdhip64
             raise DriverUnavailable(f"backend 'hip': no ROCm runtime found ({err})") from None
-        if status == hip.hipError_t.hipErrorNoDevice:
-            raise DriverUnavailable("backend 'hip': the ROCm runtime is present but sees no AMD GPU (hipErrorNoDevice)")
-        self._check(status, "hipInit")
+        if status in (hip.hipError_t.hipErrorNoDevice, hip.hipError_t.hipErrorInvalidDevice):
+            raise DriverUnavailable(
+                f"backend 'hip': the ROCm runtime is present but sees no AMD GPU ({_text(hip.hipGetErrorName(status))})"
+            )
+        if status != hip.hipError_t.hipSuccess:
+            raise DriverUnavailable(f"backend 'hip': the ROCm runtime cannot start ({_text(hip.hipGetErrorString(status))})")
         count = self._ok(hip.hipGetDeviceCount(), "hipGetDeviceCount")
         if count <= device_index:
             raise DriverUnavailable(f"backend 'hip': no AMD GPU with index {device_index} ({count} found)")
@@ -227,6 +231,20 @@ class HipDriver:
         )
         self._check_blas(hipblas, status, "hipblasSgemmStridedBatched")
         return True
+
+
+RUNTIME_LIBRARIES = ("libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5")
+
+
+def _require_runtime() -> None:
+    """hip-python loads the HIP runtime on its first call; say plainly when there is none."""
+    for library in RUNTIME_LIBRARIES:
+        try:
+            ctypes.CDLL(library)
+            return
+        except OSError:
+            continue
+    raise DriverUnavailable("backend 'hip': no ROCm runtime found (libamdhip64.so cannot be loaded)")
 
 
 def _text(value: object) -> str:
