@@ -13,7 +13,7 @@ import pytest
 from xhip.dialects import hip
 from xhip.runtime.kernels.abi import KernelABI, Launch, dims, index, pointer, value
 from xhip.runtime.kernels.cache import CompileCache, default_cache_dir
-from xhip.runtime.kernels import collect
+from xhip.runtime.kernels import collect, emulate
 from xhip.runtime.kernels.collect import coverage_specs, unique
 from xhip.runtime.kernels.compilers import CompileError, hipcc, nvcc
 from xhip.runtime.kernels.render import render, render_unit
@@ -190,3 +190,32 @@ def test_cache_writes_atomically(tmp_path):
         cache.put("cd" * 32, "not bytes")  # type: ignore[arg-type]  # fails mid-write
     assert cache.get("cd" * 32) is None
     assert not list(cache.path("cd" * 32).parent.iterdir())
+
+
+# ---- numerics (host emulation of the rendered source) -----------------------------------
+
+
+def _gpu_kernel_check():
+    import importlib.util
+
+    from tests.conftest import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location("gpu_kernel_check", REPO_ROOT / "benchmarks" / "gpu_kernel_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SMALL_MODELS = ["max_4x1_4x8", "gemm_trans_a_b", "nonzero", "slice_from_shape", "reshape_flatten", "concat_split"]
+
+
+@pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
+def test_emulated_kernels_match_the_reference_kernels(tmp_path):
+    """The small test-set models' launches, replayed through the rendered kernels (both
+    the launch's own and the IR's general specialization) on the CPU, into poisoned
+    outputs: every element matches the NumPy reference."""
+    check = _gpu_kernel_check()
+    check.bundle(tmp_path, SMALL_MODELS)
+    rows = check.check_bundle(tmp_path, emulate_on_host=True)
+    assert {row["op"] for row in rows.values()} >= {"max", "gemm", "nonzero", "greater", "concat", "split", "relu"}
+    assert {name: row for name, row in rows.items() if row["failures"]} == {}
