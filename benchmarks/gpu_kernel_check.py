@@ -186,8 +186,8 @@ class HostDevice:
 
     name = "host emulation"
 
-    def __init__(self, directory: Path, abis: dict, emulate):
-        self.emulator = emulate.HostEmulator((directory / "kernels.hip").read_text(), abis.values())
+    def __init__(self, hip_source: str, abis: dict, emulate):
+        self.emulator = emulate.HostEmulator(hip_source, abis.values())
 
     def upload(self, array: np.ndarray):
         return np.array(array, copy=True)
@@ -228,8 +228,8 @@ def check_case(device, launch_args, case: dict, names: list[str]) -> bool:
     device_out = [_poisoned(device, o) for o in case["outputs"]]
     status = device.upload(np.zeros(2, np.int64))
     views = [
-        [launch_args.View(device.address(h), a.dtype, a.shape, tuple(s // a.dtype.itemsize for s in a.strides)) for h, a in zip(handles, arrays)]
-        for handles, arrays in ((device_in, case["inputs"]), (device_out, case["outputs"]))
+        [launch_args.View(device.address(h), h.dtype, tuple(h.shape), tuple(s // h.dtype.itemsize for s in h.strides)) for h in handles]
+        for handles in (device_in, device_out)
     ]
     launches = launch_args.launch_values(case["template"], case["op"], case["attributes"], case["scalars"], *views)
     for name, values in zip(names, launches, strict=True):
@@ -247,7 +247,7 @@ def check_bundle(directory: Path, emulate_on_host: bool) -> dict[str, dict]:
     launch_args, emulate = _load_kernel_modules()
     abis = pickle.loads((directory / "abis.pkl").read_bytes())
     cases = pickle.loads((directory / "cases.pkl").read_bytes())
-    device = HostDevice(directory, abis, emulate) if emulate_on_host else CudaDevice(directory, abis)
+    device = HostDevice((directory / "kernels.hip").read_text(), abis, emulate) if emulate_on_host else CudaDevice(directory, abis)
     rows: dict[str, dict] = {}
     for case in cases:
         for names in case["specs"]:

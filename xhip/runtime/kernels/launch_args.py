@@ -6,7 +6,8 @@ device addresses, shapes and element strides of the operands, attributes, host s
 
 `launch_values` returns one mapping per launch, in the order `specs_for_launch` lists
 the kernels; each holds every value the family's parameters may name (a kernel's ABI
-takes the ones it declares). Broadcasts become stride 0, transposes permuted strides,
+takes the ones it declares), except gather's `status`: the address of two int64 the
+caller zeroes before and reads after (1 and the index when an index was out of range). Broadcasts become stride 0, transposes permuted strides,
 concat/split windows address offsets.
 """
 
@@ -144,13 +145,13 @@ def _movement(op: str):
     return values
 
 
-def _gather(attrs, scalars, ins, outs, status: int = 0) -> list[Values]:
+def _gather(attrs, scalars, ins, outs) -> list[Values]:
     data, indices = ins
     out = outs[0]
     return [{
         "n": math.prod(out.shape), "extents": out.shape, "data": data.address, "data_extents": data.shape,
         "data_strides": data.strides, "indices": indices.address, "indices_strides": indices.strides,
-        "out": out.address, "out_strides": out.strides, "status": status,
+        "out": out.address, "out_strides": out.strides,
     }]  # fmt: skip
 
 
