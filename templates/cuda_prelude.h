@@ -27,7 +27,8 @@
 #define XHIP_INFINITY_F __int_as_float(0x7f800000)
 #define XHIP_INFINITY_D __longlong_as_double(0x7ff0000000000000LL)
 
-// Half precision, only when a kernel uses it (NVRTC ships both headers).
+// Half precision, only when a kernel uses it (NVRTC finds these headers through -I of
+// the CUDA include directory; it has no default search path).
 #ifdef XHIP_NEEDS_FP16
 #include <cuda_fp16.h>
 #endif

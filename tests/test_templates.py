@@ -13,7 +13,7 @@ import pytest
 from xhip.dialects import hip
 from xhip.runtime.kernels.abi import KernelABI, Launch, dims, index, pointer, value
 from xhip.runtime.kernels.cache import CompileCache, default_cache_dir
-from xhip.runtime.kernels import collect
+from xhip.runtime.kernels import collect, emulate
 from xhip.runtime.kernels.collect import coverage_specs, unique
 from xhip.runtime.kernels.compilers import CompileError, hipcc, nvcc
 from xhip.runtime.kernels.render import render, render_unit
@@ -190,3 +190,94 @@ def test_cache_writes_atomically(tmp_path):
         cache.put("cd" * 32, "not bytes")  # type: ignore[arg-type]  # fails mid-write
     assert cache.get("cd" * 32) is None
     assert not list(cache.path("cd" * 32).parent.iterdir())
+
+
+# ---- numerics (host emulation of the rendered source) -----------------------------------
+
+
+def _gpu_kernel_check():
+    import importlib.util
+
+    from tests.conftest import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location("gpu_kernel_check", REPO_ROOT / "benchmarks" / "gpu_kernel_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SMALL_MODELS = ["max_4x1_4x8", "gemm_trans_a_b", "nonzero", "slice_from_shape", "reshape_flatten", "concat_split"]
+
+
+@pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
+def test_emulated_kernels_match_the_reference_kernels(tmp_path):
+    """The small test-set models' launches, replayed through the rendered kernels (both
+    the launch's own and the IR's general specialization) on the CPU, into poisoned
+    outputs: every element matches the NumPy reference."""
+    check = _gpu_kernel_check()
+    check.bundle(tmp_path, SMALL_MODELS)
+    rows = check.check_bundle(tmp_path, emulate_on_host=True)
+    assert {row["op"] for row in rows.values()} >= {"max", "gemm", "nonzero", "greater", "concat", "split", "relu"}
+    assert {name: row for name, row in rows.items() if row["failures"]} == {}
+
+
+def _reference_case(op: str, attributes: dict, inputs: list[np.ndarray], outputs: list[np.ndarray], scalars=()) -> dict:
+    """A launch with its reference outputs, from the NumPy reference kernel."""
+    from xhip.runtime.kernels import run_kernel
+
+    run_kernel(op, inputs, outputs, attributes, list(scalars))
+    op_class = next(c for c in hip.HIP.operations if c.name == f"hip.{op}")
+    return {"op": op, "op_class": op_class, "attributes": attributes, "scalars": list(scalars), "inputs": inputs,
+            "outputs": outputs, "template": op_class.TEMPLATE, "location": op}  # fmt: skip
+
+
+def _family_cases(rng) -> list[dict]:
+    x = rng.standard_normal((3, 5, 4)).astype(np.float32)
+    ints = rng.integers(-9, 9, (3, 5, 4)).astype(np.int64)
+    cases = [
+        _reference_case("reduce_sum", {"axes": (0, 2), "keepdims": True}, [x], [np.empty((1, 5, 1), np.float32)]),
+        _reference_case("reduce_mean", {"axes": (1,), "keepdims": False}, [x], [np.empty((3, 4), np.float32)]),
+        _reference_case("reduce_max", {"axes": (), "keepdims": False}, [ints], [np.empty((), np.int64)]),
+        _reference_case("softmax", {"axis": 1}, [x], [np.empty_like(x)]),
+        _reference_case("layer_norm", {"axis": 1, "epsilon": 1e-5}, [x, rng.standard_normal((5, 4)).astype(np.float32)], [np.empty_like(x)]),
+        _reference_case("cumsum", {"axis": 1, "exclusive": True, "reverse": True}, [x], [np.empty_like(x)]),
+        _reference_case("fill", {}, [], [np.empty((2, 3), np.float32)], [2.5]),
+        _reference_case("range", {}, [], [np.empty((7,), np.float32)], [1.0, 0.5]),
+        _reference_case("transpose", {"perm": (2, 0, 1)}, [x], [np.empty((4, 3, 5), np.float32)]),
+        _reference_case("gather", {"axis": 1}, [x, np.array([[4, -1], [0, 2]], np.int64)], [np.empty((3, 2, 2, 4), np.float32)]),
+        _reference_case("matmul", {}, [ints[:, :, :3].astype(np.int32), rng.integers(-5, 5, (3, 2)).astype(np.int32)], [np.empty((3, 5, 2), np.int32)]),
+        _reference_case("matmul", {}, [x[0, 0], x[0].T], [np.empty((5,), np.float32)]),  # B strided
+        _reference_case("gelu", {"approximate": "tanh"}, [x], [np.empty_like(x)]),
+        _reference_case("where", {}, [x > 0, x, np.float32(-1) * np.ones((4,), np.float32)], [np.empty_like(x)]),
+    ]
+    return cases
+
+
+@pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
+def test_emulated_families_the_test_set_does_not_reach(rng=np.random.default_rng(7)):
+    """Reductions over several axes (keepdims or not), softmax and layer norm off the last
+    axis, exclusive reverse cumsum, fill, range, a 3-d transpose, gather off axis 0 with a
+    negative index, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
+    check = _gpu_kernel_check()
+    cases = _family_cases(rng)
+    for case in cases:
+        facts = [[Operand.at_launch(a.dtype, a.shape, [s // a.itemsize for s in a.strides]) for a in arrays] for arrays in (case["inputs"], case["outputs"])]
+        case["specs"] = [specs_for_launch(case["op_class"], case["attributes"], *facts)]
+    specs = unique(s for case in cases for s in case["specs"][0])
+    device = check.HostDevice(render_unit(specs, "hip"), {s.name: s.abi for s in specs}, emulate)
+    failing = [case["op"] for case in cases if not check.check_case(device, collect_launch_args(), case, [s.name for s in case["specs"][0]])]
+    assert failing == []
+
+
+def test_fused_chain_renders_one_kernel_of_several_ops():
+    x = _dense(16)
+    steps = [ChainStep("mul", "{a} * {b}", ("in0_v", "in1_v")), ChainStep("add", "{a} + {b}", ("t0", "in2_v")), ChainStep("relu", "xhip_relu({a})", ("t1",))]
+    spec = elementwise_spec(steps, [x, x, x], x, may_alias_input=True)
+    assert spec.name.startswith("xhip_ew_mul_add_relu_")
+    assert "const auto t2 = xhip_relu(t1);" in render(spec).source
+
+
+def collect_launch_args():
+    from xhip.runtime.kernels import launch_args
+
+    return launch_args

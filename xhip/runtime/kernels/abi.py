@@ -9,6 +9,7 @@ the grid from it (`grid()`). Nothing here imports xDSL: a GPU script can use it 
 
 from __future__ import annotations
 
+import ctypes
 import math
 import struct
 from collections.abc import Mapping, Sequence
@@ -50,6 +51,10 @@ class Param:
     """The number of entries of a DIMS parameter."""
     const: bool = False
     """A pointer the kernel only reads."""
+
+    def c_type(self) -> str:
+        """The C type of the parameter (its declaration without the name)."""
+        return self.declaration().removesuffix(f" {self.name}")
 
     def declaration(self) -> str:
         match self.kind:
@@ -126,22 +131,24 @@ class KernelABI:
     def signature(self) -> str:
         return ", ".join(p.declaration() for p in self.params)
 
-    def layout(self) -> tuple[str, list[Param]]:
+    def layout(self) -> str:
         """The struct format of the packed arguments (C layout: each aligned naturally)."""
-        return self._walk()[0], list(self.params)
+        fmt, end = "=", 0
+        for param, (offset, size) in zip(self.params, self.offsets()):
+            fmt += "x" * (offset - end) + param.code
+            end = offset + size
+        return fmt + "x" * (-end % 8)
 
-    def offsets(self) -> list[int]:
-        """The byte offset of each parameter in the packed buffer (for `kernelParams`)."""
-        return self._walk()[1]
-
-    def _walk(self) -> tuple[str, list[int]]:
-        fmt, offset, offsets = "=", 0, []
+    def offsets(self) -> list[tuple[int, int]]:
+        """(byte offset, byte size) of each parameter in the packed buffer, for drivers
+        that take one pointer per argument (`kernelParams`)."""
+        spans, offset = [], 0
         for param in self.params:
-            pad = -offset % param.alignment
-            fmt += "x" * pad + param.code
-            offsets.append(offset + pad)
-            offset += pad + struct.calcsize("=" + param.code)
-        return fmt + "x" * (-offset % 8), offsets
+            offset += -offset % param.alignment
+            size = struct.calcsize("=" + param.code)
+            spans.append((offset, size))
+            offset += size
+        return spans
 
     def pack(self, values: Mapping[str, ArgValue]) -> bytes:
         """The arguments as one buffer; `values` names every parameter."""
@@ -151,7 +158,15 @@ class KernelABI:
         flat: list[int | float] = []
         for param in self.params:
             flat.extend(_flatten(param, values[param.name]))
-        return struct.pack(self.layout()[0], *flat)
+        return struct.pack(self.layout(), *flat)
+
+    def argument_pointers(self, packed: bytes) -> tuple[ctypes.Array, ctypes.Array]:
+        """A `void*[]` with one pointer per parameter into a copy of `packed` (what
+        `kernelParams` takes); keep the second array alive as long as the first."""
+        buffer = ctypes.create_string_buffer(packed, len(packed))
+        base = ctypes.addressof(buffer)
+        pointers = (ctypes.c_void_p * len(self.params))(*[base + offset for offset, _ in self.offsets()])
+        return pointers, buffer
 
     def grid(self, values: Mapping[str, ArgValue]) -> tuple[int, int, int]:
         """Blocks per grid dimension; (0, 0, 0) when there is nothing to do."""

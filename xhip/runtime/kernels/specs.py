@@ -332,7 +332,7 @@ def copy_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[O
     contiguous when there are several), split reads a window of its input per output."""
     itemsize, name = outs[0].dtype.itemsize, op_class.name
     if name == "hip.concat":
-        return [copy_spec(itemsize, outs[0].rank, outs[0].contiguous and len(ins) == 1)]
+        return [copy_spec(itemsize, outs[0].rank, outs[0].contiguous and len(ins) == 1) for _ in ins]
     return [copy_spec(itemsize, out.rank, out.contiguous) for out in outs]
 
 

@@ -113,7 +113,7 @@ class KernelLibrary:
             grid = spec.abi.grid(values)
             if 0 in grid:
                 continue
-            args = PackedArgs.from_buffer(spec.abi.pack(values), spec.abi.offsets())
+            args = PackedArgs.from_buffer(spec.abi.pack(values), [offset for offset, _ in spec.abi.offsets()])
             self._driver.launch(self.function(spec), grid, spec.abi.block_shape(), 0, args)
             launched += 1
         return launched
