@@ -135,6 +135,7 @@ class GpuBackend:
             self.stats.syncs += 1
         self.driver.download(out, address)
         self._queued = False
+        self.kernels.status.check()
 
     # -- device work ---------------------------------------------------------------------
 
@@ -148,7 +149,7 @@ class GpuBackend:
         location: str,
     ) -> None:
         try:
-            launched = self.kernels.launch(kernel, inputs, outputs, attributes, scalars)
+            launched = self.kernels.launch(kernel, inputs, outputs, attributes, scalars, location)
         except DriverError as err:
             raise XhipError(err.message, location) from None
         self.stats.kernel_launches += launched
@@ -168,6 +169,7 @@ class GpuBackend:
         self.stats.syncs += 1
         self.driver.synchronize()
         self._queued = False
+        self.kernels.status.check()
 
     @staticmethod
     def _require_dense(view: MemRef, what: str) -> None:

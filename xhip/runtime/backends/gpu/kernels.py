@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xhip.diagnostics import XhipError
 from xhip.dialects import hip
 from xhip.runtime.backends.gpu.driver import Driver, GemmCall, PackedArgs
 from xhip.runtime.buffers import MemRef
@@ -62,6 +63,7 @@ class KernelLibrary:
         self._pending: dict[str, KernelSpec] = {}
         self.compiled_units = 0
         self.cached_units = 0
+        self.status = StatusWords(driver)
 
     @property
     def target(self) -> str:
@@ -96,6 +98,7 @@ class KernelLibrary:
         outputs: Sequence[MemRef],
         attributes: Mapping[str, object],
         scalars: Sequence[int | float],
+        location: str,
     ) -> int:
         """Queue the kernels of one op; the number of launches it took."""
         op_class = OP_CLASSES[kernel]
@@ -113,10 +116,46 @@ class KernelLibrary:
             grid = spec.abi.grid(values)
             if 0 in grid:
                 continue
+            if any(p.name == "status" for p in spec.abi.params):
+                values = {**values, "status": self.status.word_for(location)}
             args = PackedArgs.from_buffer(spec.abi.pack(values), [offset for offset, _ in spec.abi.offsets()])
             self._driver.launch(self.function(spec), grid, spec.abi.block_shape(), 0, args)
             launched += 1
         return launched
+
+
+class StatusWords:
+    """Device words where kernels report a broken runtime contract (a gather index out of
+    range): two int64 per launch site, the flag and the offending value, zeroed, read at
+    each synchronization and named by the site's IR location."""
+
+    SLOTS = 1024
+
+    def __init__(self, driver: Driver):
+        self._driver = driver
+        self._address = 0
+        self._sites: dict[str, int] = {}
+        self.armed = False
+
+    def word_for(self, location: str) -> int:
+        if not self._address:
+            self._address = self._driver.malloc(16 * self.SLOTS)
+            self._driver.fill(self._address, 0, 16 * self.SLOTS)
+        slot = self._sites.setdefault(location, len(self._sites) % self.SLOTS)
+        self.armed = True
+        return self._address + 16 * slot
+
+    def check(self) -> None:
+        """After a synchronization: raise for the first site that reported, then re-arm."""
+        if not self.armed:
+            return
+        self.armed = False
+        words = np.empty(2 * len(self._sites), np.int64)
+        self._driver.download(words.view(np.uint8), self._address)
+        for location, slot in self._sites.items():
+            if words[2 * slot]:
+                self._driver.fill(self._address, 0, 16 * self.SLOTS)
+                raise XhipError(f"index {int(words[2 * slot + 1])} is out of range for the gathered axis", location)
 
 
 def _matrix_layout(row: int, col: int) -> tuple[int, bool] | None:
