@@ -50,7 +50,10 @@ def build_model() -> onnx.ModelProto:
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["batch", "seq", HIDDEN])],
         initializers,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="xhip-examples")
+    # IR version 10: readable by onnxruntime 1.18 and later (onnx 1.23 would stamp 14).
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="xhip-examples", ir_version=10
+    )
     onnx.checker.check_model(model, full_check=True)
     return model
 

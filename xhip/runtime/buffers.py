@@ -65,18 +65,43 @@ _buffer_ids = count(1)
 
 @dataclass(eq=False)
 class DeviceBuffer:
-    """One device (or host-mapped) allocation of raw bytes."""
+    """One allocation (device or host-mapped), as a neutral handle: address, size, label.
+
+    `host` holds bytes the host can read and write directly: all memory of the
+    reference backend, pinned host-mapped scratch and the host copy of constants
+    on a GPU. Device memory without it is reached through the backend only.
+    """
 
     nbytes: int
     label: str
     """Where it comes from (the IR location of the op that allocated it)."""
     kind: str
     """"pool", "scratch", "output", "constant", "alloc" or "input"."""
-    data: np.ndarray = field(init=False)
+    address: int = 0
+    """The device address of byte 0 (0 where the backend has no device)."""
+    host: np.ndarray | None = None
     id: int = field(init=False, default_factory=lambda: next(_buffer_ids))
 
-    def __post_init__(self) -> None:
-        self.data = np.full(self.nbytes, POISON_BYTE, dtype=np.uint8)
+    @staticmethod
+    def in_host_memory(nbytes: int, label: str, kind: str) -> DeviceBuffer:
+        """Poisoned host bytes: the reference backend's device memory."""
+        return DeviceBuffer(nbytes, label, kind, host=np.full(max(nbytes, 0), POISON_BYTE, dtype=np.uint8))
+
+    @staticmethod
+    def on_device(nbytes: int, label: str, kind: str, address: int, host: np.ndarray | None = None) -> DeviceBuffer:
+        return DeviceBuffer(nbytes, label, kind, address, host)
+
+    @property
+    def data(self) -> np.ndarray:
+        if self.host is None:
+            raise XhipError(f"{self.kind} '{self.label}' is device memory: the host cannot read it directly")
+        return self.host
+
+    def keep_host_copy(self, data: np.ndarray, offset: int) -> None:
+        """Keep host bytes of data that never changes on the device (constants)."""
+        if self.host is None:
+            self.host = np.full(self.nbytes, POISON_BYTE, dtype=np.uint8)
+        self.host[offset : offset + data.nbytes] = data
 
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
@@ -141,6 +166,20 @@ class MemRef:
             offset=self.offset,
             strides=tuple(s * itemsize for s in self.strides),
         )
+
+    @property
+    def is_dense(self) -> bool:
+        """Row-major with no gaps: the elements are one run of bytes."""
+        return self.strides == contiguous_strides(self.shape) or self.nbytes_spanned == 0
+
+    def element_offset(self, index: Sequence[int]) -> int:
+        """The byte offset of element `index` in the buffer."""
+        return self.offset + sum(i * s for i, s in zip(index, self.strides)) * self.dtype.itemsize
+
+    def rebased(self, span: np.ndarray) -> MemRef:
+        """The same elements in `span`, a host copy of the bytes this view spans."""
+        holder = DeviceBuffer(span.nbytes, self.buffer.label, self.buffer.kind, host=span)
+        return MemRef(holder, 0, self.shape, self.strides, self.dtype, self.owner)
 
     def byte_addresses(self) -> np.ndarray:
         """Every byte these elements occupy in the buffer (for the sanitizer)."""

@@ -265,8 +265,7 @@ class Executable:
             sizes[root] = -(-nbytes // self._alignment) * self._alignment
         return max_live_sum(self._intervals, sizes)
 
-    @staticmethod
-    def _host_copy(value: object) -> np.ndarray:
+    def _host_copy(self, value: object) -> np.ndarray:
         if isinstance(value, MemRef):
-            return np.array(value.array())
+            return self.backend.to_host(value)
         return np.array(value)

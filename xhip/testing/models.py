@@ -20,9 +20,14 @@ Feeds = dict[str, np.ndarray]
 ModelCase = tuple[onnx.ModelProto, Feeds]
 
 
+IR_VERSION = 10
+"""The ONNX IR version of the test models: what onnx 1.16+ and onnxruntime 1.18+ all read
+(onnx 1.23 would stamp 14, which onnxruntime 1.30 refuses)."""
+
+
 def graph_model(nodes, inputs, outputs, initializers=(), opset: int = 18) -> onnx.ModelProto:
     graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_VERSION)
 
 
 def value(name: str, element: int, dims) -> onnx.ValueInfoProto:

@@ -49,6 +49,13 @@ class UnaryElementwiseOp(DPSOp):
     ELEMENT: ClassVar[ElementKind] = ElementKind.FLOAT
     RESULT: ClassVar[ElementKind | None] = None
     """The output's element kind when it differs from the input's (a predicate's i1)."""
+    TEMPLATE: ClassVar[str] = "elementwise"
+    """The kernel template family (templates/<family>.hip.j2) that runs the op."""
+    C_EXPR: ClassVar[str | None] = None
+    """The op as a C expression of its operands `{a}`, `{b}`, `{c}` (in the compute type);
+    `{name}` of a property spells that property's value."""
+    MAY_ALIAS_INPUT: ClassVar[bool] = True
+    """Whether the kernel stays correct when its output is one of its inputs."""
 
     def verify_semantics(self) -> None:
         x, y = self.inputs[0], self.outputs[0]
@@ -63,59 +70,70 @@ class UnaryElementwiseOp(DPSOp):
 @irdl_op_definition
 class ReluOp(UnaryElementwiseOp):
     name = "hip.relu"
+    C_EXPR: ClassVar[str | None] = "xhip_relu({a})"
     ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
 
 
 @irdl_op_definition
 class SigmoidOp(UnaryElementwiseOp):
     name = "hip.sigmoid"
+    C_EXPR: ClassVar[str | None] = "xhip_sigmoid({a})"
 
 
 @irdl_op_definition
 class TanhOp(UnaryElementwiseOp):
     name = "hip.tanh"
+    C_EXPR: ClassVar[str | None] = "tanh({a})"
 
 
 @irdl_op_definition
 class ErfOp(UnaryElementwiseOp):
     name = "hip.erf"
+    C_EXPR: ClassVar[str | None] = "erf({a})"
 
 
 @irdl_op_definition
 class SqrtOp(UnaryElementwiseOp):
     name = "hip.sqrt"
+    C_EXPR: ClassVar[str | None] = "sqrt({a})"
 
 
 @irdl_op_definition
 class ExpOp(UnaryElementwiseOp):
     name = "hip.exp"
+    C_EXPR: ClassVar[str | None] = "exp({a})"
 
 
 @irdl_op_definition
 class LogOp(UnaryElementwiseOp):
     name = "hip.log"
+    C_EXPR: ClassVar[str | None] = "log({a})"
 
 
 @irdl_op_definition
 class ReciprocalOp(UnaryElementwiseOp):
     name = "hip.reciprocal"
+    C_EXPR: ClassVar[str | None] = "(decltype({a}))1 / {a}"
 
 
 @irdl_op_definition
 class NegOp(UnaryElementwiseOp):
     name = "hip.neg"
+    C_EXPR: ClassVar[str | None] = "-{a}"
     ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
 
 
 @irdl_op_definition
 class AbsOp(UnaryElementwiseOp):
     name = "hip.abs"
+    C_EXPR: ClassVar[str | None] = "xhip_abs({a})"
     ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
 
 
 @irdl_op_definition
 class NotOp(UnaryElementwiseOp):
     name = "hip.not"
+    C_EXPR: ClassVar[str | None] = "!{a}"
     ELEMENT: ClassVar[ElementKind] = ElementKind.BOOL
 
 
@@ -124,6 +142,8 @@ class IsNaNOp(UnaryElementwiseOp):
     """`y = isnan(x)`: float in, i1 out."""
 
     name = "hip.isnan"
+    MAY_ALIAS_INPUT: ClassVar[bool] = False  # f32 in, i1 out: the elements do not line up
+    C_EXPR: ClassVar[str | None] = "({a} != {a})"
     RESULT: ClassVar[ElementKind | None] = ElementKind.BOOL
 
 
@@ -132,6 +152,7 @@ class CopyOp(UnaryElementwiseOp):
     """Copies `x` into `y` (same shape), e.g. to give an output its own buffer."""
 
     name = "hip.copy"
+    C_EXPR: ClassVar[str | None] = "{a}"
     ELEMENT: ClassVar[ElementKind] = ElementKind.ANY
 
 
@@ -140,6 +161,7 @@ class GeluOp(UnaryElementwiseOp):
     """Exact (erf) GELU, or its tanh approximation."""
 
     name = "hip.gelu"
+    C_EXPR: ClassVar[str | None] = "xhip_gelu_{approximate}({a})"
     approximate = prop_def(StringAttr, default_value=StringAttr("none"))
 
     def verify_semantics(self) -> None:
@@ -154,6 +176,8 @@ class SoftmaxOp(UnaryElementwiseOp):
     """Softmax along one `axis` (ONNX opset >= 13 semantics)."""
 
     name = "hip.softmax"
+    TEMPLATE: ClassVar[str] = "row"
+    C_EXPR: ClassVar[str | None] = None
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.SAME_SHAPE_ON_AXIS
     axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(-1, i64))
 
@@ -167,6 +191,9 @@ class CastOp(DPSOp):
     """Converts `x` to the element type of `y`."""
 
     name = "hip.cast"
+    TEMPLATE: ClassVar[str] = "elementwise"
+    MAY_ALIAS_INPUT: ClassVar[bool] = False  # element sizes may differ
+    C_EXPR: ClassVar[str | None] = "{a}"
 
     def verify_semantics(self) -> None:
         self.check_rank(self.outputs[0], _rank(self.inputs[0]), "output")
@@ -178,6 +205,10 @@ class BroadcastOp(DPSOp):
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.BROADCAST
     INPUTS: ClassVar[Arity] = (2, 2)
     ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
+    TEMPLATE: ClassVar[str] = "elementwise"
+    C_EXPR: ClassVar[str | None] = None
+    """Binary C expression of `{a}` and `{b}`; a variadic op folds it left to right."""
+    MAY_ALIAS_INPUT: ClassVar[bool] = True
 
     def data_inputs(self) -> Sequence[SSAValue]:
         """The inputs whose element type is checked against ELEMENT and the output."""
@@ -193,21 +224,25 @@ class BroadcastOp(DPSOp):
 @irdl_op_definition
 class AddOp(BroadcastOp):
     name = "hip.add"
+    C_EXPR: ClassVar[str | None] = "{a} + {b}"
 
 
 @irdl_op_definition
 class SubOp(BroadcastOp):
     name = "hip.sub"
+    C_EXPR: ClassVar[str | None] = "{a} - {b}"
 
 
 @irdl_op_definition
 class MulOp(BroadcastOp):
     name = "hip.mul"
+    C_EXPR: ClassVar[str | None] = "{a} * {b}"
 
 
 @irdl_op_definition
 class DivOp(BroadcastOp):
     name = "hip.div"
+    C_EXPR: ClassVar[str | None] = "{a} / {b}"
 
 
 @irdl_op_definition
@@ -215,6 +250,7 @@ class PowOp(BroadcastOp):
     """`base ** exponent`; ONNX lets the exponent have its own numeric type."""
 
     name = "hip.pow"
+    C_EXPR: ClassVar[str | None] = "xhip_pow({a}, {b})"
 
     def data_inputs(self) -> Sequence[SSAValue]:
         return self.inputs[:1]
@@ -227,29 +263,35 @@ class PowOp(BroadcastOp):
 @irdl_op_definition
 class MaxOp(BroadcastOp):
     name = "hip.max"
+    C_EXPR: ClassVar[str | None] = "xhip_max({a}, {b})"
     INPUTS: ClassVar[Arity] = (1, None)
 
 
 @irdl_op_definition
 class MinOp(BroadcastOp):
     name = "hip.min"
+    C_EXPR: ClassVar[str | None] = "xhip_min({a}, {b})"
     INPUTS: ClassVar[Arity] = (1, None)
 
 
 @irdl_op_definition
 class AndOp(BroadcastOp):
     name = "hip.and"
+    C_EXPR: ClassVar[str | None] = "({a} && {b})"
     ELEMENT: ClassVar[ElementKind] = ElementKind.BOOL
 
 
 @irdl_op_definition
 class OrOp(BroadcastOp):
     name = "hip.or"
+    C_EXPR: ClassVar[str | None] = "({a} || {b})"
     ELEMENT: ClassVar[ElementKind] = ElementKind.BOOL
 
 
 class ComparisonOp(BroadcastOp):
     """Compares two inputs of one element type into an i1 output."""
+
+    MAY_ALIAS_INPUT: ClassVar[bool] = False  # i1 out
 
     def verify_semantics(self) -> None:
         lhs, rhs = self.inputs
@@ -262,27 +304,32 @@ class ComparisonOp(BroadcastOp):
 @irdl_op_definition
 class EqualOp(ComparisonOp):
     name = "hip.equal"
+    C_EXPR: ClassVar[str | None] = "({a} == {b})"
     ELEMENT: ClassVar[ElementKind] = ElementKind.ANY
 
 
 @irdl_op_definition
 class LessOp(ComparisonOp):
     name = "hip.less"
+    C_EXPR: ClassVar[str | None] = "({a} < {b})"
 
 
 @irdl_op_definition
 class GreaterOp(ComparisonOp):
     name = "hip.greater"
+    C_EXPR: ClassVar[str | None] = "({a} > {b})"
 
 
 @irdl_op_definition
 class LessEqualOp(ComparisonOp):
     name = "hip.less_equal"
+    C_EXPR: ClassVar[str | None] = "({a} <= {b})"
 
 
 @irdl_op_definition
 class GreaterEqualOp(ComparisonOp):
     name = "hip.greater_equal"
+    C_EXPR: ClassVar[str | None] = "({a} >= {b})"
 
 
 @irdl_op_definition
@@ -290,6 +337,7 @@ class WhereOp(BroadcastOp):
     """`ins(cond, x, y)`: x where cond else y."""
 
     name = "hip.where"
+    C_EXPR: ClassVar[str | None] = "({a} ? {b} : {c})"
     INPUTS: ClassVar[Arity] = (3, 3)
     ELEMENT: ClassVar[ElementKind] = ElementKind.ANY
 
@@ -309,6 +357,7 @@ class MatmulOp(DPSOp):
     """ONNX MatMul: batched, with NumPy rank-1 promotion and batch broadcast."""
 
     name = "hip.matmul"
+    TEMPLATE: ClassVar[str] = "matmul"
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.MATMUL
     INPUTS: ClassVar[Arity] = (2, 2)
 
@@ -329,6 +378,7 @@ class GemmOp(DPSOp):
     """`alpha * op(A) @ op(B) + beta * C`, 2-D only, C broadcast to [M, N]."""
 
     name = "hip.gemm"
+    TEMPLATE: ClassVar[str] = "matmul"
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GEMM
     INPUTS: ClassVar[Arity] = (2, 3)
     alpha = prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
@@ -351,6 +401,8 @@ class LayerNormOp(DPSOp):
     """`ins(x, scale[, bias])`, normalizing over dims [axis, rank)."""
 
     name = "hip.layer_norm"
+    TEMPLATE: ClassVar[str] = "row"
+    MAY_ALIAS_INPUT: ClassVar[bool] = True
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.SAME_SHAPE_ON_AXIS
     INPUTS: ClassVar[Arity] = (2, 3)
     axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(-1, i64))
@@ -373,6 +425,13 @@ class ReduceOp(DPSOp):
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.REDUCE
     axes = prop_def(DenseArrayBase.constr(i64), default_value=DenseArrayBase.from_list(i64, []))
     keepdims = prop_def(BoolAttr, default_value=IntegerAttr(1, i1))
+    TEMPLATE: ClassVar[str] = "reduce"
+    REDUCE_COMBINE: ClassVar[str] = "{a} + {b}"
+    """C expression folding two partial results `{a}` and `{b}`."""
+    REDUCE_IDENTITY: ClassVar[str] = "0"
+    """The combine's identity; `lowest` is the compute type's lowest value."""
+    REDUCE_FINISH: ClassVar[str] = "{acc}"
+    """The output from the folded `{acc}` and the reduced element `{count}`."""
 
     def normalized_axes(self) -> list[int]:
         """The reduced axes in [0, rank), sorted; all axes when `axes` is empty."""
@@ -396,6 +455,7 @@ class ReduceOp(DPSOp):
 @irdl_op_definition
 class ReduceMeanOp(ReduceOp):
     name = "hip.reduce_mean"
+    REDUCE_FINISH: ClassVar[str] = "{acc} / (decltype({acc})){count}"
 
 
 @irdl_op_definition
@@ -406,6 +466,8 @@ class ReduceSumOp(ReduceOp):
 @irdl_op_definition
 class ReduceMaxOp(ReduceOp):
     name = "hip.reduce_max"
+    REDUCE_COMBINE: ClassVar[str] = "xhip_max({a}, {b})"
+    REDUCE_IDENTITY: ClassVar[str] = "lowest"
 
 
 @irdl_op_definition
@@ -414,6 +476,8 @@ class CumSumOp(DPSOp):
     `reverse` sums from the end (ONNX CumSum)."""
 
     name = "hip.cumsum"
+    TEMPLATE: ClassVar[str] = "cumsum"
+    MAY_ALIAS_INPUT: ClassVar[bool] = True  # each element is read before it is written
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.SAME_SHAPE_ON_AXIS
     axis = prop_def(IntegerAttr[IntegerType])
     exclusive = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
@@ -429,6 +493,8 @@ class CumSumOp(DPSOp):
 
 class DataMovementOp(DPSOp):
     """Moves elements without changing them: every data operand shares one element type."""
+
+    TEMPLATE: ClassVar[str] = "copy"
 
     def data_operands(self) -> Sequence[SSAValue]:
         return [*self.inputs, *self.outputs]
@@ -530,6 +596,8 @@ class ExpandOp(DataMovementOp):
 class IndexedGatherOp(DataMovementOp):
     """`ins(data, indices)`: indices select elements; the output has the data's type."""
 
+    TEMPLATE: ClassVar[str] = "gather"
+
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GATHER
     INPUTS: ClassVar[Arity] = (2, 2)
 
@@ -565,6 +633,7 @@ class GatherNDOp(IndexedGatherOp):
     """ONNX GatherND: the last dim of `indices` addresses the leading data dims."""
 
     name = "hip.gather_nd"
+    TEMPLATE: ClassVar[str] = "gather_nd"
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GATHER_ND
     batch_dims = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
 
@@ -591,6 +660,8 @@ class GatherNDOp(IndexedGatherOp):
 
 class GeneratorOp(DPSOp):
     """No data inputs: the output is computed from host scalars of its element type."""
+
+    TEMPLATE: ClassVar[str] = "generate"
 
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.FROM_INIT
     INPUTS: ClassVar[Arity] = (0, 0)
@@ -627,6 +698,7 @@ class NonZeroOp(DPSOp):
     back to trim them."""
 
     name = "hip.nonzero"
+    TEMPLATE: ClassVar[str] = "nonzero"
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.NONZERO
     OUTPUTS: ClassVar[Arity] = (2, 2)
 

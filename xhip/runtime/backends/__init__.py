@@ -1,18 +1,56 @@
-"""Runtime backends: `reference` (NumPy, everywhere), `hip` and `cuda` (GPUs)."""
+"""Runtime backends: `reference` (NumPy, everywhere), `cuda` and `hip` (GPUs), `auto`.
+
+`auto` takes the first usable GPU (NVIDIA, then AMD) and falls back to the
+reference backend; `--deferred` / `--sanitize` are reference-backend modes, so
+with them `auto` means reference. A GPU backend asked for by name that cannot
+run says in one line what is missing.
+"""
 
 from __future__ import annotations
 
 from xhip.diagnostics import XhipError, did_you_mean
+from xhip.runtime.backends.base import Backend
+from xhip.runtime.backends.gpu.driver import Driver, DriverUnavailable
 from xhip.runtime.backends.reference import ReferenceBackend
 
-BACKENDS = ("reference", "hip", "cuda", "auto")
+BACKENDS = ("auto", "reference", "cuda", "hip")
+GPU_BACKENDS = ("cuda", "hip")
+
+_INSTALL_HINT = {
+    "cuda": "cuda-bindings is not installed (pip install 'xhip[cuda]')",
+    "hip": "hip-python is not installed (pip install hip-python)",
+}
 
 
-def make_backend(name: str, deferred: bool = False, sanitize: bool = False) -> ReferenceBackend:
-    """The backend called `name`; GPU backends report clearly what is missing."""
-    if name in ("reference", "auto"):
-        # "auto" picks a GPU once GPU backends exist; until then the reference backend.
+def open_driver(name: str) -> Driver:
+    """The driver of GPU backend `name`, or DriverUnavailable saying what is missing."""
+    try:
+        if name == "cuda":
+            from xhip.runtime.backends.gpu.cuda import CudaDriver
+
+            return CudaDriver()
+        from xhip.runtime.backends.gpu.hip import HipDriver
+
+        return HipDriver()
+    except ImportError:
+        raise DriverUnavailable(f"backend '{name}': {_INSTALL_HINT[name]}") from None
+
+
+def make_backend(name: str, deferred: bool = False, sanitize: bool = False) -> Backend:
+    """The backend called `name` (see the module doc)."""
+    if name not in BACKENDS:
+        raise XhipError(f"unknown backend '{name}'{did_you_mean(name, BACKENDS)}")
+    if name == "reference" or (name == "auto" and (deferred or sanitize)):
         return ReferenceBackend(deferred=deferred, sanitize=sanitize)
-    if name in ("hip", "cuda"):
-        raise XhipError(f"backend '{name}' is not implemented yet; use --backend reference")
-    raise XhipError(f"unknown backend '{name}'{did_you_mean(name, BACKENDS)}")
+    if name in GPU_BACKENDS and (deferred or sanitize):
+        raise XhipError(f"--deferred and --sanitize are modes of the reference backend, not of '{name}'")
+    from xhip.runtime.backends.gpu.backend import GpuBackend
+
+    if name in GPU_BACKENDS:
+        return GpuBackend(open_driver(name))
+    for candidate in GPU_BACKENDS:
+        try:
+            return GpuBackend(open_driver(candidate))
+        except DriverUnavailable:
+            continue
+    return ReferenceBackend()

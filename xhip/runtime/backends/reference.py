@@ -24,19 +24,11 @@ from typing import Literal
 import numpy as np
 
 from xhip.diagnostics import XhipError
+from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
 from xhip.runtime.kernels import run_kernel
 
 NEVER_WRITTEN = 0
-
-
-@dataclass
-class DeviceStats:
-    kernel_launches: int = 0
-    device_copies: int = 0
-    readbacks: int = 0
-    syncs: int = 0
-    event_waits: int = 0
 
 
 @dataclass
@@ -74,10 +66,14 @@ class ReferenceBackend:
         self._queue: list[_QueuedWork] = []
         self._shadows: dict[int, _Shadow] = {}
 
+    def describe(self) -> str:
+        modes = [m for m, on in (("deferred", self.deferred and not self.sanitize), ("sanitize", self.sanitize)) if on]
+        return "NumPy reference" + (f" ({', '.join(modes)})" if modes else "")
+
     # -- memory --------------------------------------------------------------------------
 
     def allocate(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
-        buffer = DeviceBuffer(max(int(nbytes), 0), label, kind)
+        buffer = DeviceBuffer.in_host_memory(max(int(nbytes), 0), label, kind)
         if self.sanitize:
             self._shadows[buffer.id] = _Shadow(np.zeros(buffer.nbytes, np.int64))
         return buffer
@@ -119,6 +115,11 @@ class ReferenceBackend:
             self.wait_for_writes_of(source)
         else:
             self.sync()
+        return np.array(source.array())
+
+    def to_host(self, source: MemRef) -> np.ndarray:
+        """A host copy of finished device data (the outputs, after the run's sync)."""
+        self.sync()
         return np.array(source.array())
 
     def wait_for_writes_of(self, source: MemRef) -> None:

@@ -1,0 +1,54 @@
+"""Which backend runs: `auto` falls back to the reference backend without a GPU, and a
+GPU backend asked for by name on a machine without one says in one line what is missing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from xhip.runtime.backends import make_backend
+from xhip.runtime.backends.gpu.driver import DriverUnavailable
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _usable(name: str) -> bool:
+    try:
+        make_backend(name)
+        return True
+    except DriverUnavailable:
+        return False
+
+
+def _xhip_run(*args: str) -> subprocess.CompletedProcess[str]:
+    tool = Path(sys.executable).parent / "xhip-run"
+    return subprocess.run([str(tool), *args], capture_output=True, text=True, cwd=REPO)
+
+
+@pytest.mark.parametrize("name", ["cuda", "hip"])
+def test_a_missing_gpu_backend_is_one_line(name):
+    if _usable(name):
+        pytest.skip(f"a {name} GPU is usable here")
+    result = _xhip_run("examples/attention.onnx", "--shape", "X=1x8", "--backend", name)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: backend '{name}': "), result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_auto_without_a_gpu_runs_on_reference():
+    if _usable("cuda") or _usable("hip"):
+        pytest.skip("a GPU is usable here")
+    assert make_backend("auto").name == "reference"
+    result = _xhip_run("examples/attention.onnx", "--shape", "X=1x8", "--backend", "auto", "--check")
+    assert result.returncode == 0, result.stderr
+    assert "backend                  NumPy reference" in result.stdout
+
+
+def test_sanitize_is_a_reference_mode():
+    with pytest.raises(Exception, match="modes of the reference backend"):
+        make_backend("cuda", sanitize=True)
+    assert make_backend("auto", sanitize=True).name == "reference"

@@ -1,0 +1,283 @@
+"""Kernel templates: specs from hip ops, deterministic rendering keyed by hash, offline
+compiles (nvcc through the CUDA prelude, hipcc for gfx90a; skipped without the
+compiler) and the on-disk compile cache."""
+
+from __future__ import annotations
+
+import re
+import struct
+
+import numpy as np
+import pytest
+
+from xhip.dialects import hip
+from xhip.runtime.kernels.abi import KernelABI, Launch, dims, index, pointer, value
+from xhip.runtime.kernels.cache import CompileCache, default_cache_dir
+from xhip.runtime.kernels import collect, emulate
+from xhip.runtime.kernels.collect import coverage_specs, unique
+from xhip.runtime.kernels.compilers import CompileError, hipcc, nvcc
+from xhip.runtime.kernels.render import render, render_unit
+from xhip.runtime.kernels.specs import FAMILIES, ChainStep, Operand, elementwise_spec, specs_for_launch
+
+F32 = np.dtype(np.float32)
+COMPILERS = [
+    pytest.param(nvcc(), marks=pytest.mark.skipif(not nvcc().available, reason="nvcc is not installed"), id="nvcc-sm_90"),
+    pytest.param(hipcc(), marks=pytest.mark.skipif(not hipcc().available, reason="hipcc is not installed"), id="hipcc-gfx90a"),
+]
+
+
+@pytest.fixture(scope="module")
+def used_specs():
+    return collect.testset_specs()
+
+
+def _dense(*shape: int) -> Operand:
+    return Operand.at_launch(F32, shape, [int(np.prod(shape[i + 1 :])) for i in range(len(shape))])
+
+
+def _add(*inputs: Operand, out: Operand):
+    return specs_for_launch(hip.AddOp, {}, list(inputs), [out])[0]
+
+
+# ---- specs ----------------------------------------------------------------------------
+
+
+def test_every_compute_op_names_a_kernel_template():
+    for op_class in hip.HIP.operations:
+        if issubclass(op_class, hip.DPSOp):
+            assert getattr(op_class, "TEMPLATE", None) in FAMILIES, op_class.name
+
+
+def test_launch_facts_pick_contiguous_scalar_or_broadcast_layouts():
+    out = _dense(4, 8)
+    assert _add(_dense(4, 8), _dense(4, 8), out=out).name.endswith("_r2_c_c_oc_v4")
+    assert "_r2_c_0_" in _add(_dense(4, 8), _dense(), out=out).name
+    # The seed RFC's [4, 1] max [4, 8]: axis 1 is compiled out of the second operand.
+    assert "_r2_c_sxb_oc_v1" in _add(_dense(4, 8), _dense(4, 1), out=out).name
+    transposed = Operand.at_launch(F32, (4, 8), (1, 4))
+    assert "_r2_sxx_c_oc_v1" in _add(transposed, _dense(4, 8), out=out).name
+
+
+def test_ir_facts_never_assume_unknown_extents_match():
+    unknown = Operand(F32, (None, None), True)
+    assert "_sxx_sxx_" in _add(unknown, unknown, out=unknown).name
+    assert "_c_c_" in specs_for_launch(hip.AddOp, {}, [unknown, unknown], [unknown], assume_equal=True)[0].name
+
+
+def test_a_property_spelled_by_the_expression_is_part_of_the_name():
+    x = [Operand(F32, (None,), True)]
+    names = {specs_for_launch(hip.GeluOp, {"approximate": a}, x, x)[0].name for a in ("none", "tanh")}
+    assert len(names) == 2
+
+
+def test_two_different_specs_of_one_name_are_refused():
+    x = _dense(8)
+    one = elementwise_spec([ChainStep("k", "{a}", ("in0",))], [x], x, may_alias_input=True)
+    other = elementwise_spec([ChainStep("k", "-{a}", ("in0",))], [x], x, may_alias_input=True)
+    with pytest.raises(ValueError, match="both named"):
+        unique([one, other])
+
+
+def test_kernels_state_whether_the_output_may_alias_an_input():
+    x = _dense(2, 3)
+    assert _add(x, x, out=x).abi.may_alias_input
+    assert specs_for_launch(hip.SoftmaxOp, {"axis": -1}, [x], [x])[0].abi.may_alias_input
+    assert not specs_for_launch(hip.MatmulOp, {}, [x, _dense(3, 2)], [_dense(2, 2)])[0].abi.may_alias_input
+    assert not specs_for_launch(hip.LessOp, {}, [x, x], [Operand(np.dtype(bool), (2, 3), True)])[0].abi.may_alias_input
+
+
+def test_abi_packs_arguments_in_c_layout():
+    abi = KernelABI("k", (index("n"), value("scale", "float"), pointer("x", "float"), dims("extents", 2), value("beta", "double")), Launch.ELEMENTS)
+    assert abi.signature() == "long long n, float scale, const float* x, xhip_dims<2> extents, double beta"
+    packed = abi.pack({"n": 5, "scale": 2.0, "x": 0x1000, "extents": (3, 4), "beta": 0.5})
+    # float at 8, 4 bytes of padding before the pointer at 16.
+    assert packed == struct.pack("=qf4xqqqd", 5, 2.0, 0x1000, 3, 4, 0.5)
+    with pytest.raises(ValueError, match="no value for beta"):
+        abi.pack({"n": 5, "scale": 2.0, "x": 0, "extents": (3, 4)})
+
+
+def test_abi_grid_covers_the_count_and_skips_empty_launches():
+    spec = _add(_dense(4, 8), _dense(4, 8), out=_dense(4, 8))
+    assert spec.abi.grid({"n": 0}) == (0, 0, 0)
+    assert spec.abi.grid({"n": 1025}) == (2, 1, 1)  # 4 elements per thread, 256 threads
+    matmul = specs_for_launch(hip.GemmOp, {}, [_dense(40, 3), _dense(3, 20)], [_dense(40, 20)])[0]
+    assert matmul.abi.grid({"m": 40, "n": 20, "batch_extents": ()}) == (2, 3, 1)
+
+
+# ---- rendering ------------------------------------------------------------------------
+
+
+def test_every_spec_the_test_set_uses_renders(used_specs):
+    families = {spec.family for spec in used_specs}
+    assert {"elementwise", "row", "copy", "gather", "cumsum", "generate", "nonzero", "matmul"} <= families
+    for spec in used_specs:
+        source = render(spec).source
+        assert f'extern "C" __global__ __launch_bounds__({spec.abi.block_shape()[0] * spec.abi.block_shape()[1]}) void {spec.name}({spec.abi.signature()})' in source
+
+
+def test_rendering_is_deterministic_and_keyed_by_the_source_hash(used_specs):
+    spec = used_specs[0]
+    first, again = render(spec), render(spec)
+    assert first == again and first.digest("hip") == again.digest("hip")
+    assert first.digest("hip") != first.digest("cuda")  # the prelude is part of the CUDA text
+    assert first.source_for("cuda").index("XHIP_PRELUDE") < first.source_for("cuda").index(spec.name)
+    assert "#include <hip/hip_runtime.h>" in first.source_for("hip")
+    digests = {render(s).digest("hip") for s in used_specs}
+    assert len(digests) == len(used_specs)
+
+
+def test_a_unit_holds_each_kernel_once(used_specs):
+    unit = render_unit([*used_specs, *used_specs], "hip")
+    names = re.findall(r"__global__ .*void (xhip_\w+)\(", unit)
+    assert sorted(names) == sorted(s.name for s in used_specs)
+
+
+# ---- offline compiles -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_test_set_specs_compile(compiler, used_specs):
+    assert compiler.compile(render_unit([*used_specs, *coverage_specs()], compiler.kind))
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_a_broken_expression_fails_the_compile(compiler):
+    x = _dense(8)
+    broken = elementwise_spec([ChainStep("broken", "no_such_function({a})", ("in0",))], [x], x, may_alias_input=True)
+    with pytest.raises(CompileError, match="no_such_function"):
+        compiler.compile(render_unit([broken], compiler.kind))
+
+
+# ---- compile cache ----------------------------------------------------------------------
+
+
+class CountingCompiler:
+    """A real compiler whose calls are counted (the cache must not call it on a hit)."""
+
+    def __init__(self, inner):
+        self.inner, self.calls = inner, 0
+        self.target, self.version = inner.target, inner.version
+
+    def compile(self, source: str) -> bytes:
+        self.calls += 1
+        return self.inner.compile(source)
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_second_compile_is_a_cache_hit(compiler, tmp_path, monkeypatch, used_specs):
+    monkeypatch.setenv("XHIP_CACHE_DIR", str(tmp_path / "cache"))
+    assert default_cache_dir() == tmp_path / "cache"
+    source = render_unit(used_specs[:3], compiler.kind)
+    counting = CountingCompiler(compiler)
+    blob, hit = CompileCache().compile(source, counting)
+    again, hit_again = CompileCache().compile(source, counting)
+    assert (hit, hit_again, counting.calls) == (False, True, 1)
+    assert again == blob
+
+
+def test_cache_dir_follows_xdg_cache_home(tmp_path, monkeypatch):
+    monkeypatch.delenv("XHIP_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert default_cache_dir() == tmp_path / "xhip"
+
+
+def test_cache_writes_atomically(tmp_path):
+    cache = CompileCache(tmp_path)
+    path = cache.put("ab" * 32, b"code object")
+    assert path.read_bytes() == b"code object"
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left
+    with pytest.raises(TypeError):
+        cache.put("cd" * 32, "not bytes")  # type: ignore[arg-type]  # fails mid-write
+    assert cache.get("cd" * 32) is None
+    assert not list(cache.path("cd" * 32).parent.iterdir())
+
+
+# ---- numerics (host emulation of the rendered source) -----------------------------------
+
+
+def _gpu_kernel_check():
+    import importlib.util
+
+    from tests.conftest import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location("gpu_kernel_check", REPO_ROOT / "benchmarks" / "gpu_kernel_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SMALL_MODELS = ["max_4x1_4x8", "gemm_trans_a_b", "nonzero", "slice_from_shape", "reshape_flatten", "concat_split"]
+
+
+@pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
+def test_emulated_kernels_match_the_reference_kernels(tmp_path):
+    """The small test-set models' launches, replayed through the rendered kernels (both
+    the launch's own and the IR's general specialization) on the CPU, into poisoned
+    outputs: every element matches the NumPy reference."""
+    check = _gpu_kernel_check()
+    check.bundle(tmp_path, SMALL_MODELS)
+    rows = check.check_bundle(tmp_path, emulate_on_host=True)
+    assert {row["op"] for row in rows.values()} >= {"max", "gemm", "nonzero", "greater", "concat", "split", "relu"}
+    assert {name: row for name, row in rows.items() if row["failures"]} == {}
+
+
+def _reference_case(op: str, attributes: dict, inputs: list[np.ndarray], outputs: list[np.ndarray], scalars=()) -> dict:
+    """A launch with its reference outputs, from the NumPy reference kernel."""
+    from xhip.runtime.kernels import run_kernel
+
+    run_kernel(op, inputs, outputs, attributes, list(scalars))
+    op_class = next(c for c in hip.HIP.operations if c.name == f"hip.{op}")
+    return {"op": op, "op_class": op_class, "attributes": attributes, "scalars": list(scalars), "inputs": inputs,
+            "outputs": outputs, "template": op_class.TEMPLATE, "location": op}  # fmt: skip
+
+
+def _family_cases(rng) -> list[dict]:
+    x = rng.standard_normal((3, 5, 4)).astype(np.float32)
+    ints = rng.integers(-9, 9, (3, 5, 4)).astype(np.int64)
+    cases = [
+        _reference_case("reduce_sum", {"axes": (0, 2), "keepdims": True}, [x], [np.empty((1, 5, 1), np.float32)]),
+        _reference_case("reduce_mean", {"axes": (1,), "keepdims": False}, [x], [np.empty((3, 4), np.float32)]),
+        _reference_case("reduce_max", {"axes": (), "keepdims": False}, [ints], [np.empty((), np.int64)]),
+        _reference_case("softmax", {"axis": 1}, [x], [np.empty_like(x)]),
+        _reference_case("layer_norm", {"axis": 1, "epsilon": 1e-5}, [x, rng.standard_normal((5, 4)).astype(np.float32)], [np.empty_like(x)]),
+        _reference_case("cumsum", {"axis": 1, "exclusive": True, "reverse": True}, [x], [np.empty_like(x)]),
+        _reference_case("fill", {}, [], [np.empty((2, 3), np.float32)], [2.5]),
+        _reference_case("range", {}, [], [np.empty((7,), np.float32)], [1.0, 0.5]),
+        _reference_case("transpose", {"perm": (2, 0, 1)}, [x], [np.empty((4, 3, 5), np.float32)]),
+        _reference_case("gather", {"axis": 1}, [x, np.array([[4, -1], [0, 2]], np.int64)], [np.empty((3, 2, 2, 4), np.float32)]),
+        _reference_case("matmul", {}, [ints[:, :, :3].astype(np.int32), rng.integers(-5, 5, (3, 2)).astype(np.int32)], [np.empty((3, 5, 2), np.int32)]),
+        _reference_case("matmul", {}, [x[0, 0], x[0].T], [np.empty((5,), np.float32)]),  # B strided
+        _reference_case("gelu", {"approximate": "tanh"}, [x], [np.empty_like(x)]),
+        _reference_case("where", {}, [x > 0, x, np.float32(-1) * np.ones((4,), np.float32)], [np.empty_like(x)]),
+    ]
+    return cases
+
+
+@pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
+def test_emulated_families_the_test_set_does_not_reach(rng=np.random.default_rng(7)):
+    """Reductions over several axes (keepdims or not), softmax and layer norm off the last
+    axis, exclusive reverse cumsum, fill, range, a 3-d transpose, gather off axis 0 with a
+    negative index, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
+    check = _gpu_kernel_check()
+    cases = _family_cases(rng)
+    for case in cases:
+        facts = [[Operand.at_launch(a.dtype, a.shape, [s // a.itemsize for s in a.strides]) for a in arrays] for arrays in (case["inputs"], case["outputs"])]
+        case["specs"] = [specs_for_launch(case["op_class"], case["attributes"], *facts)]
+    specs = unique(s for case in cases for s in case["specs"][0])
+    device = check.HostDevice(render_unit(specs, "hip"), {s.name: s.abi for s in specs}, emulate)
+    failing = [case["op"] for case in cases if not check.check_case(device, collect_launch_args(), case, [s.name for s in case["specs"][0]])]
+    assert failing == []
+
+
+def test_fused_chain_renders_one_kernel_of_several_ops():
+    x = _dense(16)
+    steps = [ChainStep("mul", "{a} * {b}", ("in0_v", "in1_v")), ChainStep("add", "{a} + {b}", ("t0", "in2_v")), ChainStep("relu", "xhip_relu({a})", ("t1",))]
+    spec = elementwise_spec(steps, [x, x, x], x, may_alias_input=True)
+    assert spec.name.startswith("xhip_ew_mul_add_relu_")
+    assert "const auto t2 = xhip_relu(t1);" in render(spec).source
+
+
+def collect_launch_args():
+    from xhip.runtime.kernels import launch_args
+
+    return launch_args

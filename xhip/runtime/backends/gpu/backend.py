@@ -1,0 +1,177 @@
+"""The GPU backend: one vendor-free implementation over a thin driver (cuda or hip).
+
+What it owns: device memory (a caching allocator; pinned, device-mapped host
+memory for host scratch), stream-ordered uploads, copies and kernel launches,
+downloads that wait exactly as the host-visibility strategy in the IR says,
+and the kernel library (templates rendered, compiled through the on-disk
+cache, loaded once). It never looks at IR: the plan hands it memrefs, kernel
+names and attributes, as it does the reference backend.
+
+Ordering: everything runs on the driver's one stream. A launch returns at
+once; a host load of device memory, a download and a readback wait for the
+stream (a download of host-mapped scratch waits, then reads the host view).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from xhip.diagnostics import XhipError
+from xhip.runtime.backends.gpu.driver import Driver, DriverError
+from xhip.runtime.backends.gpu.memory import DeviceMemory
+from xhip.runtime.backends.stats import DeviceStats
+from xhip.runtime.buffers import DeviceBuffer, MemRef
+
+MEMORY_CAP_ENV = "XHIP_MAX_DEVICE_BYTES"
+
+
+def _device_limit(driver: Driver) -> int:
+    free, _ = driver.memory_info()
+    cap = os.environ.get(MEMORY_CAP_ENV)
+    return min(free, int(cap)) if cap else free
+
+
+class GpuBackend:
+    """Runs a plan's device work on one GPU through `driver`."""
+
+    def __init__(self, driver: Driver):
+        from xhip.runtime.backends.gpu.kernels import KernelLibrary
+
+        self.driver = driver
+        self.name = driver.name
+        self.stats = DeviceStats()
+        self.memory = DeviceMemory(driver, _device_limit(driver))
+        self.kernels = KernelLibrary(driver)
+        self._queued = False
+
+    def describe(self) -> str:
+        return self.driver.describe()
+
+    # -- memory --------------------------------------------------------------------------
+
+    def allocate(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
+        if kind == "scratch":
+            return self.memory.allocate_host_mapped(nbytes, label, kind)
+        self._queued = True  # the poison fill is stream work
+        return self.memory.allocate(nbytes, label, kind)
+
+    def grow(self, buffer: DeviceBuffer, nbytes: int) -> DeviceBuffer:
+        """A larger buffer with the old contents (after the queued work is done)."""
+        self.sync()
+        grown = self.allocate(nbytes, buffer.label, buffer.kind)
+        if buffer.host is not None and grown.host is not None:
+            grown.host[: buffer.nbytes] = buffer.host
+        else:
+            self.driver.copy(grown.address, buffer.address, buffer.nbytes)
+        return grown
+
+    def upload(self, target: MemRef, values: np.ndarray) -> None:
+        """Host data into device memory (inputs, constants): complete on return."""
+        data = np.ascontiguousarray(values, dtype=target.dtype)
+        if target.buffer.host is not None:
+            target.array()[...] = data
+            return
+        self._require_dense(target, "upload into")
+        self.driver.upload(target.buffer.address + target.offset, data)
+        if target.buffer.kind == "constant":
+            # Constants never change: the host keeps their bytes for direct host loads.
+            target.buffer.keep_host_copy(data.view(np.uint8).reshape(-1), target.offset)
+
+    # -- host access ---------------------------------------------------------------------
+
+    def host_load(self, source: MemRef, index: Sequence[int], location: str) -> object:
+        if source.buffer.host is not None:
+            return source.array()[tuple(index)].item()
+        element = np.empty(1, source.dtype)
+        self._download_bytes(element.view(np.uint8), source.buffer.address + source.element_offset(index))
+        return element[0].item()
+
+    def host_store(self, target: MemRef, index: Sequence[int], value: object) -> None:
+        if target.buffer.host is not None:
+            target.array()[tuple(index)] = value
+            return
+        element = np.array([value], target.dtype)
+        self.driver.upload(target.buffer.address + target.element_offset(index), element)
+
+    def download(self, source: MemRef, location: str, producer_only: bool = False) -> np.ndarray:
+        """A host copy of `source` once the work writing it is done.
+
+        With one in-order stream, waiting for the producer (`producer_only`, the
+        event strategy) is waiting for an event recorded after the copy, which the
+        stream orders after the producer; a full readback synchronizes the stream.
+        """
+        self.stats.readbacks += 1
+        if producer_only:
+            self.stats.event_waits += 1
+        if source.buffer.host is not None:
+            if producer_only:
+                self.driver.wait_event(self.driver.record_event())
+            else:
+                self.sync()
+            return np.array(source.array())
+        span = np.empty(source.nbytes_spanned, np.uint8)
+        self._download_bytes(span, source.buffer.address + source.offset, counted=not producer_only)
+        return np.array(source.rebased(span).array())
+
+    def to_host(self, source: MemRef) -> np.ndarray:
+        """A host copy of finished device data (the outputs, after the run's sync)."""
+        if source.buffer.host is not None:
+            self.sync()
+            return np.array(source.array())
+        span = np.empty(source.nbytes_spanned, np.uint8)
+        self._download_bytes(span, source.buffer.address + source.offset, counted=False)
+        return np.array(source.rebased(span).array())
+
+    def wait_for_writes_of(self, source: MemRef) -> None:
+        self.stats.event_waits += 1
+        self.driver.wait_event(self.driver.record_event())
+
+    def _download_bytes(self, out: np.ndarray, address: int, counted: bool = True) -> None:
+        """A stream-ordered copy to the host (it waits for all queued work)."""
+        if counted and self._queued:
+            self.stats.syncs += 1
+        self.driver.download(out, address)
+        self._queued = False
+        self.kernels.status.check()
+
+    # -- device work ---------------------------------------------------------------------
+
+    def launch(
+        self,
+        kernel: str,
+        inputs: Sequence[MemRef],
+        outputs: Sequence[MemRef],
+        attributes: Mapping[str, object],
+        scalars: Sequence[int | float],
+        location: str,
+    ) -> None:
+        try:
+            launched = self.kernels.launch(kernel, inputs, outputs, attributes, scalars, location)
+        except DriverError as err:
+            raise XhipError(err.message, location) from None
+        self.stats.kernel_launches += launched
+        self._queued = True
+
+    def copy(self, source: MemRef, target: MemRef, location: str) -> None:
+        self.stats.device_copies += 1
+        self._queued = True
+        if source.is_dense and target.is_dense and source.shape == target.shape:
+            self.driver.copy(target.buffer.address + target.offset, source.buffer.address + source.offset, source.nbytes_spanned)
+            return
+        self.launch("copy", [source], [target], {}, [], location)
+
+    def sync(self) -> None:
+        if not self._queued:
+            return
+        self.stats.syncs += 1
+        self.driver.synchronize()
+        self._queued = False
+        self.kernels.status.check()
+
+    @staticmethod
+    def _require_dense(view: MemRef, what: str) -> None:
+        if not view.is_dense:
+            raise XhipError(f"cannot {what} a strided view of '{view.buffer.label}'")

@@ -1,0 +1,234 @@
+"""The `cuda` driver: cuda-bindings (driver API + NVRTC) and cuBLAS on an NVIDIA GPU.
+
+The kernels are xhip's HIP templates compiled by NVRTC with the HIP-on-CUDA
+prelude in front (the prelude is the backend's business; this driver compiles
+whatever source it is given). cuBLAS comes through nvmath-python's bindings:
+a maintained, typed, thin wrapper of the C API (handles and device pointers
+as ints, no array framework), which is what a driver needs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from cuda.bindings import driver as cu
+from cuda.bindings import nvrtc
+
+from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, GemmCall, PackedArgs
+
+WORKSPACE_BYTES = 32 << 20
+"""cuBLAS workspace, set once so that no BLAS call allocates (graph capture forbids it)."""
+
+
+class CudaDriver:
+    """One NVIDIA device, its primary context and one stream."""
+
+    name = "cuda"
+
+    def __init__(self, device_index: int = 0):
+        try:
+            (status,) = cu.cuInit(0)
+        except RuntimeError as err:  # the bindings could not dlopen libcuda
+            raise DriverUnavailable(f"backend 'cuda': no NVIDIA driver found ({err})") from None
+        if status == cu.CUresult.CUDA_ERROR_NO_DEVICE:
+            raise DriverUnavailable("backend 'cuda': the NVIDIA driver is present but sees no GPU")
+        self._check(status, "cuInit")
+        count = self._ok(cu.cuDeviceGetCount(), "cuDeviceGetCount")
+        if count <= device_index:
+            raise DriverUnavailable(f"backend 'cuda': no NVIDIA GPU with index {device_index} ({count} found)")
+        self._device = self._ok(cu.cuDeviceGet(device_index), "cuDeviceGet")
+        self._context = self._ok(cu.cuDevicePrimaryCtxRetain(self._device), "cuDevicePrimaryCtxRetain")
+        self._ok(cu.cuCtxSetCurrent(self._context), "cuCtxSetCurrent")
+        attribute = cu.CUdevice_attribute
+        major = self._ok(cu.cuDeviceGetAttribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self._device), "cuDeviceGetAttribute")
+        minor = self._ok(cu.cuDeviceGetAttribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self._device), "cuDeviceGetAttribute")
+        self._warp = self._ok(cu.cuDeviceGetAttribute(attribute.CU_DEVICE_ATTRIBUTE_WARP_SIZE, self._device), "cuDeviceGetAttribute")
+        self._target = f"sm_{major}{minor}"
+        self._device_name = self._ok(cu.cuDeviceGetName(256, self._device), "cuDeviceGetName").split(b"\0")[0].decode()
+        self._stream = self._ok(cu.cuStreamCreate(0), "cuStreamCreate")
+        self._blas: Any = None
+        self._blas_handle = 0
+        self._workspace = 0
+
+    # -- error handling ------------------------------------------------------------------
+
+    def _check(self, status: Any, call: str) -> None:
+        if status != cu.CUresult.CUDA_SUCCESS:
+            _, text = cu.cuGetErrorString(status)
+            detail = text.decode() if isinstance(text, bytes) else str(status)
+            raise DriverError(f"{call} failed: {detail}")
+
+    def _ok(self, result: tuple[Any, ...], call: str) -> Any:
+        """The value(s) of a bindings call `(status, *values)`, or a DriverError naming the call."""
+        status, *values = result
+        self._check(status, call)
+        return values[0] if len(values) == 1 else tuple(values) if values else None
+
+    # -- facts ---------------------------------------------------------------------------
+
+    def describe(self) -> str:
+        return f"{self._device_name} ({self._target})"
+
+    @property
+    def target(self) -> str:
+        return self._target
+
+    @property
+    def warp_size(self) -> int:
+        return int(self._warp)
+
+    # -- code ----------------------------------------------------------------------------
+
+    def compiler_version(self) -> str:
+        status, major, minor = nvrtc.nvrtcVersion()
+        return f"nvrtc-{major}.{minor}"
+
+    def compile(self, source: str, name: str) -> bytes:
+        status, program = nvrtc.nvrtcCreateProgram(source.encode(), f"{name}.cu".encode(), 0, [], [])
+        self._check_nvrtc(status, "nvrtcCreateProgram")
+        options = [f"--gpu-architecture={self._target}".encode(), b"--std=c++17", b"-default-device"]
+        try:
+            (status,) = nvrtc.nvrtcCompileProgram(program, len(options), options)
+            if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+                raise DriverError(f"NVRTC could not compile '{name}': {self._nvrtc_log(program)}")
+            status, size = nvrtc.nvrtcGetCUBINSize(program)
+            self._check_nvrtc(status, "nvrtcGetCUBINSize")
+            image = b" " * size
+            (status,) = nvrtc.nvrtcGetCUBIN(program, image)
+            self._check_nvrtc(status, "nvrtcGetCUBIN")
+            return image
+        finally:
+            nvrtc.nvrtcDestroyProgram(program)
+
+    def _nvrtc_log(self, program: Any) -> str:
+        status, size = nvrtc.nvrtcGetProgramLogSize(program)
+        log = b" " * size
+        nvrtc.nvrtcGetProgramLog(program, log)
+        lines = [line for line in log.decode(errors="replace").splitlines() if "error" in line]
+        return "; ".join(lines[:3]) or log.decode(errors="replace").strip()[:400]
+
+    def _check_nvrtc(self, status: Any, call: str) -> None:
+        if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise DriverError(f"{call} failed: {status}")
+
+    def load_module(self, image: bytes) -> object:
+        return self._ok(cu.cuModuleLoadData(image), "cuModuleLoadData")
+
+    def function(self, module: object, name: str) -> object:
+        return self._ok(cu.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
+
+    def launch(self, function: object, grid: tuple[int, int, int], block: tuple[int, int, int], shared_bytes: int, args: PackedArgs) -> None:
+        self._ok(cu.cuLaunchKernel(function, *grid, *block, shared_bytes, self._stream, args.address, 0), "cuLaunchKernel")
+
+    # -- memory --------------------------------------------------------------------------
+
+    def malloc(self, nbytes: int) -> int:
+        return int(self._ok(cu.cuMemAlloc(max(int(nbytes), 1)), "cuMemAlloc"))
+
+    def free(self, address: int) -> None:
+        self._ok(cu.cuMemFree(address), "cuMemFree")
+
+    def host_alloc_mapped(self, nbytes: int) -> tuple[np.ndarray, int]:
+        flags = cu.CU_MEMHOSTALLOC_DEVICEMAP | cu.CU_MEMHOSTALLOC_PORTABLE
+        size = max(int(nbytes), 1)
+        host = int(self._ok(cu.cuMemHostAlloc(size, flags), "cuMemHostAlloc"))
+        device = int(self._ok(cu.cuMemHostGetDevicePointer(host, 0), "cuMemHostGetDevicePointer"))
+        view = np.ctypeslib.as_array((ctypes.c_uint8 * size).from_address(host))
+        return view, device
+
+    def free_host(self, view: np.ndarray) -> None:
+        self._ok(cu.cuMemFreeHost(view.ctypes.data), "cuMemFreeHost")
+
+    def upload(self, address: int, data: np.ndarray) -> None:
+        data = np.ascontiguousarray(data)
+        if data.nbytes:
+            self._ok(cu.cuMemcpyHtoDAsync(address, data.ctypes.data, data.nbytes, self._stream), "cuMemcpyHtoDAsync")
+            self.synchronize()
+
+    def download(self, out: np.ndarray, address: int) -> None:
+        if out.nbytes:
+            self._ok(cu.cuMemcpyDtoHAsync(out.ctypes.data, address, out.nbytes, self._stream), "cuMemcpyDtoHAsync")
+            self.synchronize()
+
+    def copy(self, target: int, source: int, nbytes: int) -> None:
+        if nbytes:
+            self._ok(cu.cuMemcpyDtoDAsync(target, source, nbytes, self._stream), "cuMemcpyDtoDAsync")
+
+    def fill(self, address: int, byte: int, nbytes: int) -> None:
+        if nbytes:
+            self._ok(cu.cuMemsetD8Async(address, byte, nbytes, self._stream), "cuMemsetD8Async")
+
+    def memory_info(self) -> tuple[int, int]:
+        free, total = self._ok(cu.cuMemGetInfo(), "cuMemGetInfo")
+        return int(free), int(total)
+
+    # -- ordering ------------------------------------------------------------------------
+
+    def synchronize(self) -> None:
+        self._ok(cu.cuStreamSynchronize(self._stream), "cuStreamSynchronize")
+
+    def record_event(self) -> object:
+        event = self._ok(cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DEFAULT), "cuEventCreate")
+        self._ok(cu.cuEventRecord(event, self._stream), "cuEventRecord")
+        return event
+
+    def wait_event(self, event: object) -> None:
+        self._ok(cu.cuEventSynchronize(event), "cuEventSynchronize")
+
+    def elapsed_ms(self, start: object, end: object) -> float:
+        return float(self._ok(cu.cuEventElapsedTime(start, end), "cuEventElapsedTime"))
+
+    def begin_capture(self) -> None:
+        mode = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+        self._ok(cu.cuStreamBeginCapture(self._stream, mode), "cuStreamBeginCapture")
+
+    def end_capture(self) -> object:
+        graph = self._ok(cu.cuStreamEndCapture(self._stream), "cuStreamEndCapture")
+        return self._ok(cu.cuGraphInstantiate(graph, 0), "cuGraphInstantiate")
+
+    def replay(self, graph: object) -> None:
+        self._ok(cu.cuGraphLaunch(graph, self._stream), "cuGraphLaunch")
+
+    # -- BLAS ----------------------------------------------------------------------------
+
+    def _cublas(self) -> Any:
+        if self._blas is None:
+            try:
+                from nvmath.bindings import cublas
+            except ImportError:
+                raise DriverUnavailable(
+                    "backend 'cuda': matmul needs cuBLAS through nvmath-python (pip install 'xhip[cuda]')"
+                ) from None
+            self._blas = cublas
+            self._blas_handle = cublas.create()
+            cublas.set_stream(self._blas_handle, int(self._stream))
+            cublas.set_math_mode(self._blas_handle, cublas.Math.DEFAULT_MATH)  # TF32 off: fp32 stays fp32
+            self._workspace = self.malloc(WORKSPACE_BYTES)
+            cublas.set_workspace(self._blas_handle, self._workspace, WORKSPACE_BYTES)
+        return self._blas
+
+    def gemm(self, call: GemmCall) -> bool:
+        kind = np.dtype(call.dtype)
+        if kind not in (np.dtype(np.float32), np.dtype(np.float64)):
+            return False
+        cublas = self._cublas()
+        scalar = ctypes.c_float if kind == np.float32 else ctypes.c_double
+        alpha, beta = scalar(call.alpha), scalar(call.beta)
+        routine = cublas.sgemm_strided_batched if kind == np.float32 else cublas.dgemm_strided_batched
+        # Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
+        routine(
+            self._blas_handle,
+            cublas.Operation.T if call.trans_b else cublas.Operation.N,
+            cublas.Operation.T if call.trans_a else cublas.Operation.N,
+            call.n, call.m, call.k,
+            ctypes.addressof(alpha),
+            call.b, call.ldb, call.stride_b,
+            call.a, call.lda, call.stride_a,
+            ctypes.addressof(beta),
+            call.c, call.ldc, call.stride_c,
+            call.batch,
+        )
+        return True

@@ -1,0 +1,255 @@
+"""The `hip` driver: hip-python (HIP runtime, hiprtc) and hipBLAS on an AMD GPU.
+
+Written against hip-python's documented API and the type stubs it ships (CI
+type-checks this module with mypy, so a misspelled call or a wrong argument
+count fails there, not on an AMD machine). Imported only when the hip backend is
+asked for, so a CPU-only run never loads the ROCm libraries.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from hip import hip, hiprtc
+
+from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, GemmCall, PackedArgs
+
+
+
+class HipDriver:
+    """One AMD device and one stream."""
+
+    name = "hip"
+
+    def __init__(self, device_index: int = 0):
+        _require_runtime()
+        try:
+            (status,) = hip.hipInit(0)
+        except RuntimeError as err:  # hip-python could not dlopen libamdhip64
+            raise DriverUnavailable(f"backend 'hip': no ROCm runtime found ({err})") from None
+        if status in (hip.hipError_t.hipErrorNoDevice, hip.hipError_t.hipErrorInvalidDevice):
+            raise DriverUnavailable(
+                f"backend 'hip': the ROCm runtime is present but sees no AMD GPU ({_text(hip.hipGetErrorName(status))})"
+            )
+        if status != hip.hipError_t.hipSuccess:
+            raise DriverUnavailable(f"backend 'hip': the ROCm runtime cannot start ({_text(hip.hipGetErrorString(status))})")
+        count = self._ok(hip.hipGetDeviceCount(), "hipGetDeviceCount")
+        if count <= device_index:
+            raise DriverUnavailable(f"backend 'hip': no AMD GPU with index {device_index} ({count} found)")
+        self._ok(hip.hipSetDevice(device_index), "hipSetDevice")
+        props = self._ok(hip.hipGetDeviceProperties(device_index), "hipGetDeviceProperties")
+        self._target = _text(props.gcnArchName).split(":")[0]
+        self._device_name = _text(props.name)
+        self._warp = int(props.warpSize)
+        self._stream = self._ok(hip.hipStreamCreate(), "hipStreamCreate")
+        self._blas: Any = None
+        self._blas_handle: Any = None
+
+    def _check(self, status: Any, call: str) -> None:
+        if status != hip.hipError_t.hipSuccess:
+            raise DriverError(f"{call} failed: {_text(hip.hipGetErrorString(status))}")
+
+    def _ok(self, result: tuple[Any, ...], call: str) -> Any:
+        """The value(s) of a hip-python call `(status, *values)`, or a DriverError naming the call."""
+        status, *values = result
+        self._check(status, call)
+        return values[0] if len(values) == 1 else tuple(values) if values else None
+
+    def describe(self) -> str:
+        return f"{self._device_name} ({self._target})"
+
+    @property
+    def target(self) -> str:
+        return self._target
+
+    @property
+    def warp_size(self) -> int:
+        return self._warp
+
+    # -- code ----------------------------------------------------------------------------
+
+    def compiler_version(self) -> str:
+        status, major, minor = hiprtc.hiprtcVersion()
+        return f"hiprtc-{major}.{minor}"
+
+    def compile(self, source: str, name: str) -> bytes:
+        status, program = hiprtc.hiprtcCreateProgram(source.encode(), f"{name}.hip".encode(), 0, [], [])
+        self._check_rtc(status, "hiprtcCreateProgram")
+        options = [f"--offload-arch={self._target}".encode(), b"-std=c++17"]
+        try:
+            (status,) = hiprtc.hiprtcCompileProgram(program, len(options), options)
+            if status != hiprtc.hiprtcResult.HIPRTC_SUCCESS:
+                raise DriverError(f"hiprtc could not compile '{name}': {self._log(program)}")
+            status, size = hiprtc.hiprtcGetCodeSize(program)
+            self._check_rtc(status, "hiprtcGetCodeSize")
+            image = bytearray(size)
+            (status,) = hiprtc.hiprtcGetCode(program, image)
+            self._check_rtc(status, "hiprtcGetCode")
+            return bytes(image)
+        finally:
+            hiprtc.hiprtcDestroyProgram(program)
+
+    def _log(self, program: Any) -> str:
+        status, size = hiprtc.hiprtcGetProgramLogSize(program)
+        log = bytearray(size)
+        hiprtc.hiprtcGetProgramLog(program, log)
+        text = log.decode(errors="replace")
+        lines = [line for line in text.splitlines() if "error" in line]
+        return "; ".join(lines[:3]) or text.strip()[:400]
+
+    def _check_rtc(self, status: Any, call: str) -> None:
+        if status != hiprtc.hiprtcResult.HIPRTC_SUCCESS:
+            raise DriverError(f"{call} failed: {status}")
+
+    def load_module(self, image: bytes) -> object:
+        return self._ok(hip.hipModuleLoadData(image), "hipModuleLoadData")
+
+    def function(self, module: object, name: str) -> object:
+        return self._ok(hip.hipModuleGetFunction(module, name.encode()), "hipModuleGetFunction")
+
+    def launch(self, function: object, grid: tuple[int, int, int], block: tuple[int, int, int], shared_bytes: int, args: PackedArgs) -> None:
+        self._ok(
+            hip.hipModuleLaunchKernel(function, *grid, *block, shared_bytes, self._stream, args.address, None),
+            "hipModuleLaunchKernel",
+        )
+
+    # -- memory --------------------------------------------------------------------------
+
+    def malloc(self, nbytes: int) -> int:
+        return int(self._ok(hip.hipMalloc(max(int(nbytes), 1)), "hipMalloc"))
+
+    def free(self, address: int) -> None:
+        self._ok(hip.hipFree(address), "hipFree")
+
+    def host_alloc_mapped(self, nbytes: int) -> tuple[np.ndarray, int]:
+        size = max(int(nbytes), 1)
+        flags = hip.hipHostMallocMapped | hip.hipHostMallocPortable
+        host = int(self._ok(hip.hipHostMalloc(size, flags), "hipHostMalloc"))
+        device = int(self._ok(hip.hipHostGetDevicePointer(host, 0), "hipHostGetDevicePointer"))
+        view = np.ctypeslib.as_array((ctypes.c_uint8 * size).from_address(host))
+        return view, device
+
+    def free_host(self, view: np.ndarray) -> None:
+        self._ok(hip.hipHostFree(view.ctypes.data), "hipHostFree")
+
+    def upload(self, address: int, data: np.ndarray) -> None:
+        data = np.ascontiguousarray(data)
+        if data.nbytes:
+            self._ok(hip.hipMemcpyHtoDAsync(address, data.ctypes.data, data.nbytes, self._stream), "hipMemcpyHtoDAsync")
+            self.synchronize()
+
+    def download(self, out: np.ndarray, address: int) -> None:
+        if out.nbytes:
+            self._ok(hip.hipMemcpyDtoHAsync(out.ctypes.data, address, out.nbytes, self._stream), "hipMemcpyDtoHAsync")
+            self.synchronize()
+
+    def copy(self, target: int, source: int, nbytes: int) -> None:
+        if nbytes:
+            self._ok(hip.hipMemcpyDtoDAsync(target, source, nbytes, self._stream), "hipMemcpyDtoDAsync")
+
+    def fill(self, address: int, byte: int, nbytes: int) -> None:
+        if nbytes:
+            self._ok(hip.hipMemsetD8Async(address, byte, nbytes, self._stream), "hipMemsetD8Async")
+
+    def memory_info(self) -> tuple[int, int]:
+        free, total = self._ok(hip.hipMemGetInfo(), "hipMemGetInfo")
+        return int(free), int(total)
+
+    # -- ordering ------------------------------------------------------------------------
+
+    def synchronize(self) -> None:
+        self._ok(hip.hipStreamSynchronize(self._stream), "hipStreamSynchronize")
+
+    def record_event(self) -> object:
+        event = self._ok(hip.hipEventCreate(), "hipEventCreate")
+        self._ok(hip.hipEventRecord(event, self._stream), "hipEventRecord")
+        return event
+
+    def wait_event(self, event: object) -> None:
+        self._ok(hip.hipEventSynchronize(event), "hipEventSynchronize")
+
+    def elapsed_ms(self, start: object, end: object) -> float:
+        return float(self._ok(hip.hipEventElapsedTime(start, end), "hipEventElapsedTime"))
+
+    def begin_capture(self) -> None:
+        mode = hip.hipStreamCaptureMode.hipStreamCaptureModeThreadLocal
+        self._ok(hip.hipStreamBeginCapture(self._stream, mode), "hipStreamBeginCapture")
+
+    def end_capture(self) -> object:
+        graph = self._ok(hip.hipStreamEndCapture(self._stream), "hipStreamEndCapture")
+        return self._ok(hip.hipGraphInstantiateWithFlags(graph, 0), "hipGraphInstantiateWithFlags")
+
+    def replay(self, graph: object) -> None:
+        self._ok(hip.hipGraphLaunch(graph, self._stream), "hipGraphLaunch")
+
+    # -- BLAS ----------------------------------------------------------------------------
+
+    def _hipblas(self) -> Any:
+        if self._blas is None:
+            try:
+                from hip import hipblas
+            except ImportError:
+                raise DriverUnavailable(
+                    "backend 'hip': matmul needs hipBLAS bindings (pip install rocm-bindings-libraries)"
+                ) from None
+            status, handle = hipblas.hipblasCreate()
+            self._check_blas(hipblas, status, "hipblasCreate")
+            (status,) = hipblas.hipblasSetStream(handle, self._stream)
+            self._check_blas(hipblas, status, "hipblasSetStream")
+            self._blas, self._blas_handle = hipblas, handle
+        return self._blas
+
+    @staticmethod
+    def _check_blas(hipblas: Any, status: Any, call: str) -> None:
+        if status != hipblas.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS:
+            raise DriverError(f"{call} failed: {status}")
+
+    def gemm(self, call: GemmCall) -> bool:
+        kind = np.dtype(call.dtype)
+        if kind not in (np.dtype(np.float32), np.dtype(np.float64)):
+            return False
+        hipblas = self._hipblas()
+        scalar = ctypes.c_float if kind == np.float32 else ctypes.c_double
+        alpha, beta = scalar(call.alpha), scalar(call.beta)
+        routine = hipblas.hipblasSgemmStridedBatched if kind == np.float32 else hipblas.hipblasDgemmStridedBatched
+        op = hipblas.hipblasOperation_t
+        # Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
+        (status,) = routine(
+            self._blas_handle,
+            op.HIPBLAS_OP_T if call.trans_b else op.HIPBLAS_OP_N,
+            op.HIPBLAS_OP_T if call.trans_a else op.HIPBLAS_OP_N,
+            call.n, call.m, call.k,
+            ctypes.addressof(alpha),
+            call.b, call.ldb, call.stride_b,
+            call.a, call.lda, call.stride_a,
+            ctypes.addressof(beta),
+            call.c, call.ldc, call.stride_c,
+            call.batch,
+        )
+        self._check_blas(hipblas, status, "hipblasSgemmStridedBatched")
+        return True
+
+
+RUNTIME_LIBRARIES = ("libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5")
+
+
+def _require_runtime() -> None:
+    """hip-python loads the HIP runtime on its first call; say plainly when there is none."""
+    for library in RUNTIME_LIBRARIES:
+        try:
+            ctypes.CDLL(library)
+            return
+        except OSError:
+            continue
+    raise DriverUnavailable("backend 'hip': no ROCm runtime found (libamdhip64.so cannot be loaded)")
+
+
+def _text(value: object) -> str:
+    if isinstance(value, tuple):  # hipGetErrorString answers a 1-tuple in some versions
+        value = value[-1]
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).split(b"\0")[0].decode(errors="replace")
+    return str(value)

@@ -1,0 +1,82 @@
+"""Device memory for the GPU backend: a caching allocator over one driver.
+
+Runs allocate their inputs, outputs and plain allocations afresh while pools and
+host scratch live in the session. Asking the driver for memory on every run
+costs a synchronizing call each time, so freed blocks are kept by size class
+and handed out again; a block returns when the last buffer naming it goes away
+(a finalizer), which is when the run's views of it are dropped.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import defaultdict
+
+import numpy as np
+
+from xhip.runtime.backends.gpu.driver import Driver, DriverError
+from xhip.runtime.buffers import DeviceBuffer
+
+POISON_BYTE = 0xA5
+"""Fresh device memory is filled with this byte, as on the reference backend."""
+
+_GRANULE = 512
+
+
+def _size_class(nbytes: int) -> int:
+    """Round up to 512 bytes below 1 MiB, and to 1/8 of the next power of two above."""
+    nbytes = max(int(nbytes), 1)
+    if nbytes <= 1 << 20:
+        return -(-nbytes // _GRANULE) * _GRANULE
+    step = 1 << (nbytes.bit_length() - 4)
+    return -(-nbytes // step) * step
+
+
+class DeviceMemory:
+    """Device blocks by size class; pinned, device-mapped host blocks for host scratch."""
+
+    def __init__(self, driver: Driver, limit_bytes: int):
+        self._driver = driver
+        self._free: dict[int, list[int]] = defaultdict(list)
+        self.limit_bytes = limit_bytes
+        self.in_use_bytes = 0
+        self.peak_bytes = 0
+
+    def allocate(self, nbytes: int, label: str, kind: str, poison: bool = True) -> DeviceBuffer:
+        size = _size_class(nbytes)
+        if self.in_use_bytes + size > self.limit_bytes:
+            raise DriverError(
+                f"device allocation of {nbytes} bytes for {kind} '{label}' exceeds the device limit "
+                f"({self.in_use_bytes} of {self.limit_bytes} bytes in use)"
+            )
+        blocks = self._free[size]
+        address = blocks.pop() if blocks else self._driver.malloc(size)
+        self.in_use_bytes += size
+        self.peak_bytes = max(self.peak_bytes, self.in_use_bytes)
+        buffer = DeviceBuffer.on_device(int(nbytes), label, kind, address)
+        weakref.finalize(buffer, self._release, address, size)
+        if poison:
+            self._driver.fill(address, POISON_BYTE, int(nbytes))
+        return buffer
+
+    def allocate_host_mapped(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
+        view, address = self._driver.host_alloc_mapped(nbytes)
+        view[:] = POISON_BYTE
+        buffer = DeviceBuffer.on_device(int(nbytes), label, kind, address, host=view[: int(nbytes)])
+        weakref.finalize(buffer, self._driver.free_host, view)
+        return buffer
+
+    def _release(self, address: int, size: int) -> None:
+        self.in_use_bytes -= size
+        self._free[size].append(address)
+
+    def trim(self) -> None:
+        """Give every cached free block back to the driver."""
+        for blocks in self._free.values():
+            for address in blocks:
+                self._driver.free(address)
+        self._free.clear()
+
+
+def host_bytes(nbytes: int) -> np.ndarray:
+    return np.empty(max(int(nbytes), 0), np.uint8)

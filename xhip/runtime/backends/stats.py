@@ -1,0 +1,14 @@
+"""What every backend counts, for the run report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class DeviceStats:
+    kernel_launches: int = 0
+    device_copies: int = 0
+    readbacks: int = 0
+    syncs: int = 0
+    event_waits: int = 0

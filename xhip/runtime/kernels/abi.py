@@ -1,0 +1,202 @@
+"""The argument ABI of a rendered kernel, written once per specialization.
+
+A `KernelABI` is the ordered parameter list of one `extern "C" __global__` kernel plus how
+it is launched. The templates render the C parameter list from it (`signature()`), and a
+GPU driver packs the launch arguments from it (`pack()`, one buffer laid out like the C
+parameters, for `cuLaunchKernel`/`hipModuleLaunchKernel`'s argument-buffer form) and sizes
+the grid from it (`grid()`). Nothing here imports xDSL: a GPU script can use it alone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+ArgValue = int | float | Sequence[int]
+
+# C scalar types a `VALUE` parameter may have, with their struct codes.
+_SCALAR_CODES = {
+    "float": "f",
+    "double": "d",
+    "bool": "?",
+    "signed char": "b",
+    "unsigned char": "B",
+    "short": "h",
+    "unsigned short": "H",
+    "int": "i",
+    "unsigned int": "I",
+    "long long": "q",
+    "unsigned long long": "Q",
+}
+
+
+class ParamKind(Enum):
+    POINTER = "pointer"  # a device address (an integer when packed)
+    INDEX = "index"  # one `long long`
+    DIMS = "dims"  # `xhip_dims<count>`: `count` long longs (one when count is 0)
+    VALUE = "value"  # one scalar of `ctype`
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: ParamKind
+    ctype: str = "long long"
+    """The pointee type of a pointer, the scalar type of a value."""
+    count: int = 0
+    """The number of entries of a DIMS parameter."""
+    const: bool = False
+    """A pointer the kernel only reads."""
+
+    def c_type(self) -> str:
+        """The C type of the parameter (its declaration without the name)."""
+        return self.declaration().removesuffix(f" {self.name}")
+
+    def declaration(self) -> str:
+        match self.kind:
+            case ParamKind.POINTER:
+                return f"{'const ' if self.const else ''}{self.ctype}* {self.name}"
+            case ParamKind.INDEX:
+                return f"long long {self.name}"
+            case ParamKind.DIMS:
+                return f"xhip_dims<{self.count}> {self.name}"
+            case ParamKind.VALUE:
+                return f"{self.ctype} {self.name}"
+
+    @property
+    def code(self) -> str:
+        """The struct code of the packed parameter (with its repeat count)."""
+        match self.kind:
+            case ParamKind.POINTER | ParamKind.INDEX:
+                return "q"
+            case ParamKind.DIMS:
+                return f"{max(self.count, 1)}q"
+            case ParamKind.VALUE:
+                return _SCALAR_CODES[self.ctype]
+
+    @property
+    def alignment(self) -> int:
+        return struct.calcsize(self.code[-1])
+
+
+def pointer(name: str, ctype: str, *, const: bool = True) -> Param:
+    return Param(name, ParamKind.POINTER, ctype, const=const)
+
+
+def index(name: str) -> Param:
+    return Param(name, ParamKind.INDEX)
+
+
+def dims(name: str, count: int) -> Param:
+    return Param(name, ParamKind.DIMS, count=count)
+
+
+def value(name: str, ctype: str) -> Param:
+    return Param(name, ParamKind.VALUE, ctype)
+
+
+class Launch(Enum):
+    """How the grid follows from the arguments."""
+
+    ELEMENTS = "elements"  # a grid-stride loop over `count` elements, `per_thread` each
+    ROWS = "rows"  # one block per row (a grid-stride loop over `count` rows)
+    SINGLE_BLOCK = "single-block"  # exactly one block (an in-order scan)
+    TILES = "tiles"  # (N tiles, M tiles, batch) blocks of TILE x TILE threads
+
+
+MAX_BLOCKS = 1 << 16
+"""Grid-stride kernels never need more blocks than this to fill a GPU."""
+
+TILE = 16
+"""The matmul tile edge: blocks of TILE x TILE threads."""
+
+
+@dataclass(frozen=True)
+class KernelABI:
+    name: str
+    params: tuple[Param, ...]
+    launch: Launch
+    count: str = "n"
+    """The parameter holding the element or row count (ELEMENTS and ROWS)."""
+    block: int = 256
+    """Threads per block (a multiple of every warp size: 32 and 64)."""
+    per_thread: int = 1
+    may_alias_input: bool = False
+    """The output may be one of the inputs (same buffer, same layout)."""
+
+    def signature(self) -> str:
+        return ", ".join(p.declaration() for p in self.params)
+
+    def layout(self) -> str:
+        """The struct format of the packed arguments (C layout: each aligned naturally)."""
+        fmt, end = "=", 0
+        for param, (offset, size) in zip(self.params, self.offsets()):
+            fmt += "x" * (offset - end) + param.code
+            end = offset + size
+        return fmt + "x" * (-end % 8)
+
+    def offsets(self) -> list[tuple[int, int]]:
+        """(byte offset, byte size) of each parameter in the packed buffer, for drivers
+        that take one pointer per argument (`kernelParams`)."""
+        spans, offset = [], 0
+        for param in self.params:
+            offset += -offset % param.alignment
+            size = struct.calcsize("=" + param.code)
+            spans.append((offset, size))
+            offset += size
+        return spans
+
+    def pack(self, values: Mapping[str, ArgValue]) -> bytes:
+        """The arguments as one buffer; `values` names every parameter."""
+        missing = [p.name for p in self.params if p.name not in values]
+        if missing:
+            raise ValueError(f"{self.name}: no value for {', '.join(missing)}")
+        flat: list[int | float] = []
+        for param in self.params:
+            flat.extend(_flatten(param, values[param.name]))
+        return struct.pack(self.layout(), *flat)
+
+    def argument_pointers(self, packed: bytes) -> tuple[ctypes.Array, ctypes.Array]:
+        """A `void*[]` with one pointer per parameter into a copy of `packed` (what
+        `kernelParams` takes); keep the second array alive as long as the first."""
+        buffer = ctypes.create_string_buffer(packed, len(packed))
+        base = ctypes.addressof(buffer)
+        pointers = (ctypes.c_void_p * len(self.params))(*[base + offset for offset, _ in self.offsets()])
+        return pointers, buffer
+
+    def grid(self, values: Mapping[str, ArgValue]) -> tuple[int, int, int]:
+        """Blocks per grid dimension; (0, 0, 0) when there is nothing to do."""
+        match self.launch:
+            case Launch.SINGLE_BLOCK:
+                return (1, 1, 1)
+            case Launch.TILES:
+                batch = math.prod(values.get("batch_extents", ()) or (1,))  # type: ignore[arg-type]
+                m, n = int(values["m"]), int(values["n"])  # type: ignore[arg-type]
+                if 0 in (m, n, batch):
+                    return (0, 0, 0)
+                return (math.ceil(n / TILE), math.ceil(m / TILE), batch)
+        count = int(values[self.count])  # type: ignore[arg-type]
+        blocks = math.ceil(count / (self.per_thread if self.launch is Launch.ELEMENTS else 1))
+        if self.launch is Launch.ELEMENTS:
+            blocks = math.ceil(blocks / self.block)
+        return (min(blocks, MAX_BLOCKS), 1, 1) if blocks else (0, 0, 0)
+
+    def block_shape(self) -> tuple[int, int, int]:
+        return (TILE, TILE, 1) if self.launch is Launch.TILES else (self.block, 1, 1)
+
+
+def _flatten(param: Param, value: ArgValue) -> list[int | float]:
+    if param.kind is ParamKind.DIMS:
+        entries = [int(v) for v in value]  # type: ignore[union-attr]
+        if len(entries) != param.count:
+            raise ValueError(f"{param.name}: expected {param.count} entries, got {len(entries)}")
+        return entries or [0]
+    if param.kind is ParamKind.VALUE and param.ctype in ("float", "double"):
+        return [float(value)]  # type: ignore[arg-type]
+    if param.kind is ParamKind.VALUE and param.ctype == "bool":
+        return [bool(value)]
+    return [int(value)]  # type: ignore[arg-type]

@@ -1,0 +1,131 @@
+"""The kernel specializations a final-IR module uses, read from its hip ops.
+
+Operand facts come from the memref types alone: `?` extents and strided layouts are
+unknown, so the specs chosen are correct for every launch. `assume_equal` adds the
+specs a launch picks when its unknown extents match the output's (no broadcast at run
+time), which is the common case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from xhip.dialects import hip
+from xhip.runtime.buffers import numpy_dtype
+from xhip.runtime.kernels.specs import KernelSpec, Operand, specs_for_launch
+from xhip.runtime.translate.hip_ops import kernel_attributes
+
+
+def operand_facts(value: SSAValue) -> Operand:
+    """What the IR fixes of one operand: dtype, static extents, identity layout."""
+    kind: Attribute = value.type
+    assert isinstance(kind, MemRefType | TensorType)
+    shape = tuple(None if d < 0 else d for d in kind.get_shape())
+    contiguous = isinstance(kind, TensorType) or isinstance(kind.layout, NoneAttr)
+    return Operand(numpy_dtype(kind.element_type), shape, contiguous)
+
+
+def specs_for_op(op: Operation, *, assume_equal: bool = False) -> list[KernelSpec]:
+    assert isinstance(op, hip.DPSOp)
+    ins = [operand_facts(v) for v in op.inputs]
+    outs = [operand_facts(v) for v in op.outputs]
+    return specs_for_launch(type(op), kernel_attributes(op), ins, outs, assume_equal=assume_equal)
+
+
+def module_specs(module: ModuleOp, *, assume_equal: bool = True) -> Iterator[KernelSpec]:
+    """Every spec of every hip compute op (and, with `assume_equal`, the equal-extent
+    variants of elementwise ones), in IR order; repeats included."""
+    for op in module.walk():
+        if isinstance(op, hip.DPSOp):
+            yield from specs_for_op(op)
+            if assume_equal:
+                yield from specs_for_op(op, assume_equal=True)
+
+
+def unique(specs: Iterable[KernelSpec]) -> list[KernelSpec]:
+    """One spec per kernel name, first seen first. Two different specs of one name would
+    be two kernels under one symbol: that is a bug in the naming, raised here."""
+    chosen: dict[str, KernelSpec] = {}
+    for spec in specs:
+        seen = chosen.setdefault(spec.name, spec)
+        if seen != spec:
+            raise ValueError(f"two different kernels are both named {spec.name}")
+    return list(chosen.values())
+
+
+def testset_specs() -> list[KernelSpec]:
+    """The unique specs of every model of the test set (xhip.testing.models) compiled
+    through pipelines/default.yaml."""
+    import tempfile
+
+    import numpy as np
+
+    from xhip.api import DEFAULT_PIPELINE, load_module, pipeline_passes
+    from xhip.context import make_context
+    from xhip.pass_runner import run_passes
+    from xhip.passes.externalize_constants import ExternalizeConstantsPass
+    from xhip.testing.models import MODELS
+
+    specs: list[KernelSpec] = []
+    with tempfile.TemporaryDirectory() as constants_dir:
+        passes = [
+            ExternalizeConstantsPass(p.externalize_min_num_elements, constants_dir) if isinstance(p, ExternalizeConstantsPass) else p
+            for p in pipeline_passes(DEFAULT_PIPELINE)
+        ]
+        for make in MODELS.values():
+            model, _ = make(np.random.default_rng(0))
+            module = load_module(model)
+            run_passes(make_context(), module, passes)
+            specs.extend(module_specs(module))
+    return unique(specs)
+
+
+def coverage_specs() -> list[KernelSpec]:
+    """One spec per elementwise op class (so every C_EXPR compiles), half-float forms,
+    and the family forms the test set does not reach (reductions, gather_elements,
+    fill, integer matmul, exclusive reverse cumsum)."""
+    import numpy as np
+
+    from xhip.runtime.kernels.specs import copy_spec, gather_spec, matmul_spec
+
+    f32, f16, i32, i64, b1 = (np.dtype(t) for t in ("float32", "float16", "int32", "int64", "bool"))
+    specs: list[KernelSpec] = []
+    for op_class in hip.HIP.operations:
+        if getattr(op_class, "TEMPLATE", None) != "elementwise":
+            continue
+        kind = getattr(op_class, "ELEMENT", hip.ElementKind.ANY).name
+        for dtype in {"FLOAT": (f32, f16), "NUMERIC": (f32, f16, i32), "BOOL": (b1,)}.get(kind, (i64, f16)):
+            specs.extend(_elementwise_cover(op_class, dtype))
+    matrix = lambda dtype, rank=2: Operand(dtype, (None,) * rank, True)  # noqa: E731
+    for op_class in (hip.ReduceSumOp, hip.ReduceMeanOp, hip.ReduceMaxOp):
+        for dtype in (f32, f16, i64):
+            specs += specs_for_launch(op_class, {"axes": (1,)}, [matrix(dtype, 3)], [matrix(dtype, 3)])
+    specs += specs_for_launch(hip.SoftmaxOp, {"axis": 1}, [matrix(f16, 3)], [matrix(f16, 3)])
+    specs += specs_for_launch(hip.LayerNormOp, {"axis": 1}, [matrix(f32, 3), matrix(f32, 2)], [matrix(f32, 3)])
+    specs += specs_for_launch(hip.CumSumOp, {"axis": 0, "exclusive": True, "reverse": True}, [matrix(f32)], [matrix(f32)])
+    specs += specs_for_launch(hip.FillOp, {}, [], [matrix(f16, 3)])
+    specs += specs_for_launch(hip.RangeOp, {}, [], [matrix(f32, 1)])
+    specs += specs_for_launch(hip.NonZeroOp, {}, [matrix(f32, 0)], [matrix(i64), Operand(i32, (), True)])
+    specs.append(gather_spec("gather_elements", 4, i32, 3, 3, 3, axis=1))
+    specs.append(matmul_spec(i32, 1, False))
+    specs.append(copy_spec(2, 0, True))
+    return unique(specs)
+
+
+def _elementwise_cover(op_class: type, dtype: object) -> list[KernelSpec]:
+    import numpy as np
+
+    low, high = op_class.INPUTS
+    arity = 3 if high is None else low
+    result = {"BOOL": np.dtype("bool")}.get(getattr(getattr(op_class, "RESULT", None), "name", ""), dtype)
+    if issubclass(op_class, hip.ComparisonOp):
+        result = np.dtype("bool")
+    ins = [Operand(dtype, (None, None), True) for _ in range(arity)]  # type: ignore[arg-type]
+    if op_class is hip.WhereOp:
+        ins[0] = Operand(np.dtype("bool"), (None, None), True)
+    out = Operand(np.dtype("int64") if op_class is hip.CastOp else result, (None, None), True)  # type: ignore[arg-type]
+    attrs_list = [{"approximate": a} for a in ("none", "tanh")] if op_class is hip.GeluOp else [{}]
+    return [s for attrs in attrs_list for s in specs_for_launch(op_class, attrs, ins, [out])]

@@ -1,0 +1,496 @@
+"""From a hip op (its class, properties and operand facts) to the kernel specializations
+that run it.
+
+A `KernelSpec` is one specialization: the template family, the Jinja variables that fix
+the code (dtypes, rank, contiguity, vector width, broadcast pattern) and so the kernel's
+name and argument ABI. Everything dynamic (extents, strides, offsets) is a kernel argument.
+
+Operand facts come from the final IR (`spec_for_op`: `?` dims and strided layouts are
+unknown) or from a launch (`specs_for_launch` with concrete shapes and strides): the
+same rules serve both, and a spec chosen from the IR is correct for every launch. What
+each op computes comes from its class (`TEMPLATE`, `C_EXPR`, `REDUCE_*`,
+`MAY_ALIAS_INPUT` in xhip/dialects/hip/compute.py); nothing here lists ops again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from xhip.runtime.kernels.abi import KernelABI, Launch, Param, dims, index, pointer, value
+from xhip.runtime.kernels.base import BOOL_DTYPE, FLOAT_DTYPES
+
+# ---- element types ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CType:
+    """How one dtype is spelled in kernels."""
+
+    short: str  # in kernel names
+    c: str  # the storage type
+    compute: str  # the type arithmetic runs in (half floats widen to float)
+    needs: str | None = None  # the macro that pulls in its header
+
+
+def _ctypes() -> dict[np.dtype, CType]:
+    table = {
+        np.dtype(np.float32): CType("f32", "float", "float"),
+        np.dtype(np.float64): CType("f64", "double", "double"),
+        np.dtype(np.float16): CType("f16", "__half", "float", "XHIP_NEEDS_FP16"),
+        BOOL_DTYPE: CType("b1", "bool", "bool"),
+    }
+    for bits, c in ((8, "signed char"), (16, "short"), (32, "int"), (64, "long long")):
+        table[np.dtype(f"int{bits}")] = CType(f"i{bits}", c, c)
+        table[np.dtype(f"uint{bits}")] = CType(f"u{bits}", f"unsigned {c.removeprefix('signed ')}", f"unsigned {c.removeprefix('signed ')}")
+    for dtype in FLOAT_DTYPES:
+        if dtype.name == "bfloat16":
+            table[dtype] = CType("bf16", "xhip_bfloat16", "float", "XHIP_NEEDS_BF16")
+    return table
+
+
+CTYPES: dict[np.dtype, CType] = _ctypes()
+
+_BITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+"""Movement kernels copy bits: one kernel per element size serves every dtype."""
+
+
+def ctype(dtype: np.dtype) -> CType:
+    found = CTYPES.get(np.dtype(dtype))
+    if found is None:
+        raise ValueError(f"no kernel type for dtype {dtype}")
+    return found
+
+
+# ---- operand facts ----------------------------------------------------------------------
+
+Shape = tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class Operand:
+    """What is known of one operand: dtype, extents (None = known only at run time) and
+    whether it is laid out contiguously (row-major, no gaps)."""
+
+    dtype: np.dtype
+    shape: Shape
+    contiguous: bool
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @staticmethod
+    def at_launch(dtype: np.dtype, shape: Sequence[int], strides: Sequence[int]) -> Operand:
+        expected, contiguous = 1, True
+        for extent, stride in zip(reversed(shape), reversed(strides)):
+            contiguous &= extent == 1 or stride == expected
+            expected *= extent
+        return Operand(np.dtype(dtype), tuple(int(d) for d in shape), contiguous)
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """One specialization: render `templates/<family>.hip.j2` with `context`."""
+
+    family: str
+    abi: KernelABI
+    context: tuple[tuple[str, object], ...] = field(default=())
+    needs: tuple[str, ...] = ()
+    """Header macros (XHIP_NEEDS_FP16, ...) the kernel's types need."""
+
+    @property
+    def name(self) -> str:
+        return self.abi.name
+
+    def variables(self) -> dict[str, object]:
+        return {"abi": self.abi, "name": self.name, **dict(self.context)}
+
+
+def _needs(*dtypes: np.dtype) -> tuple[str, ...]:
+    return tuple(sorted({n for d in dtypes if (n := ctype(d).needs)}))
+
+
+def pairs(axes: int | Sequence[int], entries: Sequence[int] | None = None) -> tuple[tuple[int, int], ...]:
+    """(index axis, stride entry) pairs for the templates' offsets macro: `axes` (or
+    range(axes)) with their own entries unless `entries` says otherwise."""
+    axes = range(axes) if isinstance(axes, int) else axes
+    return tuple(zip(axes, axes if entries is None else entries))
+
+
+def _name(*parts: object) -> str:
+    return "xhip_" + "_".join(str(p) for p in parts if p != "")
+
+
+# ---- elementwise (n-ary broadcast, with a fused chain form) -----------------------------
+
+CONTIGUOUS, SCALAR, STRIDED = "c", "0", "s"
+
+
+@dataclass(frozen=True)
+class ChainStep:
+    """One op of a fused elementwise chain: `expr` (a C_EXPR with its properties filled
+    in) applied to `args`, each an input (`in2`) or an earlier step's result (`t0`)."""
+
+    op: str
+    expr: str
+    args: tuple[str, ...]
+
+
+def _layout(x: Operand, out: Operand, assume_equal: bool) -> tuple[str, tuple[int, ...]]:
+    """How an input is read: contiguous at the output's index, a scalar, or strided;
+    with the output axes it is known to broadcast along (their strides are compiled out)."""
+    if all(d == 1 for d in x.shape):
+        return SCALAR, ()
+    lead = out.rank - x.rank
+    broadcast = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(x.shape) if d == 1 and out.shape[lead + i] != 1
+    )
+    same = lead == 0 and all(
+        d == o and (d is not None or assume_equal) for d, o in zip(x.shape, out.shape)
+    )
+    if same and x.contiguous and out.contiguous:
+        return CONTIGUOUS, ()
+    return STRIDED, broadcast
+
+
+def elementwise_spec(
+    steps: Sequence[ChainStep],
+    inputs: Sequence[Operand],
+    out: Operand,
+    *,
+    may_alias_input: bool,
+    assume_equal: bool = False,
+) -> KernelSpec:
+    """The kernel computing `steps` (the last one's result is the output) over broadcast
+    `inputs`. `assume_equal` takes unknown extents to match the output's (no broadcast
+    at run time): the specialization a launch with equal shapes picks."""
+    rank = out.rank
+    layouts = [_layout(x, out, assume_equal) for x in inputs]
+    vector = all(kind != STRIDED for kind, _ in layouts) and out.contiguous
+    small = all(x.dtype.itemsize <= 4 for x in [*inputs, out])
+    vec = 4 if vector and small else 1
+    strided = [kind == STRIDED for kind, _ in layouts]
+    params: list[Param] = [index("n")]
+    if any(strided) or not out.contiguous:
+        params.append(dims("extents", rank))
+    for i, (x, is_strided) in enumerate(zip(inputs, strided)):
+        params.append(pointer(f"in{i}", ctype(x.dtype).c))
+        if is_strided:
+            params.append(dims(f"in{i}_strides", rank))
+    params.append(pointer("out", ctype(out.dtype).c, const=False))
+    if not out.contiguous:
+        params.append(dims("out_strides", rank))
+    codes = [kind + "".join("b" if d in axes else "x" for d in range(rank)) if kind == STRIDED else kind for kind, axes in layouts]
+    name = _name(
+        "ew",
+        "_".join(dict.fromkeys(s.op for s in steps)),
+        "_".join(ctype(x.dtype).short for x in inputs),
+        ctype(out.dtype).short,
+        f"r{rank}",
+        "_".join(codes) or "none",
+        "oc" if out.contiguous else "os",
+        f"v{vec}",
+    )
+    abi = KernelABI(name, tuple(params), Launch.ELEMENTS, per_thread=vec, may_alias_input=may_alias_input)
+    operands = [
+        (f"in{i}", ctype(x.dtype).compute, ctype(x.dtype).c, kind, tuple(d for d in range(rank) if d not in axes))
+        for i, (x, (kind, axes)) in enumerate(zip(inputs, layouts))
+    ]
+    indexed = [(f"in{i}", f"in{i}_strides", axes) for i, (*_, kind, axes) in enumerate(operands) if kind == STRIDED]
+    if not out.contiguous:
+        indexed.append(("out", "out_strides", tuple(range(rank))))
+    context = (
+        ("rank", rank),
+        ("vec", vec),
+        ("operands", tuple(operands)),
+        ("indexed", tuple((n, s, pairs(axes)) for n, s, axes in indexed)),
+        ("steps", tuple((s.expr, tuple(a + "_v" if a.startswith("in") else a for a in s.args)) for s in steps)),
+        ("out_c", ctype(out.dtype).c),
+        ("out_contiguous", out.contiguous),
+    )
+    return KernelSpec("elementwise", abi, context, _needs(*(x.dtype for x in inputs), out.dtype))
+
+
+def op_chain_steps(op_class: type, attributes: Mapping[str, object], arity: int) -> list[ChainStep]:
+    """An op's C_EXPR as chain steps over inputs in0..: a binary expression of a variadic
+    op folds left to right."""
+    expr: str = op_class.C_EXPR
+    name = op_class.name.removeprefix("hip.")
+    props = {k: v for k, v in attributes.items() if isinstance(v, str)}
+    # A property the expression spells is part of the kernel's name (gelu_tanh).
+    name += "".join(f"_{v}" for k, v in sorted(props.items()) if f"{{{k}}}" in expr)
+    # Properties are spelled in now; the operands stay placeholders for the chain.
+    filled = expr.format(**props, a="{a}", b="{b}", c="{c}")
+    uses = sum(f"{{{letter}}}" in expr for letter in "abc")
+    if arity == 1 and uses == 2:  # a variadic op of one input is a copy
+        return [ChainStep(name, "{a}", ("in0",))]
+    if uses >= arity:
+        return [ChainStep(name, filled, tuple(f"in{i}" for i in range(uses)))]
+    steps = [ChainStep(name, filled, ("in0", "in1"))]
+    for i in range(2, arity):
+        steps.append(ChainStep(name, filled, (f"t{i - 2}", f"in{i}")))
+    return steps
+
+
+def render_chain_expr(expr: str, args: Sequence[str]) -> str:
+    """`expr` with `{a}`, `{b}`, `{c}` replaced by the C variables `args`."""
+    for letter, arg in zip("abc", args):
+        expr = expr.replace(f"{{{letter}}}", arg)
+    return expr
+
+
+# ---- families over one output ----------------------------------------------------------
+
+
+def _rows_spec(
+    op: str, x: Operand, outer: int, inner: int, extra: Sequence[Param] = (), flags: Mapping[str, object] = {}, *, alias: bool
+) -> KernelSpec:
+    c = ctype(x.dtype)
+    params = [
+        index("rows"),
+        dims("outer_extents", outer),
+        dims("inner_extents", inner),
+        index("row_length"),
+        pointer("x", c.c),
+        dims("x_outer_strides", outer),
+        dims("x_inner_strides", inner),
+        pointer("y", c.c, const=False),
+        dims("y_outer_strides", outer),
+        dims("y_inner_strides", inner),
+        *extra,
+    ]
+    tags = "".join(f"_{k}" for k, v in flags.items() if v is True)
+    name = _name("row", op, c.short, f"o{outer}", f"i{inner}") + tags
+    abi = KernelABI(name, tuple(params), Launch.ROWS, count="rows", may_alias_input=alias)
+    context = (("op", op), ("outer", outer), ("inner", inner), ("c", c.c), ("compute", c.compute), *flags.items())
+    return KernelSpec("row", abi, tuple(context), _needs(x.dtype))
+
+
+def row_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    x, rank, alias = ins[0], ins[0].rank, op_class.MAY_ALIAS_INPUT
+    axis = int(attributes.get("axis", -1)) % max(rank, 1)
+    name = op_class.name.removeprefix("hip.")
+    if name == "softmax":
+        return [_rows_spec(name, x, rank - 1, 1, alias=alias)]
+    compute = ctype(x.dtype).compute
+    inner = rank - axis
+    extra = [pointer("scale", ctype(x.dtype).c), dims("scale_strides", inner)]
+    has_bias = len(ins) == 3
+    if has_bias:
+        extra += [pointer("bias", ctype(x.dtype).c), dims("bias_strides", inner)]
+    extra.append(value("epsilon", compute))
+    return [_rows_spec(name, x, axis, inner, extra, {"bias": has_bias}, alias=alias)]
+
+
+def reduce_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    x = ins[0]
+    axes = [int(a) % x.rank for a in attributes.get("axes", ())] or list(range(x.rank))  # type: ignore[union-attr]
+    kept, reduced = x.rank - len(set(axes)), len(set(axes))
+    c, op = ctype(x.dtype), op_class.name.removeprefix("hip.")
+    identity = "xhip_lowest<ACC>()" if op_class.REDUCE_IDENTITY == "lowest" else f"(ACC){op_class.REDUCE_IDENTITY}"
+    params = (
+        index("rows"),
+        dims("kept_extents", kept),
+        dims("reduced_extents", reduced),
+        index("count"),
+        pointer("x", c.c),
+        dims("x_kept_strides", kept),
+        dims("x_reduced_strides", reduced),
+        pointer("y", c.c, const=False),
+        dims("y_strides", kept),
+    )
+    abi = KernelABI(_name("reduce", op.removeprefix("reduce_"), c.short, f"k{kept}", f"r{reduced}"), params, Launch.ROWS, count="rows")
+    context = (
+        ("kept", kept),
+        ("reduced", reduced),
+        ("c", c.c),
+        ("compute", c.compute),
+        ("combine", op_class.REDUCE_COMBINE),
+        ("identity", identity),
+        ("finish", op_class.REDUCE_FINISH),
+    )
+    return [KernelSpec("reduce", abi, context, _needs(x.dtype))]
+
+
+def copy_spec(itemsize: int, rank: int, out_contiguous: bool) -> KernelSpec:
+    """The strided copy behind transpose, slice, concat, split, expand and reshape copies:
+    `y[i] = x[i]` for every index i of the extents, each side with its own strides."""
+    bits = _BITS[itemsize]
+    params = [index("n"), dims("extents", rank), pointer("x", bits), dims("x_strides", rank), pointer("y", bits, const=False)]
+    if not out_contiguous:
+        params.append(dims("y_strides", rank))
+    name = _name("copy", f"b{itemsize}", f"r{rank}", "oc" if out_contiguous else "os")
+    abi = KernelABI(name, tuple(params), Launch.ELEMENTS)
+    return KernelSpec("copy", abi, (("rank", rank), ("c", bits), ("out_contiguous", out_contiguous)))
+
+
+def copy_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    """One copy per piece: concat writes each input into a window of its output (never
+    contiguous when there are several), split reads a window of its input per output."""
+    itemsize, name = outs[0].dtype.itemsize, op_class.name
+    if name == "hip.concat":
+        return [copy_spec(itemsize, outs[0].rank, outs[0].contiguous and len(ins) == 1) for _ in ins]
+    return [copy_spec(itemsize, out.rank, out.contiguous) for out in outs]
+
+
+def gather_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    data, indices = ins
+    out_rank, axis = outs[0].rank, int(attributes.get("axis", 0)) % data.rank
+    return [gather_spec("gather", data.dtype.itemsize, indices.dtype, data.rank, indices.rank, out_rank, axis=axis)]
+
+
+def gather_nd_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    data, indices = ins
+    depth = indices.shape[-1]
+    if depth is None:
+        raise ValueError("gather_nd needs a static index depth (the last dim of indices)")
+    batch = int(attributes.get("batch_dims", 0))
+    return [gather_spec("gather_nd", data.dtype.itemsize, indices.dtype, data.rank, indices.rank, outs[0].rank, depth=depth, batch=batch)]
+
+
+def gather_spec(
+    kind: str, itemsize: int, index_dtype: np.dtype, data_rank: int, indices_rank: int, out_rank: int, *, axis: int = 0, depth: int = 0, batch: int = 0
+) -> KernelSpec:
+    """gather (along `axis`), gather_nd (`depth` leading data dims per index row after
+    `batch` shared dims) or gather_elements (same rank everywhere, along `axis`)."""
+    bits, idx = _BITS[itemsize], ctype(index_dtype)
+    params = (
+        index("n"),
+        dims("extents", out_rank),
+        pointer("data", bits),
+        dims("data_extents", data_rank),
+        dims("data_strides", data_rank),
+        pointer("indices", idx.c),
+        dims("indices_strides", indices_rank),
+        pointer("out", bits, const=False),
+        dims("out_strides", out_rank),
+        pointer("status", "long long", const=False),
+    )
+    tag = {"gather": f"a{axis}", "gather_elements": f"a{axis}", "gather_nd": f"q{depth}_bd{batch}"}[kind]
+    name = _name(kind, f"b{itemsize}", idx.short, f"d{data_rank}", f"i{indices_rank}", tag)
+    context = (
+        ("kind", kind), ("c", bits), ("idx", idx.c), ("data_rank", data_rank), ("indices_rank", indices_rank),
+        ("out_rank", out_rank), ("axis", axis), ("depth", depth), ("batch", batch),
+    )  # fmt: skip
+    return KernelSpec("gather", KernelABI(name, params, Launch.ELEMENTS), context)
+
+
+def cumsum_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    x = ins[0]
+    c, outer = ctype(x.dtype), x.rank - 1
+    exclusive, reverse = bool(attributes.get("exclusive", False)), bool(attributes.get("reverse", False))
+    params = (
+        index("rows"),
+        dims("outer_extents", outer),
+        index("length"),
+        pointer("x", c.c),
+        dims("x_outer_strides", outer),
+        index("x_stride"),
+        pointer("y", c.c, const=False),
+        dims("y_outer_strides", outer),
+        index("y_stride"),
+    )
+    name = _name("cumsum", c.short, f"r{x.rank}") + ("_excl" if exclusive else "") + ("_rev" if reverse else "")
+    abi = KernelABI(name, params, Launch.ELEMENTS, count="rows", may_alias_input=op_class.MAY_ALIAS_INPUT)
+    context = (("outer", outer), ("c", c.c), ("compute", c.compute), ("exclusive", exclusive), ("reverse", reverse))
+    return [KernelSpec("cumsum", abi, context, _needs(x.dtype))]
+
+
+def generate_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    """range: `y[i] = start + i * delta` (rank 1); fill: every element is `value`."""
+    out = outs[0]
+    c, op = ctype(out.dtype), op_class.name.removeprefix("hip.")
+    if op == "range":
+        params: tuple[Param, ...] = (index("n"), pointer("y", c.c, const=False), index("y_stride"), value("start", c.compute), value("delta", c.compute))
+        name = _name("range", c.short)
+    else:
+        params = (index("n"), dims("extents", out.rank), pointer("y", c.c, const=False), dims("y_strides", out.rank), value("value", c.compute))
+        name = _name("fill", c.short, f"r{out.rank}")
+    context = (("op", op), ("rank", out.rank), ("c", c.c))
+    return [KernelSpec("generate", KernelABI(name, params, Launch.ELEMENTS), context, _needs(out.dtype))]
+
+
+def nonzero_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    """One block scans the input in order and writes the indices of nonzero elements as
+    columns of `indices` (row stride `capacity`), then their number into `count`."""
+    x, count = ins[0], outs[1]
+    c, cnt = ctype(x.dtype), ctype(count.dtype)
+    params = (
+        index("n"),
+        dims("extents", x.rank),
+        pointer("x", c.c),
+        dims("x_strides", x.rank),
+        pointer("indices", "long long", const=False),
+        index("capacity"),
+        pointer("count", cnt.c, const=False),
+    )
+    abi = KernelABI(_name("nonzero", c.short, f"r{x.rank}", cnt.short), params, Launch.SINGLE_BLOCK)
+    return [KernelSpec("nonzero", abi, (("rank", x.rank), ("c", c.c), ("count_c", cnt.c)), _needs(x.dtype))]
+
+
+def matmul_spec(dtype: np.dtype, batch_rank: int, has_bias: bool) -> KernelSpec:
+    """`c = alpha * a @ b (+ beta * bias)`, tiled, for what BLAS cannot take (integers, odd
+    strides). Row and column strides per operand express transposes and rank-1 operands."""
+    c = ctype(dtype)
+    params: list[Param] = [index("m"), index("n"), index("k"), dims("batch_extents", batch_rank)]
+    for operand in ("a", "b", "c"):
+        params += [
+            pointer(operand, c.c, const=operand != "c"),
+            dims(f"{operand}_batch_strides", batch_rank),
+            index(f"{operand}_row_stride"),
+            index(f"{operand}_col_stride"),
+        ]
+    if has_bias:
+        params += [pointer("bias", c.c), index("bias_row_stride"), index("bias_col_stride"), value("beta", "double")]
+    params.append(value("alpha", "double"))
+    name = _name("matmul", c.short, f"b{batch_rank}") + ("_bias" if has_bias else "")
+    abi = KernelABI(name, tuple(params), Launch.TILES)
+    context = (("batch_rank", batch_rank), ("c", c.c), ("compute", c.compute), ("bias", has_bias), ("tile", 16))
+    return KernelSpec("matmul", abi, context, _needs(dtype))
+
+
+def matmul_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    batch_rank = max(max(x.rank for x in ins[:2]), 2) - 2
+    return [matmul_spec(outs[0].dtype, batch_rank, len(ins) == 3)]
+
+
+def elementwise_specs(
+    op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand], *, assume_equal: bool = False
+) -> list[KernelSpec]:
+    steps = op_chain_steps(op_class, attributes, len(ins))
+    # A same-shape op's input has the output's extents whatever the IR types can show.
+    same_shape = str(getattr(op_class, "SHAPE_RULE", "")) == "same_shape"
+    alias = op_class.MAY_ALIAS_INPUT
+    return [elementwise_spec(steps, ins, outs[0], may_alias_input=alias, assume_equal=assume_equal or same_shape)]
+
+
+Builder = Callable[[type, Mapping[str, object], Sequence[Operand], Sequence[Operand]], list[KernelSpec]]
+
+FAMILIES: dict[str, Builder] = {
+    "elementwise": elementwise_specs,
+    "row": row_specs,
+    "reduce": reduce_specs,
+    "copy": copy_specs,
+    "gather": gather_specs,
+    "gather_nd": gather_nd_specs,
+    "cumsum": cumsum_specs,
+    "generate": generate_specs,
+    "nonzero": nonzero_specs,
+    "matmul": matmul_specs,
+}
+"""Spec builders by the TEMPLATE an op class names."""
+
+
+def specs_for_launch(
+    op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand], *, assume_equal: bool = False
+) -> list[KernelSpec]:
+    """The kernels that run one op over operands with these facts (launch order)."""
+    template = getattr(op_class, "TEMPLATE", None)
+    if template not in FAMILIES:
+        raise ValueError(f"'{op_class.name}' names no kernel template")
+    if template == "elementwise":
+        return elementwise_specs(op_class, attributes, ins, outs, assume_equal=assume_equal)
+    return FAMILIES[template](op_class, attributes, ins, outs)
