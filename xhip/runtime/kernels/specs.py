@@ -245,23 +245,23 @@ def render_chain_expr(expr: str, args: Sequence[str]) -> str:
 # ---- families over one output ----------------------------------------------------------
 
 
+def _row_params(picked: str, folded: str, picked_rank: int, folded_rank: int, length: str, c: CType, *, y_folded: bool) -> list[Param]:
+    """The ABI head shared by row and reduction kernels: the `picked` dims choose a row
+    (one per block), the `folded` dims (`length` elements) make it; x strides for both,
+    y strides for both (rows) or only for the picked dims (reductions)."""
+    params = [
+        index("rows"), dims(f"{picked}_extents", picked_rank), dims(f"{folded}_extents", folded_rank), index(length),
+        pointer("x", c.c), dims(f"x_{picked}_strides", picked_rank), dims(f"x_{folded}_strides", folded_rank),
+        pointer("y", c.c, const=False), dims(f"y_{picked}_strides", picked_rank),
+    ]  # fmt: skip
+    return params + [dims(f"y_{folded}_strides", folded_rank)] if y_folded else params
+
+
 def _rows_spec(
     op: str, x: Operand, outer: int, inner: int, extra: Sequence[Param] = (), flags: Mapping[str, object] = {}, *, alias: bool
 ) -> KernelSpec:
     c = ctype(x.dtype)
-    params = [
-        index("rows"),
-        dims("outer_extents", outer),
-        dims("inner_extents", inner),
-        index("row_length"),
-        pointer("x", c.c),
-        dims("x_outer_strides", outer),
-        dims("x_inner_strides", inner),
-        pointer("y", c.c, const=False),
-        dims("y_outer_strides", outer),
-        dims("y_inner_strides", inner),
-        *extra,
-    ]
+    params = [*_row_params("outer", "inner", outer, inner, "row_length", c, y_folded=True), *extra]
     tags = "".join(f"_{k}" for k, v in flags.items() if v is True)
     name = _name("row", op, c.short, f"o{outer}", f"i{inner}") + tags
     abi = KernelABI(name, tuple(params), Launch.ROWS, count="rows", may_alias_input=alias)
@@ -291,17 +291,7 @@ def reduce_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence
     kept, reduced = x.rank - len(set(axes)), len(set(axes))
     c, op = ctype(x.dtype), op_class.name.removeprefix("hip.")
     identity = "xhip_lowest<ACC>()" if op_class.REDUCE_IDENTITY == "lowest" else f"(ACC){op_class.REDUCE_IDENTITY}"
-    params = (
-        index("rows"),
-        dims("kept_extents", kept),
-        dims("reduced_extents", reduced),
-        index("count"),
-        pointer("x", c.c),
-        dims("x_kept_strides", kept),
-        dims("x_reduced_strides", reduced),
-        pointer("y", c.c, const=False),
-        dims("y_strides", kept),
-    )
+    params = tuple(_row_params("kept", "reduced", kept, reduced, "count", c, y_folded=False))
     abi = KernelABI(_name("reduce", op.removeprefix("reduce_"), c.short, f"k{kept}", f"r{reduced}"), params, Launch.ROWS, count="rows")
     context = (
         ("kept", kept),
