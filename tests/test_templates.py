@@ -148,6 +148,15 @@ def test_a_broken_expression_fails_the_compile(compiler):
         compiler.compile(render_unit([broken], compiler.kind))
 
 
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_the_ci_step_names_the_kernel_that_breaks(compiler):
+    x = _dense(8)
+    good = _add(x, x, out=x)
+    broken = elementwise_spec([ChainStep("broken", "{a} +* {a}", ("in0_v",))], [x], x, may_alias_input=True)
+    summary = _benchmark("compile_templates").compile_target([good, broken], compiler, None, 1)
+    assert summary["errors"] and summary["failing_kernels"] == [broken.name]
+
+
 # ---- compile cache ----------------------------------------------------------------------
 
 
@@ -195,15 +204,20 @@ def test_cache_writes_atomically(tmp_path):
 # ---- numerics (host emulation of the rendered source) -----------------------------------
 
 
-def _gpu_kernel_check():
+def _benchmark(name: str):
+    """A script of benchmarks/ as a module."""
     import importlib.util
 
     from tests.conftest import REPO_ROOT
 
-    spec = importlib.util.spec_from_file_location("gpu_kernel_check", REPO_ROOT / "benchmarks" / "gpu_kernel_check.py")
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "benchmarks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _gpu_kernel_check():
+    return _benchmark("gpu_kernel_check")
 
 
 SMALL_MODELS = ["max_4x1_4x8", "gemm_trans_a_b", "nonzero", "slice_from_shape", "reshape_flatten", "concat_split"]
