@@ -9,6 +9,7 @@ time), which is the common case.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -115,7 +116,7 @@ def coverage_specs() -> list[KernelSpec]:
     return unique(specs)
 
 
-def _elementwise_cover(op_class: type, dtype: object) -> list[KernelSpec]:
+def _elementwise_cover(op_class: Any, dtype: Any) -> list[KernelSpec]:
     import numpy as np
 
     low, high = op_class.INPUTS
