@@ -54,9 +54,10 @@ def _ctypes() -> dict[np.dtype, CType]:
         table[np.dtype(f"int{bits}")] = CType(f"i{bits}", c, c)
         unsigned = f"unsigned {c.removeprefix('signed ')}"
         table[np.dtype(f"uint{bits}")] = CType(f"u{bits}", unsigned, unsigned)
-    for dtype in FLOAT_DTYPES:
-        if np.dtype(dtype).name == "bfloat16":  # present when ml_dtypes is
-            table[np.dtype(dtype)] = CType("bf16", "xhip_bfloat16", "float", "XHIP_NEEDS_BF16")
+    floats: frozenset[np.dtype] = FLOAT_DTYPES  # type: ignore[assignment]
+    for dtype in floats:
+        if dtype.name == "bfloat16":  # present when ml_dtypes is
+            table[dtype] = CType("bf16", "xhip_bfloat16", "float", "XHIP_NEEDS_BF16")
     return table
 
 
