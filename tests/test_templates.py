@@ -148,6 +148,15 @@ def test_a_broken_expression_fails_the_compile(compiler):
         compiler.compile(render_unit([broken], compiler.kind))
 
 
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_the_ci_step_names_the_kernel_that_breaks(compiler):
+    x = _dense(8)
+    good = _add(x, x, out=x)
+    broken = elementwise_spec([ChainStep("broken", "{a} +* {a}", ("in0_v",))], [x], x, may_alias_input=True)
+    summary = _benchmark("compile_templates").compile_target([good, broken], compiler, None, 1)
+    assert summary["errors"] and summary["failing_kernels"] == [broken.name]
+
+
 # ---- compile cache ----------------------------------------------------------------------
 
 
@@ -195,15 +204,20 @@ def test_cache_writes_atomically(tmp_path):
 # ---- numerics (host emulation of the rendered source) -----------------------------------
 
 
-def _gpu_kernel_check():
+def _benchmark(name: str):
+    """A script of benchmarks/ as a module."""
     import importlib.util
 
     from tests.conftest import REPO_ROOT
 
-    spec = importlib.util.spec_from_file_location("gpu_kernel_check", REPO_ROOT / "benchmarks" / "gpu_kernel_check.py")
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "benchmarks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _gpu_kernel_check():
+    return _benchmark("gpu_kernel_check")
 
 
 SMALL_MODELS = ["max_4x1_4x8", "gemm_trans_a_b", "nonzero", "slice_from_shape", "reshape_flatten", "concat_split"]
@@ -244,6 +258,7 @@ def _family_cases(rng) -> list[dict]:
         _reference_case("fill", {}, [], [np.empty((2, 3), np.float32)], [2.5]),
         _reference_case("range", {}, [], [np.empty((7,), np.float32)], [1.0, 0.5]),
         _reference_case("transpose", {"perm": (2, 0, 1)}, [x], [np.empty((4, 3, 5), np.float32)]),
+        _reference_case("slice", {}, [x], [np.empty((3, 3, 3), np.float32)], [2, 0, 1, -1, 2, 1]),
         _reference_case("gather", {"axis": 1}, [x, np.array([[4, -1], [0, 2]], np.int64)], [np.empty((3, 2, 2, 4), np.float32)]),
         _reference_case("matmul", {}, [ints[:, :, :3].astype(np.int32), rng.integers(-5, 5, (3, 2)).astype(np.int32)], [np.empty((3, 5, 2), np.int32)]),
         _reference_case("matmul", {}, [x[0, 0], x[0].T], [np.empty((5,), np.float32)]),  # B strided
@@ -256,7 +271,8 @@ def _family_cases(rng) -> list[dict]:
 @pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
 def test_emulated_families_the_test_set_does_not_reach(rng=np.random.default_rng(7)):
     """Reductions over several axes (keepdims or not), softmax and layer norm off the last
-    axis, exclusive reverse cumsum, fill, range, a 3-d transpose, gather off axis 0 with a
+    axis, exclusive reverse cumsum, fill, range, a 3-d transpose, a slice with negative and
+    strided steps, gather off axis 0 with a
     negative index, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
     check = _gpu_kernel_check()
     cases = _family_cases(rng)

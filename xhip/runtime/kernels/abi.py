@@ -191,7 +191,7 @@ class KernelABI:
 
 def _flatten(param: Param, value: ArgValue) -> list[int | float]:
     if param.kind is ParamKind.DIMS:
-        entries = [int(v) for v in value]  # type: ignore[union-attr]
+        entries: list[int | float] = [int(v) for v in value]  # type: ignore[union-attr]
         if len(entries) != param.count:
             raise ValueError(f"{param.name}: expected {param.count} entries, got {len(entries)}")
         return entries or [0]

@@ -9,6 +9,7 @@ time), which is the common case.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -89,7 +90,7 @@ def coverage_specs() -> list[KernelSpec]:
     fill, integer matmul, exclusive reverse cumsum)."""
     import numpy as np
 
-    from xhip.runtime.kernels.specs import copy_spec, gather_spec, matmul_spec
+    from xhip.runtime.kernels.specs import CTYPES, copy_spec, gather_spec, matmul_spec
 
     f32, f16, i32, i64, b1 = (np.dtype(t) for t in ("float32", "float16", "int32", "int64", "bool"))
     specs: list[KernelSpec] = []
@@ -109,13 +110,18 @@ def coverage_specs() -> list[KernelSpec]:
     specs += specs_for_launch(hip.FillOp, {}, [], [matrix(f16, 3)])
     specs += specs_for_launch(hip.RangeOp, {}, [], [matrix(f32, 1)])
     specs += specs_for_launch(hip.NonZeroOp, {}, [matrix(f32, 0)], [matrix(i64), Operand(i32, (), True)])
+    bf16 = next((d for d in map(np.dtype, CTYPES) if d.name == "bfloat16"), None)
+    if bf16 is not None:  # bfloat16 storage, float arithmetic, both directions of a cast
+        specs += specs_for_launch(hip.AddOp, {}, [matrix(bf16), matrix(bf16)], [matrix(bf16)])
+        specs += specs_for_launch(hip.CastOp, {}, [matrix(f32)], [matrix(bf16)])
+        specs += specs_for_launch(hip.CastOp, {}, [matrix(bf16)], [matrix(f16)])
     specs.append(gather_spec("gather_elements", 4, i32, 3, 3, 3, axis=1))
     specs.append(matmul_spec(i32, 1, False))
     specs.append(copy_spec(2, 0, True))
     return unique(specs)
 
 
-def _elementwise_cover(op_class: type, dtype: object) -> list[KernelSpec]:
+def _elementwise_cover(op_class: Any, dtype: Any) -> list[KernelSpec]:
     import numpy as np
 
     low, high = op_class.INPUTS

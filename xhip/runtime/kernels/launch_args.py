@@ -99,7 +99,7 @@ def _reduce(attrs, scalars, ins, outs) -> list[Values]:
     y_strides = _split(y.strides, axes)[0] if keepdims else y.strides
     return [{
         "rows": math.prod(kept), "kept_extents": kept, "reduced_extents": reduced, "count": math.prod(reduced),
-        "x": x.address, "x_kept_strides": x_kept, "x_reduced_strides": x_reduced, "y": y.address, "y_strides": y_strides,
+        "x": x.address, "x_kept_strides": x_kept, "x_reduced_strides": x_reduced, "y": y.address, "y_kept_strides": y_strides,
     }]  # fmt: skip
 
 

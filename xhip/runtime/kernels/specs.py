@@ -16,11 +16,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from xhip.runtime.kernels.abi import KernelABI, Launch, Param, dims, index, pointer, value
 from xhip.runtime.kernels.base import BOOL_DTYPE, FLOAT_DTYPES
+
+OpClass = Any
+"""A hip op class (xhip/dialects/hip/compute.py), read for its facts: `name`, `TEMPLATE`,
+`C_EXPR`, `REDUCE_*`, `MAY_ALIAS_INPUT`, `SHAPE_RULE`. Loosely typed: no IR import here."""
+
+Attributes = Mapping[str, Any]
+"""An op's properties as plain Python values (xhip.runtime.translate.hip_ops.kernel_attributes)."""
 
 # ---- element types ------------------------------------------------------------------
 
@@ -36,7 +44,7 @@ class CType:
 
 
 def _ctypes() -> dict[np.dtype, CType]:
-    table = {
+    table: dict[np.dtype, CType] = {
         np.dtype(np.float32): CType("f32", "float", "float"),
         np.dtype(np.float64): CType("f64", "double", "double"),
         np.dtype(np.float16): CType("f16", "__half", "float", "XHIP_NEEDS_FP16"),
@@ -44,9 +52,11 @@ def _ctypes() -> dict[np.dtype, CType]:
     }
     for bits, c in ((8, "signed char"), (16, "short"), (32, "int"), (64, "long long")):
         table[np.dtype(f"int{bits}")] = CType(f"i{bits}", c, c)
-        table[np.dtype(f"uint{bits}")] = CType(f"u{bits}", f"unsigned {c.removeprefix('signed ')}", f"unsigned {c.removeprefix('signed ')}")
-    for dtype in FLOAT_DTYPES:
-        if dtype.name == "bfloat16":
+        unsigned = f"unsigned {c.removeprefix('signed ')}"
+        table[np.dtype(f"uint{bits}")] = CType(f"u{bits}", unsigned, unsigned)
+    floats: frozenset[np.dtype] = FLOAT_DTYPES  # type: ignore[assignment]
+    for dtype in floats:
+        if dtype.name == "bfloat16":  # present when ml_dtypes is
             table[dtype] = CType("bf16", "xhip_bfloat16", "float", "XHIP_NEEDS_BF16")
     return table
 
@@ -214,7 +224,7 @@ def elementwise_spec(
     return KernelSpec("elementwise", abi, context, _needs(*(x.dtype for x in inputs), out.dtype))
 
 
-def op_chain_steps(op_class: type, attributes: Mapping[str, object], arity: int) -> list[ChainStep]:
+def op_chain_steps(op_class: OpClass, attributes: Attributes, arity: int) -> list[ChainStep]:
     """An op's C_EXPR as chain steps over inputs in0..: a binary expression of a variadic
     op folds left to right."""
     expr: str = op_class.C_EXPR
@@ -245,23 +255,23 @@ def render_chain_expr(expr: str, args: Sequence[str]) -> str:
 # ---- families over one output ----------------------------------------------------------
 
 
+def _row_params(picked: str, folded: str, picked_rank: int, folded_rank: int, length: str, c: CType, *, y_folded: bool) -> list[Param]:
+    """The ABI head shared by row and reduction kernels: the `picked` dims choose a row
+    (one per block), the `folded` dims (`length` elements) make it; x strides for both,
+    y strides for both (rows) or only for the picked dims (reductions)."""
+    params = [
+        index("rows"), dims(f"{picked}_extents", picked_rank), dims(f"{folded}_extents", folded_rank), index(length),
+        pointer("x", c.c), dims(f"x_{picked}_strides", picked_rank), dims(f"x_{folded}_strides", folded_rank),
+        pointer("y", c.c, const=False), dims(f"y_{picked}_strides", picked_rank),
+    ]  # fmt: skip
+    return params + [dims(f"y_{folded}_strides", folded_rank)] if y_folded else params
+
+
 def _rows_spec(
     op: str, x: Operand, outer: int, inner: int, extra: Sequence[Param] = (), flags: Mapping[str, object] = {}, *, alias: bool
 ) -> KernelSpec:
     c = ctype(x.dtype)
-    params = [
-        index("rows"),
-        dims("outer_extents", outer),
-        dims("inner_extents", inner),
-        index("row_length"),
-        pointer("x", c.c),
-        dims("x_outer_strides", outer),
-        dims("x_inner_strides", inner),
-        pointer("y", c.c, const=False),
-        dims("y_outer_strides", outer),
-        dims("y_inner_strides", inner),
-        *extra,
-    ]
+    params = [*_row_params("outer", "inner", outer, inner, "row_length", c, y_folded=True), *extra]
     tags = "".join(f"_{k}" for k, v in flags.items() if v is True)
     name = _name("row", op, c.short, f"o{outer}", f"i{inner}") + tags
     abi = KernelABI(name, tuple(params), Launch.ROWS, count="rows", may_alias_input=alias)
@@ -269,7 +279,7 @@ def _rows_spec(
     return KernelSpec("row", abi, tuple(context), _needs(x.dtype))
 
 
-def row_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+def row_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     x, rank, alias = ins[0], ins[0].rank, op_class.MAY_ALIAS_INPUT
     axis = int(attributes.get("axis", -1)) % max(rank, 1)
     name = op_class.name.removeprefix("hip.")
@@ -285,23 +295,13 @@ def row_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Op
     return [_rows_spec(name, x, axis, inner, extra, {"bias": has_bias}, alias=alias)]
 
 
-def reduce_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+def reduce_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     x = ins[0]
-    axes = [int(a) % x.rank for a in attributes.get("axes", ())] or list(range(x.rank))  # type: ignore[union-attr]
+    axes = [int(a) % x.rank for a in attributes.get("axes", ())] or list(range(x.rank))
     kept, reduced = x.rank - len(set(axes)), len(set(axes))
     c, op = ctype(x.dtype), op_class.name.removeprefix("hip.")
     identity = "xhip_lowest<ACC>()" if op_class.REDUCE_IDENTITY == "lowest" else f"(ACC){op_class.REDUCE_IDENTITY}"
-    params = (
-        index("rows"),
-        dims("kept_extents", kept),
-        dims("reduced_extents", reduced),
-        index("count"),
-        pointer("x", c.c),
-        dims("x_kept_strides", kept),
-        dims("x_reduced_strides", reduced),
-        pointer("y", c.c, const=False),
-        dims("y_strides", kept),
-    )
+    params = tuple(_row_params("kept", "reduced", kept, reduced, "count", c, y_folded=False))
     abi = KernelABI(_name("reduce", op.removeprefix("reduce_"), c.short, f"k{kept}", f"r{reduced}"), params, Launch.ROWS, count="rows")
     context = (
         ("kept", kept),
@@ -327,7 +327,7 @@ def copy_spec(itemsize: int, rank: int, out_contiguous: bool) -> KernelSpec:
     return KernelSpec("copy", abi, (("rank", rank), ("c", bits), ("out_contiguous", out_contiguous)))
 
 
-def copy_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+def copy_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     """One copy per piece: concat writes each input into a window of its output (never
     contiguous when there are several), split reads a window of its input per output."""
     itemsize, name = outs[0].dtype.itemsize, op_class.name
@@ -336,13 +336,13 @@ def copy_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[O
     return [copy_spec(itemsize, out.rank, out.contiguous) for out in outs]
 
 
-def gather_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+def gather_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     data, indices = ins
     out_rank, axis = outs[0].rank, int(attributes.get("axis", 0)) % data.rank
     return [gather_spec("gather", data.dtype.itemsize, indices.dtype, data.rank, indices.rank, out_rank, axis=axis)]
 
 
-def gather_nd_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+def gather_nd_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     data, indices = ins
     depth = indices.shape[-1]
     if depth is None:
@@ -378,7 +378,7 @@ def gather_spec(
     return KernelSpec("gather", KernelABI(name, params, Launch.ELEMENTS), context)
 
 
-def cumsum_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+def cumsum_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     x = ins[0]
     c, outer = ctype(x.dtype), x.rank - 1
     exclusive, reverse = bool(attributes.get("exclusive", False)), bool(attributes.get("reverse", False))
@@ -399,7 +399,7 @@ def cumsum_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence
     return [KernelSpec("cumsum", abi, context, _needs(x.dtype))]
 
 
-def generate_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+def generate_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     """range: `y[i] = start + i * delta` (rank 1); fill: every element is `value`."""
     out = outs[0]
     c, op = ctype(out.dtype), op_class.name.removeprefix("hip.")
@@ -413,7 +413,7 @@ def generate_specs(op_class: type, attributes: Mapping[str, object], ins: Sequen
     return [KernelSpec("generate", KernelABI(name, params, Launch.ELEMENTS), context, _needs(out.dtype))]
 
 
-def nonzero_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+def nonzero_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     """One block scans the input in order and writes the indices of nonzero elements as
     columns of `indices` (row stride `capacity`), then their number into `count`."""
     x, count = ins[0], outs[1]
@@ -452,13 +452,13 @@ def matmul_spec(dtype: np.dtype, batch_rank: int, has_bias: bool) -> KernelSpec:
     return KernelSpec("matmul", abi, context, _needs(dtype))
 
 
-def matmul_specs(op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+def matmul_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     batch_rank = max(max(x.rank for x in ins[:2]), 2) - 2
     return [matmul_spec(outs[0].dtype, batch_rank, len(ins) == 3)]
 
 
 def elementwise_specs(
-    op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand], *, assume_equal: bool = False
+    op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand], *, assume_equal: bool = False
 ) -> list[KernelSpec]:
     steps = op_chain_steps(op_class, attributes, len(ins))
     # A same-shape op's input has the output's extents whatever the IR types can show.
@@ -467,7 +467,7 @@ def elementwise_specs(
     return [elementwise_spec(steps, ins, outs[0], may_alias_input=alias, assume_equal=assume_equal or same_shape)]
 
 
-Builder = Callable[[type, Mapping[str, object], Sequence[Operand], Sequence[Operand]], list[KernelSpec]]
+Builder = Callable[[OpClass, Attributes, Sequence[Operand], Sequence[Operand]], list[KernelSpec]]
 
 FAMILIES: dict[str, Builder] = {
     "elementwise": elementwise_specs,
@@ -485,7 +485,7 @@ FAMILIES: dict[str, Builder] = {
 
 
 def specs_for_launch(
-    op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand], *, assume_equal: bool = False
+    op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand], *, assume_equal: bool = False
 ) -> list[KernelSpec]:
     """The kernels that run one op over operands with these facts (launch order)."""
     template = getattr(op_class, "TEMPLATE", None)
