@@ -45,7 +45,7 @@ def test_auto_without_a_gpu_runs_on_reference():
     assert make_backend("auto").name == "reference"
     result = _xhip_run("examples/attention.onnx", "--shape", "X=1x8", "--backend", "auto", "--check")
     assert result.returncode == 0, result.stderr
-    assert "backend                  NumPy reference" in result.stdout
+    assert "backend                  reference: NumPy reference" in result.stdout
 
 
 def test_sanitize_is_a_reference_mode():

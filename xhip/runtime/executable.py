@@ -103,6 +103,8 @@ def _pool_alignment(module: ModuleOp) -> int:
 class Report:
     """What a run did, for tables and JSON (`xhip-run --report`)."""
 
+    backend: str = ""
+    """What ran the device work (`auto` resolved): e.g. 'cuda: NVIDIA H200 (sm_90)'."""
     pool_bytes: int = 0
     lower_bound_bytes: int | None = None
     host_scratch_bytes: int = 0
@@ -152,7 +154,7 @@ class Executable:
             _spec(t, _attr_dict(function.res_attrs, i), f"result{i}")
             for i, t in enumerate(function.function_type.outputs.data)
         ]
-        self.report = Report()
+        self.report = Report(backend=f"{self.backend.name}: {self.backend.describe()}")
         self._pooled = _pooled_buffers(function, self.plan.slots)
         block = function.body.blocks.first
         self._intervals = live_intervals(block, self._pooled) if self._pooled and block is not None else {}

@@ -93,6 +93,7 @@ def _check_each_pass(args: argparse.Namespace) -> int:
 
 def _print_report(report) -> None:
     rows = [
+        ("backend", report.backend),
         ("pool bytes", report.pool_bytes),
         ("liveness lower bound", "-" if report.lower_bound_bytes is None else report.lower_bound_bytes),
         ("host scratch bytes", report.host_scratch_bytes),
