@@ -28,8 +28,8 @@ RNG = np.random.default_rng(1234)
 
 def _check_every_stage(model, feeds) -> None:
     reference = onnxruntime_outputs(model, feeds)
-    for name, module, constants_dir in compile_stages(model):
-        outputs = Executable(module.clone(), constants_dir=constants_dir).run(feeds)
+    for name, module, constants in compile_stages(model):
+        outputs = Executable(module.clone(), constants=constants).run(feeds)
         result = compare(outputs, reference)
         assert result.passed, f"after {name}: {result.problems}"
 
