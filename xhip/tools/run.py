@@ -66,11 +66,18 @@ def _pipeline(args: argparse.Namespace):
     return apply_overrides(chosen, args.settings) if args.settings else chosen
 
 
+ZIP_MAGIC = b"PK\x03\x04"
+
+
 def read_npz(path: str) -> dict[str, np.ndarray]:
     """The arrays of an .npz file; anything else (text, .npy, a truncated zip) is one located line."""
-    if not zipfile.is_zipfile(path):
-        reason = "not an .npz file (numpy.savez writes one)" if Path(path).exists() else "no such file"
-        raise XhipError(f"cannot read inputs: {reason}", path)
+    try:
+        with open(path, "rb") as handle:
+            is_zip = handle.read(len(ZIP_MAGIC)) == ZIP_MAGIC
+    except OSError as err:
+        raise XhipError(f"cannot read inputs: {err.strerror}", path) from None
+    if not is_zip:
+        raise XhipError("cannot read inputs: not an .npz file (numpy.savez writes one)", path)
     try:
         with np.load(path, allow_pickle=False) as data:
             return {name: data[name] for name in data.files}
