@@ -10,7 +10,8 @@ every such read becomes
     %w = hip.get_constant(%ctx, %i) : memref<...>
 
 and the globals go away. What the runtime needs to find the bytes moves to
-module attributes: `hip.constants_file` stays, and `hip.constant_offsets` /
+module attributes: `hip.constants_file` (with its recorded size and SHA-256, see
+`xhip.constants_file`) stays, and `hip.constant_offsets` /
 `hip.constant_sizes` (`array<i64: ...>`, entry `index` of each describes
 constant `index`; -1 marks an index no global used) record the layout.
 """
