@@ -14,18 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from xhip.tools.opt import main
+from test_opt_cli import run_opt as opt
 
 REPO = Path(__file__).resolve().parents[1]
 ATTENTION = REPO / "examples" / "attention.onnx"
 NULL_DEVICE = os.makedev(1, 3)  # Linux's /dev/null
-
-
-def opt(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return exit_info.value.code, out, err
 
 
 @pytest.fixture

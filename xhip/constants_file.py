@@ -17,8 +17,10 @@ them in memory and write nothing.
 The runtime reads a recorded name from the compile's store, else from the file
 beside the IR, and refuses a file whose size or checksum is not the recorded one:
 weights of another compile would run silently wrong. SHA-256 because hashlib has
-it everywhere, it runs at about 1-2 GB/s (a model's file is hashed once per
-Executable, negligible beside compiling it) and no accident makes two files agree.
+it everywhere, no accident makes two files agree, and with SHA-NI it is the
+fastest stdlib hash (measured on a loaded 2-core dev machine: 400 MB/s, blake2b
+255 MB/s): the file is hashed once per Executable, 0.1 ms for the attention
+example's 48 KiB, about 1 s for GPT-2's 500 MB, small beside compiling it.
 """
 
 from __future__ import annotations

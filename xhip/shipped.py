@@ -40,7 +40,8 @@ def shipped_pipelines() -> dict[str, Path]:
 
 
 def _looks_like_path(text: str) -> bool:
-    return os.sep in text or "/" in text or text.endswith(PIPELINE_SUFFIX) or Path(text).exists()
+    """A file, or something spelled like a path (a folder named `default` does not hide the name)."""
+    return os.sep in text or "/" in text or text.endswith((PIPELINE_SUFFIX, ".yml")) or Path(text).is_file()
 
 
 def resolve_pipeline(pipeline: str | os.PathLike[str]) -> Path:
