@@ -26,8 +26,8 @@ from xhip.diagnostics import XhipError, did_you_mean
 from xhip.output_files import OutputFiles, check_writable, writes_through
 from xhip.parsing import parse_module
 from xhip.pass_runner import PassTiming, run_passes
-from xhip.printing import print_ir
 from xhip.passes.externalize_constants import storing_constants_into
+from xhip.printing import print_ir
 from xhip.shipped import resolve_pipeline
 from xhip.tools.cli import ArgumentParser, emit, main_with
 from xhip.verify import verify_module
@@ -194,12 +194,11 @@ def _write_outputs(text: str, args: argparse.Namespace, store: ConstantsStore) -
     files = OutputFiles()
     for path, data in store.paths().items():
         files.add(path, data, "constants file")
-    if args.output is None:
-        files.commit()
-        emit(text)
-        return
-    files.add(args.output, text)
+    if args.output is not None:
+        files.add(args.output, text)
     files.commit()
+    if args.output is None:
+        emit(text)
 
 
 def run(argv: Sequence[str] | None = None) -> int:
