@@ -153,3 +153,18 @@ def test_compiling_an_onnx_model_writes_and_leaks_nothing(tmp_path, models, inpu
     for stage_model in (models["a"], onnx.load(models["b"])):
         xhip.compile(stage_model).run(feeds)
     assert os.listdir(temp) == [] and os.listdir(cwd) == []
+
+
+def test_each_chunk_of_a_split_input_gets_its_own_constants_file(capsys, tmp_path):
+    chunk = "func.func @f() -> tensor<4xf32> {{\n  %w = arith.constant dense<{}> : tensor<4xf32>\n  func.return %w : tensor<4xf32>\n}}\n"
+    source = tmp_path / "two.mlir"
+    source.write_text(chunk.format("[1.0, 2.0, 3.0, 4.0]") + "// -----\n" + chunk.format("[5.0, 6.0, 7.0, 8.0]"))
+    output = tmp_path / "out.mlir"
+    code, _, err = call(
+        opt, capsys, source, "--split-input-file", "-p", "hip-externalize-constants{externalize-min-num-elements=4}", "-o", output
+    )
+    assert code == 0, err
+    text = output.read_text()
+    assert 'hip.constants_file = "out.constants.bin"' in text and 'hip.constants_file = "out.2.constants.bin"' in text
+    first, second = (np.frombuffer((tmp_path / name).read_bytes(), np.float32) for name in ("out.constants.bin", "out.2.constants.bin"))
+    assert first.tolist() == [1, 2, 3, 4] and second.tolist() == [5, 6, 7, 8]
