@@ -35,11 +35,10 @@ from xdsl.dialects.builtin import (
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xhip.constants_file import CONSTANTS_FILE_ATTR, ConstantsStore, record_constants_file
+from xhip.constants_file import CONSTANTS_FILE_ATTR, EXTERNAL_DATA_ATTR, ConstantsStore, record_constants_file
 from xhip.diagnostics import XhipError, op_error
 
 CONSTANT_ALIGNMENT = 64
-EXTERNAL_DATA_ATTR = "hip.external_data"
 GLOBAL_PREFIX = "hip_ext_constant_"
 
 

@@ -8,7 +8,7 @@ from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, Dict
 from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
-from xhip.constants_file import CONSTANTS_FILE_ATTR
+from xhip.constants_file import CONSTANT_OFFSETS_ATTR, CONSTANT_SIZES_ATTR, CONSTANTS_FILE_ATTR, EXTERNAL_DATA_ATTR
 from xhip.diagnostics import op_error, op_location
 from xhip.runtime.buffers import MemRef, Owner, contiguous_strides, numpy_dtype
 from xhip.runtime.plan import (
@@ -23,10 +23,6 @@ from xhip.runtime.plan import (
     translates,
 )
 from xhip.runtime.translate.tensor_ops import kept_dims
-
-EXTERNAL_DATA_ATTR = "hip.external_data"
-CONSTANT_OFFSETS_ATTR = "hip.constant_offsets"
-CONSTANT_SIZES_ATTR = "hip.constant_sizes"
 
 
 @translates("memref.alloc", "memref.alloca")
