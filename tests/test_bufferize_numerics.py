@@ -19,6 +19,7 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from xhip.api import DEFAULT_PIPELINE, compile_stages
+from xhip.constants_file import ConstantsStore
 from xhip.context import make_context
 from xhip.diagnostics import XhipError
 from xhip.dialects.hip import AllocOutputOp
@@ -42,10 +43,10 @@ def _bufferize_pipeline() -> Pipeline:
     return dataclasses.replace(default, name="bufferize", passes=default.passes[: names.index("cse") + 1] + ours)
 
 
-def _compile(model: onnx.ModelProto) -> tuple[ModuleOp, str]:
-    """The IR after the two passes, and the directory of its constants file."""
-    *_, (_, module, constants_dir) = compile_stages(model, _bufferize_pipeline())
-    return module, constants_dir
+def _compile(model: onnx.ModelProto) -> tuple[ModuleOp, ConstantsStore]:
+    """The IR after the two passes, and the store holding its constants file."""
+    *_, (_, module, constants) = compile_stages(model, _bufferize_pipeline())
+    return module, constants
 
 
 MODELS = {name: MODEL_SET[name] for name in (
@@ -65,8 +66,8 @@ hip-lower-host-visibility makes that read wait for its producer, not these passe
 @pytest.fixture(scope="module", params=sorted(MODELS))
 def compiled(request):
     model, feeds = MODELS[request.param](RNG)
-    module, constants_dir = _compile(model)
-    return request.param, model, feeds, module, constants_dir
+    module, constants = _compile(model)
+    return request.param, model, feeds, module, constants
 
 
 def _check_contract(module: ModuleOp) -> None:
@@ -82,16 +83,16 @@ def _check_contract(module: ModuleOp) -> None:
 
 
 def test_matches_onnxruntime(compiled):
-    name, model, feeds, module, constants_dir = compiled
+    name, model, feeds, module, constants = compiled
     _check_contract(module)
-    outputs = Executable(module.clone(), constants_dir=constants_dir).run(feeds)
+    outputs = Executable(module.clone(), constants=constants).run(feeds)
     result = compare(outputs, onnxruntime_outputs(model, feeds))
     assert result.passed, f"{name}: {result.problems}"
 
 
 def test_sanitized_run(compiled):
-    name, model, feeds, module, constants_dir = compiled
-    executable = Executable(module.clone(), sanitize=True, constants_dir=constants_dir)
+    name, model, feeds, module, constants = compiled
+    executable = Executable(module.clone(), sanitize=True, constants=constants)
     if name in HOST_READS_DEVICE_DATA:
         with pytest.raises(XhipError, match="host read"):
             executable.run(feeds)

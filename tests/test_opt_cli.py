@@ -185,3 +185,30 @@ def test_stdin_input(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "%ctx: !hip.context" in result.stdout
+
+
+def test_a_shipped_pipeline_is_found_by_name(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # not the repository root: the name, not a relative path, finds it
+    code, _, err = run_opt(capsys, str(ATTENTION), "--pipeline", "seed-003", "-o", "out.mlir")
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.constants.bin", "out.mlir"]
+
+
+def test_an_unknown_pipeline_name_suggests_the_closest(capsys):
+    code, _, err = run_opt(capsys, str(ATTENTION), "--pipeline", "defualt")
+    assert code == 1
+    assert err.strip() == "error: no pipeline file or shipped pipeline named 'defualt'; did you mean 'default'?"
+
+
+def test_a_directory_given_as_the_onnx_model_is_said_to_be_one(capsys, tmp_path):
+    folder = tmp_path / "model.onnx"
+    folder.mkdir()
+    code, _, err = run_opt(capsys, str(folder), "-p", "hip-add-context-arg")
+    assert code == 1
+    assert err.strip() == f"{folder}: error: cannot read input: is a directory, not an .onnx or .mlir file"
+
+
+def test_help_explains_where_constants_go(capsys):
+    code, out, _ = run_opt(capsys, "--help")
+    assert code == 0
+    assert "OUT.constants.bin beside it" in out and "NAME|FILE.yaml" in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,8 +29,8 @@ RNG = np.random.default_rng(1234)
 
 def _check_every_stage(model, feeds) -> None:
     reference = onnxruntime_outputs(model, feeds)
-    for name, module, constants_dir in compile_stages(model):
-        outputs = Executable(module.clone(), constants_dir=constants_dir).run(feeds)
+    for name, module, constants in compile_stages(model):
+        outputs = Executable(module.clone(), constants=constants).run(feeds)
         result = compare(outputs, reference)
         assert result.passed, f"after {name}: {result.problems}"
 
@@ -209,3 +210,87 @@ def test_out_params_are_sized_from_the_inputs_symbolic_dims():
     assert [s.name for s in executable.inputs] == ["X"] and [s.name for s in executable.out_params] == ["Y"]
     x = RNG.standard_normal((3, 4)).astype(np.float32)
     assert np.array_equal(executable.run({"X": x})["Y"], np.maximum(x, 0))
+
+
+def _run_main(capsys, *argv: str) -> tuple[int, str, str]:
+    from xhip.tools.run import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return exit_info.value.code, out, err
+
+
+def test_xhip_run_save_outputs_writes_exactly_the_path_given(capsys, tmp_path):
+    target = tmp_path / "outputs.bin"
+    code, _, err = _run_main(capsys, ATTENTION, "--shape", "X=1x4", "--save-outputs", target)
+    assert code == 0, err
+    assert os.listdir(tmp_path) == ["outputs.bin"]
+    with np.load(target) as data:
+        assert data["out"].shape == (1, 4, 64)
+
+
+def test_xhip_run_checks_output_paths_before_running(capsys, tmp_path):
+    report, missing = tmp_path / "r.json", tmp_path / "no" / "out.npz"
+    code, out, err = _run_main(capsys, ATTENTION, "--shape", "X=1x4", "--report", report, "--save-outputs", missing)
+    assert code == 1 and out == ""  # no report table: the run never started
+    assert err.strip() == f"{missing}: error: cannot write outputs: no such directory '{missing.parent}'"
+    assert os.listdir(tmp_path) == []
+
+
+def test_xhip_run_writes_no_report_when_saving_outputs_fails(capsys, tmp_path):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    code, _, err = _run_main(capsys, ATTENTION, "--shape", "X=1x4", "--report", tmp_path / "r.json", "--save-outputs", folder)
+    assert code == 1 and err.strip() == f"{folder}: error: cannot write outputs: is a directory"
+    assert os.listdir(tmp_path) == ["folder"] and os.listdir(folder) == []
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (b"X = 1, 2, 3\n", "not an .npz file (numpy.savez writes one)"),
+        (None, "damaged .npz file"),
+    ],
+    ids=["text", "truncated"],
+)
+def test_xhip_run_bad_inputs_file_is_one_line(capsys, tmp_path, content, reason):
+    path = tmp_path / "in.npz"
+    if content is None:
+        np.savez(path, X=np.zeros((1, 4, 64), np.float32))
+        content = path.read_bytes()[:-40]
+    path.write_bytes(content)
+    code, _, err = _run_main(capsys, ATTENTION, "--inputs", path)
+    assert code == 1
+    assert err.startswith(f"{path}: error: cannot read inputs: {reason}") and len(err.splitlines()) == 1
+    assert "allow_pickle" not in err and "Traceback" not in err
+
+
+def test_xhip_run_says_a_directory_model_is_a_directory(capsys, tmp_path):
+    code, _, err = _run_main(capsys, tmp_path)
+    assert code == 1
+    assert err.strip() == f"{tmp_path}: error: cannot read input: is a directory, not an .onnx or .mlir file"
+
+
+def test_xhip_run_version(capsys):
+    code, out, _ = _run_main(capsys, "--version")
+    assert code == 0 and out.strip() == f"xhip-run {xhip.__version__}"
+
+
+def test_xhip_run_sanitize_says_it_ran_clean(capsys):
+    code, out, err = _run_main(capsys, ATTENTION, "--shape", "X=1x4", "--sanitize")
+    assert code == 0, err
+    assert "sanitizer: clean" in out.splitlines()
+
+
+def test_xhip_run_finishes_its_work_when_stdout_closes_early(tmp_path):
+    """`xhip-run ... | head -1`: the exit status and the files do not depend on the reader."""
+    tool = Path(sys.executable).parent / "xhip-run"
+    report, saved = tmp_path / "r.json", tmp_path / "o.npz"
+    argv = [str(tool), str(ATTENTION), "--shape", "X=1x4", "--check", "--report", str(report), "--save-outputs", str(saved)]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    process.stdout.close()  # the reader is gone before the tool prints anything
+    stderr = process.stderr.read().decode()
+    assert process.wait() == 0, stderr
+    assert stderr == ""
+    assert report.is_file() and saved.is_file()

@@ -5,15 +5,18 @@
     exe.report                       # pool bytes, launches, readbacks, timings
 
 The model may be an ONNX file or ModelProto, an .mlir file, or a module. The
-pipeline is a YAML path, a parsed `Pipeline`, or None for pipelines/default.yaml;
-`stop_after` ends it after the named pass (the IR of any stage runs).
+pipeline is a YAML path, the name of a shipped pipeline ("default", "seed-003"),
+a parsed `Pipeline`, or None for the default one; `stop_after` ends it after the
+named pass (the IR of any stage runs).
+
+Externalized constants stay in memory (nothing is written, nothing is left in a
+temp folder); an .mlir model's constants file is read from beside it, checked
+against the size and SHA-256 its IR records (see `xhip.constants_file`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,16 +25,25 @@ import onnx
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from xhip.constants_file import ConstantsStore
 from xhip.context import make_context
 from xhip.diagnostics import XhipError, did_you_mean
 from xhip.pass_runner import run_passes
-from xhip.passes.externalize_constants import ExternalizeConstantsPass
+from xhip.passes.externalize_constants import storing_constants_into
 from xhip.pipeline import Pipeline, instantiate, load_pipeline
 from xhip.runtime.executable import Executable
+from xhip.shipped import default_pipeline, resolve_pipeline
 
-DEFAULT_PIPELINE = Path(__file__).resolve().parent.parent / "pipelines" / "default.yaml"
+DEFAULT_PIPELINE = default_pipeline()
 
 ModelLike = str | os.PathLike[str] | onnx.ModelProto | ModuleOp
+PipelineLike = str | os.PathLike[str] | Pipeline | None
+
+
+def check_not_directory(path: str) -> None:
+    """A model path that is a folder is said to be one (not "no such file")."""
+    if os.path.isdir(path):
+        raise XhipError("cannot read input: is a directory, not an .onnx or .mlir file", path)
 
 
 def load_module(model: ModelLike) -> ModuleOp:
@@ -43,6 +55,7 @@ def load_module(model: ModelLike) -> ModuleOp:
 
         return import_model(model)
     path = os.fspath(model)
+    check_not_directory(path)
     if path.endswith(".mlir"):
         from xhip.parsing import parse_module
         from xhip.verify import verify_module
@@ -59,11 +72,16 @@ def load_module(model: ModelLike) -> ModuleOp:
     return import_model(path)
 
 
-def pipeline_passes(pipeline: str | os.PathLike[str] | Pipeline | None, stop_after: str | None = None) -> list[ModulePass]:
+def load_pipeline_like(pipeline: PipelineLike) -> Pipeline:
+    """A parsed pipeline from a path, a shipped pipeline's name, or None (the default)."""
+    if isinstance(pipeline, Pipeline):
+        return pipeline
+    return load_pipeline(DEFAULT_PIPELINE if pipeline is None else resolve_pipeline(pipeline))
+
+
+def pipeline_passes(pipeline: PipelineLike, stop_after: str | None = None) -> list[ModulePass]:
     """The pass objects of a pipeline, cut after `stop_after` when given."""
-    if pipeline is None:
-        pipeline = DEFAULT_PIPELINE
-    chosen = pipeline if isinstance(pipeline, Pipeline) else load_pipeline(pipeline)
+    chosen = load_pipeline_like(pipeline)
     passes = instantiate(chosen)
     if stop_after is None:
         return passes
@@ -73,46 +91,36 @@ def pipeline_passes(pipeline: str | os.PathLike[str] | Pipeline | None, stop_aft
     return passes[: names.index(stop_after) + 1]
 
 
-def _with_constants_dir(passes: list[ModulePass], directory: str) -> list[ModulePass]:
-    """Externalized constants go to `directory` unless the pipeline names a directory."""
-    return [
-        dataclasses.replace(p, externalize_output_dir=directory)
-        if isinstance(p, ExternalizeConstantsPass) and not p.externalize_output_dir
-        else p
-        for p in passes
-    ]
-
-
-def _constants_dir(passes: list[ModulePass], fallback: str) -> str:
-    for p in passes:
-        if isinstance(p, ExternalizeConstantsPass) and p.externalize_output_dir:
-            return p.externalize_output_dir
-    return fallback
+def constants_store_for(model: ModelLike) -> ConstantsStore:
+    """An in-memory store; an .mlir model's own constants file is found beside it."""
+    if isinstance(model, (str, os.PathLike)):
+        return ConstantsStore(directory=Path(os.fspath(model)).parent)
+    return ConstantsStore()
 
 
 def compile_stages(
     model: ModelLike,
-    pipeline: str | os.PathLike[str] | Pipeline | None = None,
+    pipeline: PipelineLike = None,
     stop_after: str | None = None,
-) -> Iterator[tuple[str, ModuleOp, str]]:
-    """(pass name, IR after it, constants directory) for the imported IR and each pass.
+) -> Iterator[tuple[str, ModuleOp, ConstantsStore]]:
+    """(pass name, IR after it, constants store) for the imported IR and each pass.
 
     The imported stage is named "import". Each yielded module is the live IR;
-    clone it to keep it past the next step.
+    clone it to keep it past the next step. `Executable(module, constants=store)`
+    runs any stage.
     """
-    workdir = tempfile.mkdtemp(prefix="xhip-constants-")
-    passes = _with_constants_dir(pipeline_passes(pipeline, stop_after), workdir)
-    constants_dir = _constants_dir(passes, workdir)
+    store = constants_store_for(model)
+    passes = storing_constants_into(pipeline_passes(pipeline, stop_after), store)
     ctx, module = make_context(), load_module(model)
-    yield "import", module, constants_dir
+    yield "import", module, store
     for module_pass in passes:
         run_passes(ctx, module, [module_pass])
-        yield module_pass.name, module, constants_dir
+        yield module_pass.name, module, store
 
 
 def compile(
     model: ModelLike,
-    pipeline: str | os.PathLike[str] | Pipeline | None = None,
+    pipeline: PipelineLike = None,
     backend: str = "reference",
     stop_after: str | None = None,
     *,
@@ -121,10 +129,10 @@ def compile(
 ) -> Executable:
     """Import, run the pipeline (up to `stop_after`) and build an Executable."""
     start = time.perf_counter()
-    module, constants_dir = None, None
-    for _, module, constants_dir in compile_stages(model, pipeline, stop_after):
+    module, store = None, None
+    for _, module, store in compile_stages(model, pipeline, stop_after):
         pass
     assert module is not None
-    executable = Executable(module, backend, deferred=deferred, sanitize=sanitize, constants_dir=constants_dir)
+    executable = Executable(module, backend, deferred=deferred, sanitize=sanitize, constants=store)
     executable.report.compile_s = time.perf_counter() - start
     return executable

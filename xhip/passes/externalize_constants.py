@@ -1,20 +1,23 @@
 """hip-externalize-constants: move large tensor constants into a constants file.
 
 Weights do not belong in the IR text or in host memory of the compiled program:
-constants with at least `externalize-min-num-elements` elements are written to
-`<module name or "model">.constants.bin` (each at a 64-byte aligned offset) and
-replaced by an uninitialized `memref.global` carrying
-`hip.external_data = {index, offset, size}`, read through `memref.get_global` +
-`bufferization.to_tensor restrict`. Smaller constants stay `arith.constant`.
-The file is complete (temp file, then rename) before the IR is touched.
+constants with at least `externalize-min-num-elements` elements become one
+constants file (each at a 64-byte aligned offset) and are replaced by an
+uninitialized `memref.global` carrying `hip.external_data = {index, offset, size}`,
+read through `memref.get_global` + `bufferization.to_tensor restrict`. Smaller
+constants stay `arith.constant`.
+
+The pass writes no file: the bytes go to the compile's `ConstantsStore`, and the
+module records the file's name, size and SHA-256 (see `xhip.constants_file`).
+The tool that runs the pipeline writes the file when the whole command succeeded
+(`xhip-opt -o out.mlir`: `out.constants.bin` beside it) or keeps it in memory
+(`xhip-run`, `xhip.compile()`).
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
-from dataclasses import dataclass
-from pathlib import Path
+import dataclasses
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, bufferization, builtin, memref
@@ -32,11 +35,10 @@ from xdsl.dialects.builtin import (
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xhip.constants_file import CONSTANTS_FILE_ATTR, EXTERNAL_DATA_ATTR, ConstantsStore, record_constants_file
 from xhip.diagnostics import XhipError, op_error
 
 CONSTANT_ALIGNMENT = 64
-CONSTANTS_FILE_ATTR = "hip.constants_file"
-EXTERNAL_DATA_ATTR = "hip.external_data"
 GLOBAL_PREFIX = "hip_ext_constant_"
 
 
@@ -49,18 +51,14 @@ def aligned_offsets(sizes: list[int], alignment: int = CONSTANT_ALIGNMENT) -> li
     return offsets
 
 
-def _write_atomically(path: Path, blobs: list[bytes], offsets: list[int]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for blob, offset in zip(blobs, offsets, strict=True):
-                out.write(b"\0" * (offset - out.tell()))
-                out.write(blob)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def file_bytes(blobs: list[bytes], offsets: list[int]) -> bytes:
+    """The constants file: each blob at its offset, zero padding between."""
+    parts: list[bytes] = []
+    cursor = 0
+    for blob, offset in zip(blobs, offsets, strict=True):
+        parts += [bytes(offset - cursor), blob]
+        cursor = offset + len(blob)
+    return b"".join(parts)
 
 
 def _candidates(module: builtin.ModuleOp, threshold: int) -> list[arith.ConstantOp]:
@@ -88,7 +86,16 @@ class ExternalizeConstantsPass(ModulePass):
     """Constants with at least this many elements go to the file; 0 keeps all inline."""
 
     externalize_output_dir: str = ""
-    """Directory of the constants file; empty means the current directory."""
+    """Directory xhip-opt writes the constants file to; empty: beside the -o file (stdout: the current directory)."""
+
+    constants: ConstantsStore = field(default_factory=ConstantsStore, init=False, compare=False, repr=False)
+    """Where the file's bytes go: the driver's store (`storing_into`), else one of this pass's own."""
+
+    def storing_into(self, store: ConstantsStore) -> ExternalizeConstantsPass:
+        """This pass with its constants going to `store`."""
+        copy = dataclasses.replace(self)
+        object.__setattr__(copy, "constants", store)
+        return copy
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         if self.externalize_min_num_elements < 0:
@@ -107,13 +114,8 @@ class ExternalizeConstantsPass(ModulePass):
             )
         blobs = [c.value.data.data for c in constants]
         offsets = aligned_offsets([len(b) for b in blobs])
-        module_name = op.sym_name.data if op.sym_name is not None else "model"
-        file_name = f"{module_name}.constants.bin"
-        target = Path(self.externalize_output_dir or ".") / file_name
-        try:
-            _write_atomically(target, blobs, offsets)
-        except OSError as err:
-            raise XhipError(f"cannot write constants file: {err.strerror}", str(target)) from None
+        data = file_bytes(blobs, offsets)
+        file_name = self.constants.add(data, self.externalize_output_dir)
 
         declarations_at = InsertPoint.at_start(op.body.block)
         for index, (constant, blob, offset) in enumerate(zip(constants, blobs, offsets, strict=True)):
@@ -135,4 +137,9 @@ class ExternalizeConstantsPass(ModulePass):
             get_global = memref.GetGlobalOp(SymbolRefAttr(symbol), memref_type)
             as_tensor = bufferization.ToTensorOp(get_global.memref, restrict=True)
             Rewriter.replace_op(constant, [get_global, as_tensor])
-        op.attributes[CONSTANTS_FILE_ATTR] = StringAttr(file_name)
+        record_constants_file(op, file_name, data)
+
+
+def storing_constants_into(passes: list[ModulePass], store: ConstantsStore) -> list[ModulePass]:
+    """The passes, with every hip-externalize-constants among them putting its file into `store`."""
+    return [p.storing_into(store) if isinstance(p, ExternalizeConstantsPass) else p for p in passes]

@@ -10,7 +10,8 @@ every such read becomes
     %w = hip.get_constant(%ctx, %i) : memref<...>
 
 and the globals go away. What the runtime needs to find the bytes moves to
-module attributes: `hip.constants_file` stays, and `hip.constant_offsets` /
+module attributes: `hip.constants_file` (with its recorded size and SHA-256, see
+`xhip.constants_file`) stays, and `hip.constant_offsets` /
 `hip.constant_sizes` (`array<i64: ...>`, entry `index` of each describes
 constant `index`; -1 marks an index no global used) record the layout.
 """
@@ -33,13 +34,11 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xhip.constants_file import CONSTANT_OFFSETS_ATTR, CONSTANT_SIZES_ATTR, EXTERNAL_DATA_ATTR
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import GetConstantOp
 from xhip.passes.lower_allocs import function_context
 
-EXTERNAL_DATA_ATTR = "hip.external_data"
-CONSTANT_OFFSETS_ATTR = "hip.constant_offsets"
-CONSTANT_SIZES_ATTR = "hip.constant_sizes"
 EXTERNAL_DATA_FIELDS = ("index", "offset", "size")
 MISSING = -1
 

@@ -14,7 +14,6 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import func, memref
@@ -29,6 +28,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 
+from xhip.constants_file import ConstantsStore
 from xhip.diagnostics import XhipError
 from xhip.analysis.liveness import live_intervals, max_live_sum
 from xhip.dialects.hip import ContextType, GetPoolOp
@@ -131,12 +131,14 @@ class Executable:
         *,
         deferred: bool = False,
         sanitize: bool = False,
-        constants_dir: str | Path | None = None,
+        constants: ConstantsStore | None = None,
         max_device_bytes: int | None = None,
     ):
         self.module = module
         self.backend = make_backend(backend, deferred=deferred, sanitize=sanitize)
-        self.session = Session(self.backend, Path(constants_dir) if constants_dir is not None else None)
+        # `constants`: the compile's store, which also knows the IR file's directory;
+        # without one, a constants file the module names is read from the current directory.
+        self.session = Session(self.backend, (constants or ConstantsStore()).data_of(module))
         self.session.cap = AllocationCap.resolve(max_device_bytes)
         self.plan, function = build_plan(module, self.session)
         arg_types = function.function_type.inputs.data

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
+from xhip.constants_file import ConstantsData
 from xhip.diagnostics import XhipError, op_error, op_location
 from xhip.runtime.backends.reference import ReferenceBackend
 from xhip.runtime.buffers import DeviceBuffer, MemRef
@@ -40,7 +40,8 @@ class Session:
     """State that outlives a run: pools, host scratch and uploaded constants."""
 
     backend: ReferenceBackend
-    constants_dir: Path | None
+    constants_file: ConstantsData | None
+    """The bytes of the module's constants file, checked against the IR (None: it names none)."""
     pools: dict[int, DeviceBuffer] = field(default_factory=dict)
     scratch: DeviceBuffer | None = None
     constants: dict[object, MemRef] = field(default_factory=dict)

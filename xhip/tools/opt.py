@@ -10,9 +10,7 @@ exit code 1; the output file is written only when everything succeeded.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,13 +20,27 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from xhip import __version__
+from xhip.constants_file import ConstantsStore
 from xhip.context import make_context
 from xhip.diagnostics import XhipError, did_you_mean
+from xhip.output_files import OutputFiles, check_writable, writes_through
 from xhip.parsing import parse_module
 from xhip.pass_runner import PassTiming, run_passes
+from xhip.passes.externalize_constants import storing_constants_into
 from xhip.printing import print_ir
-from xhip.tools.cli import ArgumentParser, main_with
+from xhip.shipped import resolve_pipeline
+from xhip.tools.cli import ArgumentParser, emit, main_with
 from xhip.verify import verify_module
+
+CONSTANTS_HELP = """\
+externalized constants (hip-externalize-constants): with -o OUT.mlir they are
+written to OUT.constants.bin beside it, and the IR records that name (relative
+to the IR file), its size and SHA-256, so `xhip-run OUT.mlir` runs it as is and
+refuses a file that is not the one compiled with it. Printing to stdout (or to
+-o /dev/null or a FIFO) writes <input stem>.<sha256 prefix>.constants.bin in the
+current directory (or the pass's externalize-output-dir): named by content, so
+two models never share one. Nothing is written unless the whole command succeeds.
+"""
 
 CHUNK_SEPARATOR = "// -----"
 
@@ -37,11 +49,20 @@ def build_arg_parser() -> argparse.ArgumentParser:
     ap = ArgumentParser(
         prog="xhip-opt",
         description="Run xhip passes over MLIR or ONNX input and print the resulting MLIR.",
+        epilog=CONSTANTS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
     ap.add_argument("input", nargs="?", default="-", help="input .mlir or .onnx file ('-' for stdin)")
-    ap.add_argument("-o", dest="output", metavar="FILE", help="write the output here (atomically)")
-    ap.add_argument("--pipeline", metavar="FILE.yaml", help="pass pipeline YAML file")
+    ap.add_argument(
+        "-o", dest="output", metavar="FILE",
+        help="write the output here, only on success: a regular file is replaced atomically "
+        "(a new one's mode follows the umask), a symlink's target is written, /dev/null or a FIFO is written through",
+    )
+    ap.add_argument(
+        "--pipeline", metavar="NAME|FILE.yaml",
+        help="pass pipeline: a YAML file, or the name of a shipped one (default, seed-003, ...)",
+    )
     ap.add_argument("-p", "--passes", dest="passes", metavar="SPEC", help="pass list, e.g. 'a,b{opt=v}'")
     ap.add_argument(
         "--set", dest="settings", action="append", default=[], metavar="PASS.OPTION=VALUE",
@@ -92,7 +113,7 @@ def _select_passes(args: argparse.Namespace) -> list[ModulePass]:
     if args.pipeline and args.passes:
         raise XhipError("use either --pipeline or -p, not both")
     if args.pipeline:
-        chosen = pipelines.load_pipeline(args.pipeline)
+        chosen = pipelines.load_pipeline(resolve_pipeline(args.pipeline))
     elif args.passes:
         chosen = pipelines.parse_pass_spec(args.passes)
     else:
@@ -137,8 +158,10 @@ def _load_modules(args: argparse.Namespace, timer: _Timer):
     if args.input.endswith(".onnx"):
         if args.split_input_file:
             raise XhipError("--split-input-file does not apply to .onnx input")
+        from xhip.api import check_not_directory
         from xhip.importer import import_model
 
+        check_not_directory(args.input)
         start = time.perf_counter()
         module = import_model(args.input)
         timer.add("import", time.perf_counter() - start)
@@ -157,19 +180,25 @@ def _load_modules(args: argparse.Namespace, timer: _Timer):
         yield ctx, module
 
 
-def _write_output(text: str, path: str | None) -> None:
-    if path is None:
-        sys.stdout.write(text)
-        return
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except OSError as err:
-        raise XhipError(f"cannot write output: {err.strerror}", path) from None
+def _constants_store(args: argparse.Namespace) -> ConstantsStore:
+    """Constants go beside a real -o file; otherwise, content-named, into the current directory."""
+    if args.output is not None and not writes_through(Path(args.output)):
+        output = Path(args.output)
+        return ConstantsStore(stem=output.stem, directory=output.parent)
+    stem = "model" if args.input == "-" else Path(args.input).stem
+    return ConstantsStore(stem=stem, content_named=True)
+
+
+def _write_outputs(text: str, args: argparse.Namespace, store: ConstantsStore) -> None:
+    """The constants files, then the IR (so an IR on disk never names a missing file)."""
+    files = OutputFiles()
+    for path, data in store.paths().items():
+        files.add(path, data, "constants file")
+    if args.output is not None:
+        files.add(args.output, text)
+    files.commit()
+    if args.output is None:
+        emit(text)
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -177,9 +206,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.list_passes:
         from xhip.pipeline import describe_passes
 
-        sys.stdout.write(describe_passes())
+        emit(describe_passes())
         return 0
-    passes = _select_passes(args)
+    if args.output is not None:
+        check_writable(Path(args.output), "output")
+    store = _constants_store(args)
+    passes = storing_constants_into(_select_passes(args), store)
     print_after = _print_after_names(args, passes)
     timer = _Timer()
 
@@ -204,7 +236,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             if not args.verify_diagnostics:
                 raise
             outputs.append(f"{err}\n")
-    _write_output(f"{CHUNK_SEPARATOR}\n".join(outputs), args.output)
+    _write_outputs(f"{CHUNK_SEPARATOR}\n".join(outputs), args, store)
     if args.timing:
         sys.stderr.write(timer.table())
     return 0

@@ -10,20 +10,38 @@ Inputs are drawn at random from the model's dtypes (`--seed`), or read from an
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from xhip import __version__
 from xhip.diagnostics import XhipError
-from xhip.tools.cli import ArgumentParser, main_with
+from xhip.output_files import OutputFiles, check_writable
+from xhip.tools.cli import ArgumentParser, emit, main_with
+
+EPILOG = """\
+The model runs as is: an .mlir written by `xhip-opt -o OUT.mlir` finds its
+constants in OUT.constants.bin beside it (refused if its size or SHA-256 is not
+the one the IR records). Constants of an .onnx model compiled here stay in memory:
+nothing is written but --report and --save-outputs, which are checked before the
+run and written (exactly at the paths given) only when it completed.
+"""
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
-    ap = ArgumentParser(prog="xhip-run", description=__doc__.splitlines()[0], allow_abbrev=False)
+    ap = ArgumentParser(
+        prog="xhip-run", description=__doc__.splitlines()[0], epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
+    )
     ap.add_argument("model", help="an .onnx model (or .mlir IR of any stage)")
-    ap.add_argument("--pipeline", metavar="FILE.yaml", help="pipeline YAML (default: pipelines/default.yaml)")
+    ap.add_argument(
+        "--pipeline", metavar="NAME|FILE.yaml",
+        help="pipeline: a YAML file or a shipped pipeline's name (default: default)",
+    )
     ap.add_argument("--set", dest="settings", action="append", default=[], metavar="PASS.OPTION=VALUE")
     ap.add_argument("--stop-after", metavar="PASS", help="run the IR as it is after this pass")
     ap.add_argument("--backend", default="reference", help="reference (default), hip, cuda or auto")
@@ -35,27 +53,43 @@ def build_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--check", action="store_true", help="compare the outputs with onnxruntime (CPU)")
     ap.add_argument("--check-each-pass", action="store_true", help="run and check after every pass; stop at the first failure")
     ap.add_argument("--report", metavar="FILE.json", help="write the run report as JSON")
-    ap.add_argument("--save-outputs", metavar="FILE.npz", help="write the outputs")
+    ap.add_argument("--save-outputs", metavar="FILE.npz", help="write the outputs (numpy .npz, at exactly this path)")
+    ap.add_argument("--version", action="version", version=f"xhip-run {__version__}")
     return ap
 
 
 def _pipeline(args: argparse.Namespace):
-    from xhip.api import DEFAULT_PIPELINE
-    from xhip.pipeline import apply_overrides, load_pipeline
+    from xhip.api import load_pipeline_like
+    from xhip.pipeline import apply_overrides
 
-    chosen = load_pipeline(args.pipeline or DEFAULT_PIPELINE)
+    chosen = load_pipeline_like(args.pipeline)
     return apply_overrides(chosen, args.settings) if args.settings else chosen
+
+
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def read_npz(path: str) -> dict[str, np.ndarray]:
+    """The arrays of an .npz file; anything else (text, .npy, a truncated zip) is one located line."""
+    try:
+        with open(path, "rb") as handle:
+            is_zip = handle.read(len(ZIP_MAGIC)) == ZIP_MAGIC
+    except OSError as err:
+        raise XhipError(f"cannot read inputs: {err.strerror}", path) from None
+    if not is_zip:
+        raise XhipError("cannot read inputs: not an .npz file (numpy.savez writes one)", path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {name: data[name] for name in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise XhipError(f"cannot read inputs: damaged .npz file ({err})", path) from None
 
 
 def _feeds(args: argparse.Namespace, executable) -> dict[str, np.ndarray]:
     from xhip.runtime.check import parse_shape, random_feeds
 
     if args.inputs:
-        try:
-            with np.load(args.inputs) as data:
-                return {name: data[name] for name in data.files}
-        except (OSError, ValueError) as err:
-            raise XhipError(f"cannot read inputs: {err}", args.inputs) from None
+        return read_npz(args.inputs)
     shapes = dict(parse_shape(s) for s in args.shape)
     return random_feeds(executable.inputs, shapes, args.seed)
 
@@ -74,9 +108,9 @@ def _check_each_pass(args: argparse.Namespace) -> int:
     from xhip.runtime.executable import Executable
 
     reference = feeds = None
-    print(f"{'pass':<32} {'max abs err':>12}  result")
-    for name, module, constants_dir in compile_stages(args.model, _pipeline(args), args.stop_after):
-        executable = Executable(module.clone(), args.backend, deferred=args.deferred, sanitize=args.sanitize, constants_dir=constants_dir)
+    emit(f"{'pass':<32} {'max abs err':>12}  result\n")
+    for name, module, store in compile_stages(args.model, _pipeline(args), args.stop_after):
+        executable = Executable(module.clone(), args.backend, deferred=args.deferred, sanitize=args.sanitize, constants=store)
         if feeds is None:
             feeds = _feeds(args, executable)
             reference = _reference(args, feeds)
@@ -85,13 +119,13 @@ def _check_each_pass(args: argparse.Namespace) -> int:
             error, verdict = f"{result.max_abs_err:12.3g}", "pass" if result.passed else "FAIL: " + result.problems[0]
         except XhipError as err:
             error, verdict, result = f"{'-':>12}", f"FAIL: {err}", None
-        print(f"{name:<32} {error}  {verdict}")
+        emit(f"{name:<32} {error}  {verdict}\n")
         if result is None or not result.passed:
             return 1
     return 0
 
 
-def _print_report(report) -> None:
+def _report_table(report) -> str:
     rows = [
         ("backend", report.backend),
         ("pool bytes", report.pool_bytes),
@@ -106,14 +140,45 @@ def _print_report(report) -> None:
     ]
     for name, info in report.outputs.items():
         rows.append((f"output {name}", f"{info['shape']} {info['dtype']}"))
-    for label, value in rows:
-        print(f"{label:<24} {value}")
+    return "".join(f"{label:<24} {value}\n" for label, value in rows)
+
+
+def _check_output_paths(args: argparse.Namespace) -> None:
+    """An unwritable --report or --save-outputs fails before the run, not after it."""
+    for path, what in ((args.report, "report"), (args.save_outputs, "outputs")):
+        if path is not None:
+            check_writable(Path(path), what)
+
+
+def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _write_files(args: argparse.Namespace, report: dict[str, object], outputs: dict[str, np.ndarray]) -> None:
+    files = OutputFiles()
+    if args.report:
+        files.add(args.report, json.dumps(report, indent=2) + "\n", "report")
+    if args.save_outputs:
+        files.add(args.save_outputs, _npz_bytes(outputs), "outputs")
+    files.commit()
+
+
+def _check_text(result) -> str:
+    lines = [
+        f"check against onnxruntime: {'passed' if result.passed else 'FAILED'} "
+        f"(max abs err {result.max_abs_err:.3g}, max rel err {result.max_rel_err:.3g})"
+    ]
+    lines += [f"  {problem}" for problem in result.problems]
+    return "\n".join(lines) + "\n"
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
     if args.check_each_pass:
         return _check_each_pass(args)
+    _check_output_paths(args)
     from xhip.api import compile
 
     executable = compile(
@@ -121,22 +186,19 @@ def run(argv: Sequence[str] | None = None) -> int:
     )
     feeds = _feeds(args, executable)
     outputs = executable.run(feeds)
-    status = 0
+    status, text = 0, ""
     if args.check:
         from xhip.runtime.check import compare
 
         result = compare(outputs, _reference(args, feeds))
         executable.report.check = result.as_dict()
-        print(f"check against onnxruntime: {'passed' if result.passed else 'FAILED'} "
-              f"(max abs err {result.max_abs_err:.3g}, max rel err {result.max_rel_err:.3g})")
-        for problem in result.problems:
-            print(f"  {problem}")
+        text += _check_text(result)
         status = 0 if result.passed else 1
-    _print_report(executable.report)
-    if args.report:
-        Path(args.report).write_text(json.dumps(executable.report.as_dict(), indent=2) + "\n")
-    if args.save_outputs:
-        np.savez(args.save_outputs, **outputs)
+    if args.sanitize:
+        text += "sanitizer: clean\n"
+    text += _report_table(executable.report)
+    _write_files(args, executable.report.as_dict(), outputs)
+    emit(text)
     return status
 
 

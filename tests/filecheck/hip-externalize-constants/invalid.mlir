@@ -1,6 +1,7 @@
 // RUN: not xhip-opt %s -p 'hip-externalize-constants{externalize-min-num-elements=-1}' 2>&1 | filecheck %s --check-prefix=NEGATIVE
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: not xhip-opt %s -p 'hip-externalize-constants{externalize-min-num-elements=1 externalize-output-dir="%t"}' 2>&1 | filecheck %s --check-prefix=TWICE
+// RUN: not xhip-opt %s -p 'hip-externalize-constants{externalize-min-num-elements=1}' -o %t/out.mlir 2>&1 | filecheck %s --check-prefix=TWICE
+// RUN: %python -c "import os, sys; print(os.listdir(sys.argv[1]))" %t | filecheck %s --check-prefix=NOTHING
 
 // NEGATIVE: error: hip-externalize-constants: externalize-min-num-elements must be >= 0, got -1
 // NEGATIVE-NOT: Traceback
@@ -13,4 +14,5 @@ builtin.module attributes {hip.constants_file = "model.constants.bin"} {
     func.return %w : tensor<2xf32>
   }
 }
-// TWICE: {{.*}}invalid.mlir:10:1: error: module already has hip.constants_file; externalizing again would overwrite the constants file it names
+// TWICE: {{.*}}invalid.mlir:11:1: error: module already has hip.constants_file; externalizing again would overwrite the constants file it names
+// NOTHING: []

@@ -2,9 +2,9 @@
 // RUN: xhip-opt %s -p hip-resolve-extern-constants,hip-resolve-extern-constants --split-input-file | filecheck %s
 
 // Reads of externalized globals become hip.get_constant of their index; the
-// globals go, the file name stays, and the file layout becomes module attributes
-// indexed by constant index. Ordinary globals are left alone.
-builtin.module attributes {hip.constants_file = "model.constants.bin"} {
+// globals go, the file's name, size and checksum stay, and the file layout becomes
+// module attributes indexed by constant index. Ordinary globals are left alone.
+builtin.module attributes {hip.constants_file = "model.constants.bin", hip.constants_size = 80 : i64, hip.constants_sha256 = "fa77cbb662b70044f438f819a2624a21fc85b1e1725edf0d7303a468153779b7"} {
   "memref.global"() <{sym_name = "hip_ext_constant_1", type = memref<2x2xi32>, initial_value, sym_visibility = "private", alignment = 64 : i64}> {hip.external_data = {index = 1 : i64, offset = 64 : i64, size = 16 : i64}} : () -> ()
   "memref.global"() <{sym_name = "hip_ext_constant_0", type = memref<5xf32>, initial_value, sym_visibility = "private", alignment = 64 : i64}> {hip.external_data = {index = 0 : i64, offset = 0 : i64, size = 20 : i64}} : () -> ()
   "memref.global"() <{sym_name = "scale", type = memref<f32>, initial_value = dense<1.250000e-01> : tensor<f32>, sym_visibility = "private", constant}> : () -> ()
@@ -20,7 +20,7 @@ builtin.module attributes {hip.constants_file = "model.constants.bin"} {
   }
 }
 
-// CHECK:       builtin.module attributes {hip.constants_file = "model.constants.bin", hip.constant_offsets = array<i64: 0, 64>, hip.constant_sizes = array<i64: 20, 16>} {
+// CHECK:       builtin.module attributes {hip.constants_file = "model.constants.bin", hip.constants_size = 80 : i64, hip.constants_sha256 = "fa77cbb662b70044f438f819a2624a21fc85b1e1725edf0d7303a468153779b7", hip.constant_offsets = array<i64: 0, 64>, hip.constant_sizes = array<i64: 20, 16>} {
 // CHECK-NOT:     hip_ext_constant
 // CHECK:         "memref.global"() <{sym_name = "scale"
 // CHECK-LABEL:   func.func @main_graph

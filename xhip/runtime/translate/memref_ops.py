@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
-from xhip.diagnostics import XhipError, op_error, op_location
+from xhip.constants_file import CONSTANT_OFFSETS_ATTR, CONSTANT_SIZES_ATTR, CONSTANTS_FILE_ATTR, EXTERNAL_DATA_ATTR
+from xhip.diagnostics import op_error, op_location
 from xhip.runtime.buffers import MemRef, Owner, contiguous_strides, numpy_dtype
 from xhip.runtime.contracts import require_same_count, require_within
 from xhip.runtime.limits import buffer_size_expression
@@ -28,11 +28,6 @@ from xhip.runtime.plan import (
     translates,
 )
 from xhip.runtime.translate.tensor_ops import kept_dims
-
-EXTERNAL_DATA_ATTR = "hip.external_data"
-CONSTANTS_FILE_ATTR = "hip.constants_file"
-CONSTANT_OFFSETS_ATTR = "hip.constant_offsets"
-CONSTANT_SIZES_ATTR = "hip.constant_sizes"
 
 
 def sized_allocation(op: Operation, memref_type: Attribute, dynamic: Sequence[SSAValue], session: Session) -> Callable[[list[int]], int]:
@@ -210,27 +205,10 @@ def translate_memref_reshape(op: Operation, plan: PlanBuilder) -> Step:
     return step
 
 
-def _constants_file(module: ModuleOp, session: Session, op: Operation) -> Path:
-    name = module.attributes.get(CONSTANTS_FILE_ATTR)
-    if not isinstance(name, StringAttr):
-        raise op_error(op, f"external constant without a module {CONSTANTS_FILE_ATTR} attribute")
-    path = Path(name.data)
-    if not path.is_absolute() and session.constants_dir is not None:
-        path = session.constants_dir / path
-    return path
-
-
 def _read_constants_file(module: ModuleOp, session: Session, op: Operation, offset: int, size: int) -> bytes:
-    path = _constants_file(module, session, op)
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            raw = handle.read(size)
-    except OSError as err:
-        raise XhipError(f"cannot read constants file: {err.strerror}", str(path)) from None
-    if len(raw) != size:
-        raise XhipError(f"constants file ends after {len(raw)} of {size} bytes at offset {offset}", str(path))
-    return raw
+    if session.constants_file is None:
+        raise op_error(op, f"external constant without a module {CONSTANTS_FILE_ATTR} attribute")
+    return session.constants_file.read(offset, size)
 
 
 def _upload_constant(session: Session, key: object, label: str, values: np.ndarray) -> MemRef:

@@ -1,0 +1,127 @@
+"""A command's output files: checked before the work, all written at its end, or none.
+
+What is at an output path decides how it is written, as with any Unix tool:
+
+- a regular file, or nothing yet: the bytes go to a temp file beside it that is
+  renamed onto the path, so a reader never sees half a file. A new file's mode
+  follows the umask (0666 & ~umask); a replaced file keeps its mode.
+- a symlink: the file it points to is written (as above), the link stays.
+- anything else (/dev/null, a FIFO, a terminal): written through, in place.
+- a directory: an error, before any work.
+
+`OutputFiles.add` checks a path at once (so an unwritable `--report` fails before
+a long run) and keeps the bytes; `commit` writes everything, in the order added,
+after every temp file is complete; on failure it leaves no temp file behind.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xhip.diagnostics import XhipError
+
+NEW_FILE_MODE = 0o666
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def writes_through(path: Path) -> bool:
+    """Whether `path` exists as something other than a regular file (or a link to one)."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def check_writable(path: Path, what: str) -> None:
+    """One located line if `path` cannot become an output file."""
+
+    def fail(reason: str) -> XhipError:
+        return XhipError(f"cannot write {what}: {reason}", str(path))
+
+    if path.is_dir():
+        raise fail("is a directory")
+    if writes_through(path):
+        if not os.access(path, os.W_OK):
+            raise fail("permission denied")
+        return
+    directory = Path(os.path.realpath(path)).parent
+    if not directory.is_dir():
+        raise fail(f"no such directory '{directory}'")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise fail(f"permission denied in directory '{directory}'")
+
+
+@dataclass
+class _Staged:
+    path: Path
+    data: bytes
+    what: str
+    temp: str | None = None
+
+
+@dataclass
+class OutputFiles:
+    """The files one command writes, kept in memory until `commit`."""
+
+    staged: list[_Staged] = field(default_factory=list)
+
+    def add(self, path: str | os.PathLike[str], data: bytes | str, what: str = "output") -> None:
+        target = Path(path)
+        check_writable(target, what)
+        self.staged.append(_Staged(target, data.encode() if isinstance(data, str) else data, what))
+
+    def commit(self) -> None:
+        """Write every file: temp files first, then renames (and write-throughs) in order."""
+        try:
+            for entry in self.staged:
+                if not writes_through(entry.path):
+                    entry.temp = _write_temp(entry)
+            for entry in self.staged:
+                _put_in_place(entry)
+        finally:
+            for entry in self.staged:
+                if entry.temp is not None:
+                    Path(entry.temp).unlink(missing_ok=True)
+        self.staged.clear()
+
+
+def _write_temp(entry: _Staged) -> str:
+    """A complete temp file beside the (symlink-resolved) target, with the target's mode."""
+    target = Path(os.path.realpath(entry.path))
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = NEW_FILE_MODE & ~_current_umask()
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as err:
+        raise XhipError(f"cannot write {entry.what}: {err.strerror}", str(entry.path)) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
+            handle.write(entry.data)
+    except OSError as err:
+        Path(temp).unlink(missing_ok=True)
+        raise XhipError(f"cannot write {entry.what}: {err.strerror}", str(entry.path)) from None
+    return temp
+
+
+def _put_in_place(entry: _Staged) -> None:
+    try:
+        if entry.temp is None:
+            with open(entry.path, "wb") as handle:
+                handle.write(entry.data)
+            return
+        os.replace(entry.temp, os.path.realpath(entry.path))
+        entry.temp = None
+    except OSError as err:
+        raise XhipError(f"cannot write {entry.what}: {err.strerror}", str(entry.path)) from None
