@@ -121,18 +121,25 @@ def compile_stages(
 def compile(
     model: ModelLike,
     pipeline: PipelineLike = None,
-    backend: str = "reference",
+    backend: str = "auto",
     stop_after: str | None = None,
     *,
     deferred: bool = False,
     sanitize: bool = False,
+    max_device_bytes: int | None = None,
 ) -> Executable:
-    """Import, run the pipeline (up to `stop_after`) and build an Executable."""
+    """Import, run the pipeline (up to `stop_after`) and build an Executable.
+
+    `backend` "auto" runs on a usable GPU (cuda, then hip), else on the reference
+    backend; `max_device_bytes` caps every allocation of a run (see Executable).
+    """
     start = time.perf_counter()
     module, store = None, None
     for _, module, store in compile_stages(model, pipeline, stop_after):
         pass
     assert module is not None
-    executable = Executable(module, backend, deferred=deferred, sanitize=sanitize, constants=store)
+    executable = Executable(
+        module, backend, deferred=deferred, sanitize=sanitize, constants=store, max_device_bytes=max_device_bytes
+    )
     executable.report.compile_s = time.perf_counter() - start
     return executable

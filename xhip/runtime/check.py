@@ -25,6 +25,8 @@ from xhip.runtime.executable import TensorSpec
 RTOL = 1e-4
 """Matmul and softmax accumulate in different orders than onnxruntime (CPU)."""
 ATOL = 1e-6
+GPU_RTOL = 1e-3
+"""On a GPU, fp32 sums run in another order (tree reductions, tiles, FMA) than on the CPU."""
 DRAW_CHUNK_ELEMENTS = 1 << 20
 """Random values are drawn this many at a time, so drawing never needs a second full-size array."""
 REL_FLOOR = 1e-3
@@ -206,6 +208,11 @@ def _onnxruntime_reason(err: Exception) -> str:
     # Drop the C++ source position and function signature it names: `/src/model.cc:256 ns::F(...) reason`.
     text = re.sub(r"/\S+\.(?:cc|h|cpp):\d+ \S+?\(.*\) (?=\S)", " ", text)
     return shorten(text, 2 * ECHO_LIMIT)
+
+
+def tolerances(backend: str) -> dict[str, float]:
+    """The rtol/atol `compare` uses for outputs computed by `backend` (its `--backend` name)."""
+    return {"rtol": RTOL if backend == "reference" else GPU_RTOL, "atol": ATOL}
 
 
 def compare(outputs: Mapping[str, np.ndarray], reference: Mapping[str, np.ndarray], rtol: float = RTOL, atol: float = ATOL) -> CheckResult:

@@ -22,8 +22,18 @@ _INSTALL_HINT = {
 }
 
 
+_DRIVERS: dict[str, Driver] = {}
+
+
 def open_driver(name: str) -> Driver:
-    """The driver of GPU backend `name`, or DriverUnavailable saying what is missing."""
+    """The process's driver of GPU backend `name` (one device, one stream, shared by every
+    Executable), or DriverUnavailable saying what is missing."""
+    if name not in _DRIVERS:
+        _DRIVERS[name] = _new_driver(name)
+    return _DRIVERS[name]
+
+
+def _new_driver(name: str) -> Driver:
     try:
         if name == "cuda":
             from xhip.runtime.backends.gpu.cuda import CudaDriver

@@ -44,7 +44,7 @@ class GpuBackend:
         self.name = driver.name
         self.stats = DeviceStats()
         self.memory = DeviceMemory(driver, _device_limit(driver))
-        self.kernels = KernelLibrary(driver)
+        self.kernels = KernelLibrary.for_driver(driver)
         self._queued = False
 
     def describe(self) -> str:

@@ -53,7 +53,18 @@ def view_of(memref: MemRef) -> View:
 
 
 class KernelLibrary:
-    """Kernel functions by spec name, compiled on first need (through the cache)."""
+    """Kernel functions by spec name, compiled on first need (through the cache).
+
+    One library serves every backend on a driver (`for_driver`): a kernel compiled and
+    loaded for one Executable is there for the next.
+    """
+
+    @staticmethod
+    def for_driver(driver: Driver) -> KernelLibrary:
+        library = _LIBRARIES.get(id(driver))
+        if library is None:
+            library = _LIBRARIES[id(driver)] = KernelLibrary(driver)
+        return library
 
     def __init__(self, driver: Driver, cache: CompileCache | None = None):
         self._driver = driver
@@ -156,6 +167,9 @@ class StatusWords:
             if words[2 * slot]:
                 self._driver.fill(self._address, 0, 16 * self.SLOTS)
                 raise XhipError(f"index {int(words[2 * slot + 1])} is out of range for the gathered axis", location)
+
+
+_LIBRARIES: dict[int, KernelLibrary] = {}
 
 
 def _matrix_layout(row: int, col: int) -> tuple[int, bool] | None:
