@@ -24,8 +24,8 @@ from onnx import helper
 
 from xhip.diagnostics import XhipError
 from xhip.dialects.hip import HIP, DPSOp
-from xhip.runtime.kernels import KERNELS, run_kernel, supported_ops
-from xhip.runtime.kernels.special import erf, erfc
+from xhip.runtime.backends.reference.kernels import KERNELS, run_kernel, supported_ops
+from xhip.runtime.backends.reference.kernels.special import erf, erfc
 
 OPSET = 18
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)

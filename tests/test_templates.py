@@ -237,7 +237,7 @@ def test_emulated_kernels_match_the_reference_kernels(tmp_path):
 
 def _reference_case(op: str, attributes: dict, inputs: list[np.ndarray], outputs: list[np.ndarray], scalars=()) -> dict:
     """A launch with its reference outputs, from the NumPy reference kernel."""
-    from xhip.runtime.kernels import run_kernel
+    from xhip.runtime.backends.reference.kernels import run_kernel
 
     run_kernel(op, inputs, outputs, attributes, list(scalars))
     op_class = next(c for c in hip.HIP.operations if c.name == f"hip.{op}")

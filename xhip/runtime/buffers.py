@@ -34,6 +34,18 @@ try:
 except ImportError:  # pragma: no cover
     _bfloat16 = None
 
+FLOAT_DTYPES = frozenset(
+    (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+    + ((np.dtype(_bfloat16),) if _bfloat16 is not None else ())
+)
+INT_DTYPES = frozenset(
+    np.dtype(t)
+    for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+)
+BOOL_DTYPE = np.dtype(np.bool_)
+SUPPORTED_DTYPES = FLOAT_DTYPES | INT_DTYPES | {BOOL_DTYPE}
+"""The element types the runtime runs: what `numpy_dtype` can answer."""
+
 POISON_BYTE = 0xA5
 """Fresh device memory is filled with this, so unwritten elements show up in checks."""
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from xhip.constants_file import ConstantsData
 from xhip.diagnostics import XhipError, op_error, op_location
-from xhip.runtime.backends.reference import ReferenceBackend
+from xhip.runtime.backends.base import Backend
 from xhip.runtime.buffers import DeviceBuffer, MemRef
 from xhip.runtime.limits import AllocationCap
 
@@ -39,7 +39,7 @@ class RunState:
 class Session:
     """State that outlives a run: pools, host scratch and uploaded constants."""
 
-    backend: ReferenceBackend
+    backend: Backend
     constants_file: ConstantsData | None
     """The bytes of the module's constants file, checked against the IR (None: it names none)."""
     pools: dict[int, DeviceBuffer] = field(default_factory=dict)
@@ -148,7 +148,10 @@ def build_plan(module: ModuleOp, session: Session) -> tuple[Plan, func.FuncOp]:
     assert block is not None
     arguments = builder.slots(block.args)
     results: list[int] = []
+    reference_only = session.backend.name != "reference"
     for op in block.ops:
+        if reference_only:
+            _require_buffers(op, session.backend.name)
         if isinstance(op, func.ReturnOp):
             results = builder.slots(op.operands)
             continue
@@ -159,6 +162,20 @@ def build_plan(module: ModuleOp, session: Session) -> tuple[Plan, func.FuncOp]:
         if step is not None:
             builder.add(located(op, step))
     return Plan(builder.steps, builder.size, arguments, results, builder.slot_map), fn
+
+
+def _require_buffers(op: Operation, backend: str) -> None:
+    """A GPU backend runs final IR: device work on memrefs. Tensor values (value
+    semantics, ONNX ops) are the reference backend's to evaluate."""
+    values = [*op.results, *(arg for region in op.regions for block in region.blocks for arg in block.args)]
+    if isinstance(op, func.ReturnOp):
+        values = list(op.operands)
+    if any(isinstance(value.type, TensorType) for value in values):
+        raise op_error(
+            op,
+            f"'{op.name}' computes on tensors: tensor-mode IR runs on the reference backend only, not on "
+            f"'{backend}' (compile through one-shot-bufferize, or use --backend reference)",
+        )
 
 
 def poisoned(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:

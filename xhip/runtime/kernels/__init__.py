@@ -1,20 +1,7 @@
-"""NumPy reference kernels of the hip compute ops, by op name.
+"""GPU kernels from templates: specializations, their argument ABI and launch values,
+rendering, the on-disk compile cache and CI's offline compilers.
 
-    run_kernel("add", [a, b], [out], {}, [])
-
-writes `a + b` (broadcast) into `out` in place. Outputs may be strided views into a
-byte buffer (a pool); their shapes and dtypes are authoritative. The runtime's
-reference backend calls these for hip ops and for the equivalent onnx ops."""
-
-# Importing the kernel modules registers their kernels.
-from xhip.runtime.kernels import elementwise, linalg, movement  # noqa: F401
-from xhip.runtime.kernels.base import (
-    KERNELS,
-    Elements,
-    Kernel,
-    KernelCall,
-    run_kernel,
-    supported_ops,
-)
-
-__all__ = ["KERNELS", "Elements", "Kernel", "KernelCall", "run_kernel", "supported_ops"]
+Nothing here runs a kernel: the GPU backend (xhip.runtime.backends.gpu) compiles and
+launches what this package renders, and the reference backend's NumPy kernels live
+with it (xhip.runtime.backends.reference.kernels).
+"""

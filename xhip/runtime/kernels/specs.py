@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from xhip.runtime.kernels.abi import KernelABI, Launch, Param, dims, index, pointer, value
-from xhip.runtime.kernels.base import BOOL_DTYPE, FLOAT_DTYPES
+from xhip.runtime.buffers import BOOL_DTYPE, FLOAT_DTYPES
 
 OpClass = Any
 """A hip op class (xhip/dialects/hip/compute.py), read for its facts: `name`, `TEMPLATE`,

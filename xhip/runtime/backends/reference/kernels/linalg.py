@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from xhip.runtime.kernels.base import (
+from xhip.runtime.backends.reference.kernels.base import (
     INT_DTYPES,
     Elements,
     KernelCall,

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from xhip.runtime.kernels.base import (
+from xhip.runtime.backends.reference.kernels.base import (
     Elements,
     KernelCall,
     compute_dtype,

@@ -26,7 +26,7 @@ import numpy as np
 from xhip.diagnostics import XhipError
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
-from xhip.runtime.kernels import run_kernel
+from xhip.runtime.backends.reference.kernels import run_kernel
 
 NEVER_WRITTEN = 0
 

@@ -16,25 +16,12 @@ from typing import TypeVar
 import numpy as np
 
 from xhip.diagnostics import XhipError, did_you_mean
+from xhip.runtime.buffers import BOOL_DTYPE, FLOAT_DTYPES, INT_DTYPES, SUPPORTED_DTYPES
 
-try:  # onnx depends on ml_dtypes; without it there is simply no bfloat16
-    from ml_dtypes import bfloat16 as _bfloat16
-
-    _BFLOAT16: tuple[np.dtype, ...] = (np.dtype(_bfloat16),)
-except ImportError:  # pragma: no cover
-    _BFLOAT16 = ()
+__all__ = ["BOOL_DTYPE", "FLOAT_DTYPES", "INT_DTYPES", "SUPPORTED_DTYPES"]
 
 T = TypeVar("T")
 
-FLOAT_DTYPES = frozenset(
-    (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64), *_BFLOAT16)
-)
-INT_DTYPES = frozenset(
-    np.dtype(t)
-    for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
-)
-BOOL_DTYPE = np.dtype(np.bool_)
-SUPPORTED_DTYPES = FLOAT_DTYPES | INT_DTYPES | {BOOL_DTYPE}
 
 
 class Elements(Enum):

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from xhip.runtime.kernels import special
-from xhip.runtime.kernels.base import (
+from xhip.runtime.backends.reference.kernels import special
+from xhip.runtime.backends.reference.kernels.base import (
     BOOL_DTYPE,
     FLOAT_DTYPES,
     INT_DTYPES,
