@@ -21,7 +21,7 @@ import json
 import time
 from pathlib import Path
 
-from xhip.testing.fuzz import RACE_PIPELINES, Campaign, minimize, run_campaign, same_failure, save_regression
+from xhip.testing.fuzz_runs import RACE_PIPELINES, Campaign, minimize, run_campaign, same_failure, save_regression
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).resolve().parent / "results" / "fuzz.json"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from onnx import TensorProto, helper
 
-from xhip.testing.fuzz import (
+from xhip.testing.fuzz_runs import (
     RACE_PIPELINES, Campaign, check_graph, cut_at, known_finding, minimize, run_campaign, same_failure,
 )
 from xhip.testing.models import graph_model, value

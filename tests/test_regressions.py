@@ -16,7 +16,7 @@ from pathlib import Path
 import onnx
 import pytest
 
-from xhip.testing.fuzz import check_graph, regression_record
+from xhip.testing.fuzz_runs import check_graph, regression_record
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = sorted((REPO / "tests" / "regressions").glob("*.onnx"))
