@@ -91,6 +91,10 @@ def test_bad_input(case: Case, tmp_path: Path):
         assert (folder / name).stat().st_size > 0, f"{name} is empty"
     for name, kind in case.kinds.items():
         assert kind_of(folder / name) == kind, f"{name} is now a {kind_of(folder / name)}"
+    if case.stdout:
+        assert re.search(case.stdout, done.stdout.decode(errors="replace")), done.stdout[-2000:]
+    if case.no_temp_left:
+        assert not listing(tmpdir), f"left in TMPDIR: {sorted(listing(tmpdir))[:5]}"
     for name, data in received.items():
         assert data, f"the reader of FIFO {name} got nothing"
 

@@ -8,7 +8,11 @@ before it runs, and the expected outcome:
   "Traceback", and afterwards the folder holds exactly the files it held before;
 - a success: exit status 0, no traceback, and afterwards the folder holds the input
   files plus exactly `produces` (and `kinds` says what sort of file a path must be:
-  a symlink stays a symlink, a FIFO a FIFO, a device a device).
+  a symlink stays a symlink, a FIFO a FIFO, a device a device; `stdout` what the
+  tool must print).
+
+Every tool runs with a private, empty TMPDIR; `no_temp_left` cases check that it is
+still empty afterwards.
 
 No input is committed as a binary: `write_inputs` makes them at test time from the
 builders in `models.py` (ONNX via onnx.helper), and `python tests/bad_inputs/generate.py
@@ -67,6 +71,10 @@ class Case:
     produces: tuple[str, ...] = ()
     kinds: Mapping[str, str] = field(default_factory=dict)
     """path -> 'file', 'symlink', 'fifo', 'chardev' or 'dir' ('missing' if absent), checked afterwards."""
+    stdout: str = ""
+    """A regex that stdout must contain (for a success that must say something)."""
+    no_temp_left: bool = False
+    """The tool's private TMPDIR must be empty afterwards (nothing leaked there either)."""
     stdin: bytes = b""
     xfail: str | None = None
     """`issue 8 item N: ...` where an open item makes the case fail today."""

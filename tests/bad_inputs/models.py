@@ -36,6 +36,14 @@ def add_two(a_dims: Sequence, b_dims: Sequence) -> bytes:
     )
 
 
+def reshape_to_fives() -> bytes:
+    """y = Reshape(x[n], [-1, 5]): valid only when n is a multiple of 5 (issue 8 item 2)."""
+    return model_bytes(
+        [helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")], [value("x", F, ["n"])], [value("y", F, None)],
+        [helper.make_tensor("s", I64, [2], [-1, 5])],
+    )
+
+
 def single_node(op_type: str, inputs: Sequence[str], domain: str = "", opset: int = 18, **attrs) -> bytes:
     """One node over float inputs x0, x1, ... of dims [n]; output y."""
     node = helper.make_node(op_type, list(inputs), ["y"], name="n0", domain=domain, **attrs)
