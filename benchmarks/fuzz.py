@@ -8,7 +8,8 @@ YAML in pipelines/ with `sanitize=True`. Prints a table per pipeline (graphs, ru
 passed, sanitizer reports, wrong values, errors, crashes), the verdicts the issue
 asks for (no failure at all under default.yaml and grouped-packing.yaml; under the
 race experiments no wrong value without a sanitizer report), the most frequent
-failure messages, and writes JSON to benchmarks/results/fuzz.json. With
+failure messages with the known finding each belongs to (KNOWN_FINDINGS in
+xhip/testing/fuzz_runs.py), and writes JSON to benchmarks/results/fuzz.json. With
 --save-regressions, the first graph of each (pipeline, kind, message) is minimized
 and saved there as .onnx (tests/test_regressions.py runs every file of that folder).
 """
@@ -21,7 +22,9 @@ import json
 import time
 from pathlib import Path
 
-from xhip.testing.fuzz_runs import RACE_PIPELINES, Campaign, minimize, run_campaign, same_failure, save_regression
+from xhip.testing.fuzz_runs import (
+    RACE_PIPELINES, Campaign, known_finding, minimize, run_campaign, same_failure, save_regression,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).resolve().parent / "results" / "fuzz.json"
@@ -82,10 +85,10 @@ def main() -> None:
     found = verdicts(summary)
     for claim, holds in found.items():
         print(f"{'yes' if holds else 'NO ':<4} {claim}")
-    messages = collections.Counter(signature(o) for _, o in campaign.failures())
-    print("most frequent failures:")
-    for (pipeline, kind, message), count in messages.most_common(15):
-        print(f"{count:>5}  {pipeline:<32} {kind:<12} {message}")
+    messages = collections.Counter((signature(o), known_finding(o) or "unclassified") for _, o in campaign.failures())
+    print("most frequent failures (runs, pipeline, kind, known finding, message):")
+    for ((pipeline, kind, message), label), count in messages.most_common(20):
+        print(f"{count:>5}  {pipeline:<32} {kind:<12} {label[:40]:<40} {message}")
     saved = save_minimized(campaign, args.save_regressions) if args.save_regressions else []
     for path in saved:
         print(f"saved {path}")
@@ -93,7 +96,8 @@ def main() -> None:
     args.json.write_text(json.dumps({
         "graphs": args.graphs, "seed": args.seed, "seconds": seconds, "refused": campaign.refused,
         "summary": summary, "verdicts": found,
-        "failures": [{"pipeline": o.pipeline, "dims": dict(o.bindings), "kind": o.kind, "message": o.message, "graph": g.describe()}
+        "failures": [{"pipeline": o.pipeline, "dims": dict(o.bindings), "kind": o.kind, "message": o.message,
+                      "finding": known_finding(o), "graph": g.describe()}
                      for g, o in campaign.failures()],
         "saved": [str(p) for p in saved],
     }, indent=2) + "\n")  # fmt: skip
