@@ -88,7 +88,7 @@ def main() -> None:
     messages = collections.Counter((signature(o), known_finding(o) or "unclassified") for _, o in campaign.failures())
     print("most frequent failures (runs, pipeline, kind, known finding, message):")
     for ((pipeline, kind, message), label), count in messages.most_common(20):
-        print(f"{count:>5}  {pipeline:<32} {kind:<12} {label[:40]:<40} {message}")
+        print(f"{count:>5}  {pipeline:<32} {kind:<12} {label[:64]:<64} {message}")
     saved = save_minimized(campaign, args.save_regressions) if args.save_regressions else []
     for path in saved:
         print(f"saved {path}")

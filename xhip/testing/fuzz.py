@@ -100,7 +100,7 @@ def _partner(draw, g: GraphBuilder, t: _Tensor) -> tuple[str, Shape]:
         return t.name, t.shape
     rank = draw(st.integers(0, len(t.shape)))
     dims = [1] * rank
-    return g.const([draw(st.sampled_from([0.5, 1.5, -2.0]))] * 1, TensorProto.FLOAT, dims), tuple(dims)
+    return g.const([draw(st.sampled_from([0.5, 1.5, -2.0]))], TensorProto.FLOAT, dims), tuple(dims)
 
 
 def _pick(draw, tensors: Sequence[_Tensor], wanted: Callable[[_Tensor], bool] = lambda t: True) -> _Tensor | None:
@@ -175,8 +175,8 @@ def _step_reduce(draw, g: GraphBuilder) -> str | None:
     else:
         axes = [draw(st.integers(0, len(t.shape) - 1))]
     shape = tuple(1 if i in axes else d for i, d in enumerate(t.shape)) if keep else tuple(d for i, d in enumerate(t.shape) if i not in axes)
-    if op == "ReduceMax" and any(t.shape[i] not in (1,) for i in axes):
-        op = "ReduceSum"  # ReduceMax over an empty axis has no value; onnxruntime refuses it
+    if op == "ReduceMax" and any(t.shape[i] != 1 for i in axes):
+        op = "ReduceSum"  # ReduceMax over an axis that may be empty has no value; onnxruntime refuses it
     g.node(op, [t.name, g.const(axes)], shape, keepdims=keep)
     return op
 
