@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 PIPELINES = sorted(str(p) for p in (REPO / "pipelines").rglob("*.yaml"))
 SHIPPING = ("default.yaml", "grouped-packing.yaml")
 CI_GRAPHS = 30
-CI_SEED = 3
+CI_SEED = 2
 """A seed whose 30 graphs include item 11's rank-0 reshapes (see the xfail below)."""
 
 

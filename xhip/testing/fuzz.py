@@ -3,7 +3,8 @@
 `graphs()` is a hypothesis strategy of `FuzzGraph`s: a few float inputs over the
 symbolic dims a, b, c (some axes static 1, so broadcast chains happen), then a
 chain of nodes drawn from the supported ops, each consuming any earlier tensor
-(fan-out), with graph outputs that are also consumed inside. Shape-only
+(fan-out), with graph outputs that are also consumed inside (and now and then a
+graph input that is also an output). Shape-only
 subgraphs (Shape, Gather, arithmetic, Concat, Range, Expand, Reshape by a computed
 shape), data-dependent ones (NonZero) and host-fed payload scalars are among the steps.
 
@@ -323,10 +324,13 @@ def graphs(draw, max_steps: int = 8) -> FuzzGraph:
     outputs = {results[-1].name: results[-1]}
     for extra in draw(st.lists(st.sampled_from(results), max_size=2)):
         outputs.setdefault(extra.name, extra)
+    if draw(st.sampled_from(range(8))) == 3:  # now and then (hypothesis favours 0) an input is also an output
+        outputs.setdefault(g.inputs[0].name, g.inputs[0])
     model = graph_model(
         g.nodes,
         [helper.make_tensor_value_info(t.name, t.dtype, list(t.shape)) for t in g.inputs],
-        [helper.make_tensor_value_info(t.name, t.dtype, None) for t in outputs.values()],
+        # An input passed through keeps its declared dims (an untyped one is a finding of its own).
+        [helper.make_tensor_value_info(t.name, t.dtype, list(t.shape) if t in g.inputs else None) for t in outputs.values()],
         g.initializers,
     )
     return FuzzGraph(model, tuple(steps))
