@@ -30,12 +30,11 @@ from onnx import TensorProto, helper
 import xhip
 from xhip.diagnostics import XhipError
 from xhip.runtime.check import compare, onnxruntime_outputs
-from xhip.testing.fuzz import Bindings, FuzzGraph, graphs
+from xhip.testing.fuzz import Bindings, Dim, FuzzGraph, graphs
 from xhip.testing.models import graph_model
 
 onnxruntime.set_default_logger_severity(4)  # a refused graph is discarded, not logged
 
-Dim = str | int
 FAILURE_KINDS = ("wrong-value", "sanitizer", "xhip-error", "crash")
 METADATA_KEY = "xhip.fuzz"
 """metadata_props key of a saved regression: JSON with pipeline, dims, kind, message, issue, expect."""
