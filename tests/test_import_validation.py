@@ -164,7 +164,7 @@ def test_negative_dims_of_an_initializer():
 def test_ai_onnx_opset_imported_twice():
     model = make_model([relu("r", "x", "y")], [tensor("x")], [tensor("y")])
     model.opset_import.append(helper.make_opsetid("ai.onnx", 13))
-    assert import_error(model) == "error: the model imports the ai.onnx opset 2 times (18, 13)"
+    assert import_error(model) == "error: the model imports the ai.onnx opset 2 times, at different versions (18, 13)"
 
 
 @pytest.mark.parametrize("keep", [0.5, 0.99])

@@ -247,9 +247,10 @@ class _Importer:
         versions = [o.version for o in self.model.opset_import if o.domain in DEFAULT_DOMAINS]
         if not versions:
             raise self.error("the model imports no ai.onnx opset")
-        if len(versions) > 1:
+        if len(set(versions)) > 1:
+            # "" and "ai.onnx" spell one domain: the same version twice is harmless, two are ambiguous.
             listed = ", ".join(map(str, versions))
-            raise self.error(f"the model imports the ai.onnx opset {len(versions)} times ({listed})")
+            raise self.error(f"the model imports the ai.onnx opset {len(versions)} times, at different versions ({listed})")
         version = versions[0]
         newest = onnx.defs.onnx_opset_version()
         if not 1 <= version <= newest:

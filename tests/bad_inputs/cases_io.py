@@ -20,25 +20,24 @@ MIXED = m.model_bytes(
 RUN = ("xhip-run", "m.onnx")
 
 
-def bad_feed(case_id: str, flags: tuple[str, ...], stderr: str, files=None, xfail: str | None = None, model: bytes = RELU) -> Case:
-    return Case(case_id, "feeds", (*RUN, *flags), {"m.onnx": model, **(files or {})}, stderr=stderr, xfail=xfail)
+def bad_feed(case_id: str, flags: tuple[str, ...], stderr: str, files=None, model: bytes = RELU) -> Case:
+    return Case(case_id, "feeds", (*RUN, *flags), {"m.onnx": model, **(files or {})}, stderr=stderr)
 
 
 def good_feed(case_id: str, flags: tuple[str, ...], files=None, model: bytes = RELU) -> Case:
     return Case(case_id, "feeds", (*RUN, *flags), {"m.onnx": model, **(files or {})}, exit_code=0)
 
 
-NPZ_ITEM6 = "issue 8 item 6: a truncated or non-npz --inputs file is not one located line"
 GOOD_NPZ = m.npz(x=m.floats(3))
 FEEDS = [
     bad_feed("feeds-inputs-missing-file", ("--inputs", "absent.npz"), r"absent\.npz"),
-    bad_feed("feeds-inputs-truncated-npz", ("--inputs", "in.npz"), r"in\.npz: error: ", {"in.npz": GOOD_NPZ[: len(GOOD_NPZ) // 2]}, NPZ_ITEM6),
-    bad_feed("feeds-inputs-text-file", ("--inputs", "in.npz"), r"in\.npz: error: (?!.*allow_pickle)", {"in.npz": "x = 1, 2, 3\n"}, NPZ_ITEM6),
-    bad_feed("feeds-inputs-empty-file", ("--inputs", "in.npz"), r"in\.npz: error: ", {"in.npz": b""}, NPZ_ITEM6),
+    bad_feed("feeds-inputs-truncated-npz", ("--inputs", "in.npz"), r"in\.npz: error: ", {"in.npz": GOOD_NPZ[: len(GOOD_NPZ) // 2]}),
+    bad_feed("feeds-inputs-text-file", ("--inputs", "in.npz"), r"in\.npz: error: (?!.*allow_pickle)", {"in.npz": "x = 1, 2, 3\n"}),
+    bad_feed("feeds-inputs-empty-file", ("--inputs", "in.npz"), r"in\.npz: error: ", {"in.npz": b""}),
     bad_feed("feeds-inputs-directory", ("--inputs", "in.npz"), r"in\.npz", {"in.npz/x": "x"}),
-    bad_feed("feeds-inputs-dev-null", ("--inputs", "/dev/null"), r"/dev/null", xfail=NPZ_ITEM6),
+    bad_feed("feeds-inputs-dev-null", ("--inputs", "/dev/null"), r"/dev/null"),
     bad_feed("feeds-inputs-object-array", ("--inputs", "in.npz"), r"in\.npz: error: (?!.*allow_pickle)",
-             {"in.npz": lambda: m.npz(x=np.array([{"a": 1}], dtype=object))}, NPZ_ITEM6),
+             {"in.npz": lambda: m.npz(x=np.array([{"a": 1}], dtype=object))}),
     bad_feed("feeds-npz-missing-input", ("--inputs", "in.npz"), r"missing input 'x'", {"in.npz": m.npz(z=m.floats(3))}),
     bad_feed("feeds-npz-extra-input", ("--inputs", "in.npz"), r"unexpected input 'z'", {"in.npz": m.npz(x=m.floats(3), z=m.floats(3))}),
     bad_feed("feeds-npz-wrong-dtype", ("--inputs", "in.npz"), r"'x'.*dtype", {"in.npz": m.npz(x=np.arange(3))}),
@@ -51,19 +50,15 @@ FEEDS = [
     bad_feed("feeds-shape-wrong-rank", ("--shape", "x=2x3x4"), r"--shape x=2x3x4"),
     bad_feed("feeds-shape-missing", (), r"dynamic dim.*--shape x="),
     bad_feed("feeds-shape-symbol-conflict", ("--shape", "a=3", "--shape", "b=4"), r"'b'|'a'", model=TWO_INPUTS),
-    bad_feed("feeds-shape-too-big-for-memory", ("--shape", "x=1099511627776"), r"x|memory",
-             xfail="issue 8 item 6: random feeds too big for memory are drawn (as float64) before any check"),
+    bad_feed("feeds-shape-too-big-for-memory", ("--shape", "x=1099511627776"), r"x|memory"),
     Case("feeds-check-needs-onnx", "feeds", ("xhip-run", "m.mlir", "--shape", "x=3", "--check"), {"m.mlir": RELU_MLIR}, stderr=r"--check needs an \.onnx"),
     bad_feed("feeds-seed-not-int", ("--shape", "x=3", "--seed", "one"), r"--seed"),
     bad_feed("feeds-unknown-backend", ("--shape", "x=3", "--backend", "tpu"), r"tpu"),
-    bad_feed("feeds-reshape-count-mismatch", ("--shape", "x=7"), r"rs", model=m.reshape_to_fives(),
-             xfail="issue 8 item 2: Reshape(X[7], [-1, 5]) returns a [1, 5] output with exit 0"),
-    bad_feed("feeds-check-onnxruntime-refuses", ("--shape", "x=7", "--check"), r"rs", model=m.reshape_to_fives(),
-             xfail="issue 8 items 2 and 6: onnxruntime's refusal under --check is a traceback"),
+    bad_feed("feeds-reshape-count-mismatch", ("--shape", "x=7"), r"rs", model=m.reshape_to_fives()),
+    bad_feed("feeds-check-onnxruntime-refuses", ("--shape", "x=7", "--check"), r"rs", model=m.reshape_to_fives()),
     Case("feeds-sanitize-says-clean", "feeds", (*RUN, "--shape", "x=3", "--sanitize"), {"m.onnx": RELU}, exit_code=0,
-         stdout=r"sanitizer: clean", xfail="issue 8 smaller: --sanitize does not say it ran clean"),
-    Case("feeds-run-version", "feeds", ("xhip-run", "--version"), exit_code=0, stdout=r"xhip-run \S+",
-         xfail="issue 8 smaller: xhip-run --version is missing"),
+         stdout=r"sanitizer: clean"),
+    Case("feeds-run-version", "feeds", ("xhip-run", "--version"), exit_code=0, stdout=r"xhip-run \S+"),
     good_feed("feeds-zero-extent", ("--shape", "x=0", "--check")),
     good_feed("feeds-one-extent", ("--shape", "x=1", "--check", "--sanitize")),
     good_feed("feeds-npz-valid", ("--inputs", "in.npz", "--check"), {"in.npz": GOOD_NPZ}),
@@ -71,13 +66,11 @@ FEEDS = [
 ]
 
 OPT = ("xhip-opt", "m.onnx", "-p", "hip-add-context-arg", "-o")
-ITEM1 = "issue 8 item 1: -o replaces a symlink, FIFO or device instead of writing through"
-ITEM9 = "issue 8 item 9: a failed run leaves files behind"
 
 
-def out_case(case_id: str, target: str, files, exit_code: int = 0, stderr: str = "", produces=(), kinds=None, xfail=None, **kw) -> Case:
+def out_case(case_id: str, target: str, files, exit_code: int = 0, stderr: str = "", produces=(), kinds=None, **kw) -> Case:
     return Case(case_id, "paths", (*OPT, target), {"m.onnx": RELU, **files}, exit_code=exit_code, stderr=stderr,
-                produces=tuple(produces), kinds=kinds or {}, xfail=xfail, **kw)
+                produces=tuple(produces), kinds=kinds or {}, **kw)
 
 
 SHAPE = ("--shape", "x=3")
@@ -85,20 +78,18 @@ PATHS = [
     out_case("paths-o-new-file", "out.mlir", {}, produces=["out.mlir"], kinds={"out.mlir": "file"}),
     out_case("paths-o-replaces-file", "out.mlir", {"out.mlir": "old\n"}, kinds={"out.mlir": "file"}),
     out_case("paths-o-missing-folder", "nowhere/out.mlir", {}, exit_code=1, stderr=r"nowhere/out\.mlir"),
-    out_case("paths-o-is-directory", "outdir", {"outdir/keep": "k"}, exit_code=1, stderr=r"outdir.*directory",
-             xfail="issue 8 item 9: -o DIR leaves a hidden temp file"),
+    out_case("paths-o-is-directory", "outdir", {"outdir/keep": "k"}, exit_code=1, stderr=r"outdir.*directory"),
     out_case("paths-o-read-only-folder", "ro/out.mlir", {"ro": Directory(0o555)}, exit_code=1, stderr=r"ro/out\.mlir", needs_non_root=True),
     out_case("paths-o-symlink-to-file", "link.mlir", {"real.mlir": "old\n", "link.mlir": Symlink("real.mlir")},
-             kinds={"link.mlir": "symlink", "real.mlir": "file"}, xfail=ITEM1),
+             kinds={"link.mlir": "symlink", "real.mlir": "file"}),
     out_case("paths-o-dangling-symlink", "link.mlir", {"link.mlir": Symlink("made.mlir")}, produces=["made.mlir"],
-             kinds={"link.mlir": "symlink", "made.mlir": "file"}, xfail=ITEM1),
-    out_case("paths-o-fifo", "pipe", {"pipe": Fifo()}, kinds={"pipe": "fifo"}, xfail=ITEM1),
-    out_case("paths-o-null-device", "null", {"null": NullDevice()}, kinds={"null": "chardev"}, xfail=ITEM1),
+             kinds={"link.mlir": "symlink", "made.mlir": "file"}),
+    out_case("paths-o-fifo", "pipe", {"pipe": Fifo()}, kinds={"pipe": "fifo"}),
+    out_case("paths-o-null-device", "null", {"null": NullDevice()}, kinds={"null": "chardev"}),
     out_case("paths-o-same-as-input", "m.mlir", {"m.mlir": RELU_MLIR}),
     Case("paths-input-missing", "paths", ("xhip-opt", "absent.onnx"), stderr=r"absent\.onnx.*no such file"),
     Case("paths-input-mlir-missing", "paths", ("xhip-opt", "absent.mlir"), stderr=r"absent\.mlir"),
-    Case("paths-input-directory", "paths", ("xhip-opt", "d.onnx"), {"d.onnx/x": "x"}, stderr=r"d\.onnx.*directory",
-         xfail="issue 8 smaller: a directory given as the model says 'no such file'"),
+    Case("paths-input-directory", "paths", ("xhip-opt", "d.onnx"), {"d.onnx/x": "x"}, stderr=r"d\.onnx.*directory"),
     Case("paths-input-symlink", "paths", ("xhip-opt", "link.onnx", "-p", "hip-add-context-arg"),
          {"m.onnx": RELU, "link.onnx": Symlink("m.onnx")}, exit_code=0),
     Case("paths-input-dangling-symlink", "paths", ("xhip-opt", "link.onnx"), {"link.onnx": Symlink("gone.onnx")}, stderr=r"link\.onnx"),
@@ -106,31 +97,27 @@ PATHS = [
     Case("paths-run-input-dev-null", "paths", ("xhip-run", "/dev/null"), stderr=r"/dev/null"),
     Case("paths-run-model-missing", "paths", ("xhip-run", "absent.onnx"), stderr=r"absent\.onnx"),
     Case("paths-run-save-outputs-exact-name", "paths", (*RUN, *SHAPE, "--save-outputs", "x.bin"), {"m.onnx": RELU},
-         exit_code=0, produces=("x.bin",), xfail="issue 8 smaller: --save-outputs x.bin writes x.bin.npz"),
+         exit_code=0, produces=("x.bin",)),
     Case("paths-run-report-and-outputs", "paths", (*RUN, *SHAPE, "--report", "r.json", "--save-outputs", "o.npz"), {"m.onnx": RELU},
          exit_code=0, produces=("r.json", "o.npz")),
-    Case("paths-run-report-missing-folder", "paths", (*RUN, *SHAPE, "--report", "no/r.json"), {"m.onnx": RELU}, stderr=r"no/r\.json",
-         xfail="issue 8 item 6 (part): an unwritable --report is a traceback found after the run"),
-    Case("paths-run-report-is-directory", "paths", (*RUN, *SHAPE, "--report", "rdir"), {"m.onnx": RELU, "rdir/k": "k"}, stderr=r"rdir",
-         xfail="issue 8 item 6 (part): an unwritable --report is a traceback found after the run"),
+    Case("paths-run-report-missing-folder", "paths", (*RUN, *SHAPE, "--report", "no/r.json"), {"m.onnx": RELU}, stderr=r"no/r\.json"),
+    Case("paths-run-report-is-directory", "paths", (*RUN, *SHAPE, "--report", "rdir"), {"m.onnx": RELU, "rdir/k": "k"}, stderr=r"rdir"),
     Case("paths-run-save-outputs-missing-folder", "paths", (*RUN, *SHAPE, "--report", "r.json", "--save-outputs", "no/o.npz"),
-         {"m.onnx": RELU}, stderr=r"no/o\.npz", xfail=ITEM9 + " (the report is written when --save-outputs fails)"),
+         {"m.onnx": RELU}, stderr=r"no/o\.npz"),
     Case("paths-run-report-null-device", "paths", (*RUN, *SHAPE, "--report", "null"), {"m.onnx": RELU, "null": NullDevice()},
          exit_code=0, kinds={"null": "chardev"}),
     Case("paths-opt-constants-beside-output", "paths",
          ("xhip-opt", "m.onnx", "--pipeline", "default", "-o", "sub/out.mlir"), {"m.onnx": m.with_big_constant(), "sub": Directory()},
-         exit_code=0, produces=("sub/out.mlir", "sub/out.constants.bin"),
-         xfail="issue 8 items 3 and 4: the constants file is model.constants.bin in the cwd; no --pipeline NAME"),
+         exit_code=0, produces=("sub/out.mlir", "sub/out.constants.bin")),
     Case("paths-opt-failed-output-leaves-no-constants", "paths",
          ("xhip-opt", "m.onnx", "--pipeline", DEFAULT_YAML, "-o", "no/out.mlir"),
-         {"m.onnx": m.with_big_constant()}, stderr=r"no/out\.mlir", xfail=ITEM9 + " (model.constants.bin when -o cannot be written)"),
+         {"m.onnx": m.with_big_constant()}, stderr=r"no/out\.mlir"),
     Case("paths-run-leaves-no-temp-folder", "paths", (*RUN, *SHAPE), {"m.onnx": m.with_big_constant(4)}, exit_code=0,
-         no_temp_left=True, xfail="issue 8 item 8: every compile leaks an xhip-constants-* temp folder"),
+         no_temp_left=True),
     Case("paths-opt-leaves-no-temp-folder", "paths", (*OPT, "out.mlir"), {"m.onnx": RELU}, exit_code=0,
          produces=("out.mlir",), no_temp_left=True),
     Case("paths-opt-pipeline-by-name", "paths", ("xhip-opt", "m.mlir", "--pipeline", "default", "-o", "out.mlir"),
-         {"m.mlir": RELU_MLIR}, exit_code=0, produces=("out.mlir",),
-         xfail="issue 8 item 4: --pipeline NAME does not find a shipped pipeline"),
+         {"m.mlir": RELU_MLIR}, exit_code=0, produces=("out.mlir",)),
     Case("paths-run-artifact-runs-as-is", "paths", ("xhip-run", "out.mlir", *SHAPE), {"out.mlir": RELU_MLIR}, exit_code=0),
 ]
 

@@ -87,7 +87,11 @@ def read_npz(path: str) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as data:
             return {name: data[name] for name in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+    except ValueError as err:
+        if "allow_pickle" in str(err):  # NumPy's advice would be to run pickled code from the file
+            raise XhipError("cannot read inputs: the .npz holds Python objects, not arrays of numbers", path) from None
+        raise XhipError(f"cannot read inputs: damaged .npz file ({err})", path) from None
+    except (OSError, EOFError, zipfile.BadZipFile) as err:
         raise XhipError(f"cannot read inputs: damaged .npz file ({err})", path) from None
 
 
