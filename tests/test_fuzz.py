@@ -53,7 +53,6 @@ def test_shipping_pipelines_fail_only_in_known_ways(campaign, pipeline):
 
 
 @pytest.mark.parametrize("pipeline", SHIPPING)
-@pytest.mark.xfail(strict=True, reason="issue 8 item 11: sanitizer false positives on reshapes to/from rank 0")
 def test_shipping_pipelines_give_no_sanitizer_report(campaign, pipeline):
     reports = [(g, o) for g, o in campaign.failures(pipeline) if o.kind == "sanitizer"]
     assert not reports, _lines(reports)

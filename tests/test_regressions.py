@@ -3,9 +3,8 @@
 Every tests/regressions/*.onnx records in its metadata (key `xhip.fuzz`) the pipeline,
 the dims, how it failed, when an item of issue 8 covers it the item, and what it must
 give once fixed (`expect`): run clean under the sanitizer and match onnxruntime, or, for
-a real race under a race experiment, a sanitizer report. Failures an open item explains are
-strict xfails (remove the mark when the fix lands); findings no item covers yet are
-skipped with their description, so they stay visible without being called expected.
+a real race under a race experiment, a sanitizer report. Every graph must give its
+`expect` outcome.
 Add one with `python benchmarks/fuzz.py --save-regressions tests/regressions`.
 """
 
@@ -26,20 +25,11 @@ def _pipeline(name: str) -> Path:
     return next(p for p in (REPO / "pipelines").rglob("*.yaml") if p.name == name)
 
 
-def _param(path: Path):
-    record = regression_record(onnx.load(path))
-    if record["issue"]:
-        marks = [pytest.mark.xfail(strict=True, reason=f"{record['issue']}: {record['message'][:120]}")]
-    else:
-        marks = [pytest.mark.skip(reason=f"new finding, not in issue 8 yet: {record['kind']}: {record['message'][:160]}")]
-    return pytest.param(path, id=path.stem, marks=marks)
-
-
 def test_regressions_are_here():
     assert len(FILES) >= 5
 
 
-@pytest.mark.parametrize("path", [_param(p) for p in FILES])
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_regression_runs_clean(path: Path):
     model = onnx.load(path)
     record = regression_record(model)
