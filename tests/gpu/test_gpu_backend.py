@@ -1,8 +1,10 @@
-"""Models of the test set on a real GPU backend, against onnxruntime on the CPU.
+"""The test set on a real GPU backend, against onnxruntime on the CPU.
 
-Skipped where the backend cannot run (its one-line reason). Tolerance rtol 1e-3 /
-atol 1e-4: the GPU's fp32 sums run in another order than onnxruntime's (tree
-reductions, FMA), TF32 stays off.
+Every model at its three shapes (xhip.testing.models.SHAPE_VARIANTS) under every
+pipeline YAML, and under each host-visibility strategy for the models whose host
+code reads device data (NonZero, Slice from Shape). Skipped where the backend cannot
+run (its one-line reason). Tolerances: `tolerances(backend)`, rtol 1e-3 / atol 1e-6:
+the GPU's fp32 sums run in another order (tree reductions, tiles, FMA), TF32 is off.
 """
 
 from __future__ import annotations
@@ -13,18 +15,22 @@ import numpy as np
 import pytest
 
 import xhip
+from xhip.api import load_pipeline_like
+from xhip.diagnostics import XhipError
+from xhip.pipeline import apply_overrides
 from xhip.runtime.backends import make_backend
 from xhip.runtime.backends.gpu.driver import DriverUnavailable
-from xhip.runtime.check import compare, onnxruntime_outputs
-from xhip.testing.models import MODELS
+from xhip.runtime.check import compare, onnxruntime_outputs, tolerances
+from xhip.testing.models import MODELS, SHAPE_VARIANTS, feeds_at, graph_model, value
 
 pytestmark = pytest.mark.gpu
 REPO = Path(__file__).resolve().parents[2]
 PIPELINES = sorted(str(p.relative_to(REPO)) for p in (REPO / "pipelines").rglob("*.yaml"))
-BACKENDS = ("cuda", "hip")
+STRATEGIES = ("readback", "event", "strict")
+HOST_READING_MODELS = ("nonzero", "slice_from_shape")
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
+@pytest.fixture(scope="module", params=("cuda", "hip"))
 def backend_name(request):
     try:
         make_backend(request.param)
@@ -33,21 +39,38 @@ def backend_name(request):
     return request.param
 
 
+def _check_at_every_shape(model_name: str, pipeline, backend: str, settings: tuple[str, ...] = ()) -> None:
+    rng = np.random.default_rng(sum(map(ord, model_name)))
+    executable = None
+    for run, shapes in enumerate(SHAPE_VARIANTS[model_name]):
+        model, feeds = feeds_at(model_name, shapes, rng)
+        if executable is None:
+            chosen = load_pipeline_like(pipeline)
+            if settings:
+                chosen = apply_overrides(chosen, list(settings))
+            executable = xhip.compile(model, chosen, backend=backend)
+        outputs = executable.run(feeds)
+        result = compare(outputs, onnxruntime_outputs(model, feeds), **tolerances(backend))
+        assert result.passed, f"{model_name} {shapes} under {pipeline} {settings} on {backend}: {result.problems}"
+        if run == 0 and executable.report.pool_bytes:
+            # A fresh session allocates exactly the pools its first run asks for.
+            assert executable.backend.memory.live_by_kind["pool"] == executable.report.pool_bytes
+
+
 @pytest.mark.parametrize("pipeline", PIPELINES)
 @pytest.mark.parametrize("model_name", sorted(MODELS))
 def test_model_matches_onnxruntime_on_gpu(backend_name, pipeline, model_name):
-    model, feeds = MODELS[model_name](np.random.default_rng(sum(map(ord, model_name))))
-    expected = onnxruntime_outputs(model, feeds)
-    executable = xhip.compile(model, REPO / pipeline, backend=backend_name)
-    result = compare(executable.run(feeds), expected, rtol=1e-3, atol=1e-4)
-    assert result.passed, f"{model_name} under {pipeline} on {backend_name}: {result.problems}"
+    _check_at_every_shape(model_name, REPO / pipeline, backend_name)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("model_name", HOST_READING_MODELS)
+def test_host_visibility_strategies_on_gpu(backend_name, strategy, model_name):
+    _check_at_every_shape(model_name, "default", backend_name, (f"hip-lower-host-visibility.strategy={strategy}",))
 
 
 def test_gather_index_out_of_range_is_a_located_error(backend_name):
     from onnx import TensorProto, helper
-
-    from xhip.diagnostics import XhipError
-    from xhip.testing.models import graph_model, value
 
     model = graph_model(
         [helper.make_node("Gather", ["data", "indices"], ["y"], axis=0, name="pick_rows")],
@@ -60,3 +83,10 @@ def test_gather_index_out_of_range_is_a_located_error(backend_name):
     np.testing.assert_array_equal(good["y"], data[[4, 0, 2]])
     with pytest.raises(XhipError, match="index 7 is out of range"):
         executable.run({"data": data, "indices": np.array([1, 7, 2], np.int64)})
+
+
+def test_the_report_names_the_gpu(backend_name):
+    model, feeds = feeds_at("attention", SHAPE_VARIANTS["attention"][0], np.random.default_rng(0))
+    executable = xhip.compile(model, backend="auto")
+    executable.run(feeds)
+    assert executable.report.backend.startswith(f"{backend_name}: ")

@@ -156,3 +156,34 @@ MODELS: dict[str, Callable[[np.random.Generator], ModelCase]] = {
     "concat_split": concat_split,
     "gpt2": gpt2,
 }
+
+
+SHAPE_VARIANTS: dict[str, tuple[dict[str, tuple[int, ...]], ...]] = {
+    "attention": ({"X": (1, 128, 64)}, {"X": (4, 512, 64)}, {"X": (3, 77, 64)}),
+    "attention_batch_zero": ({"X": (0, 16, 64)}, {"X": (0, 1, 64)}, {"X": (0, 128, 64)}),
+    "max_4x1_4x8": ({"a": (4, 1), "b": (4, 8)}, {"a": (1, 7), "b": (5, 7)}, {"a": (3, 1), "b": (1, 6)}),
+    "gemm_trans_a_b": (
+        {"a": (5, 3), "b": (7, 5), "c": (7,)},
+        {"a": (64, 33), "b": (17, 64), "c": (17,)},
+        {"a": (1, 1), "b": (1, 1), "c": (1,)},
+    ),
+    "nonzero": ({"x": (5, 6)}, {"x": (1, 1)}, {"x": (64, 129)}),
+    "slice_from_shape": ({"x": (9, 5), "t": (6,)}, {"x": (4, 2), "t": (1,)}, {"x": (100, 33), "t": (50,)}),
+    "reshape_flatten": ({"x": (2, 4, 6)}, {"x": (1, 1, 6)}, {"x": (7, 3, 6)}),
+    "concat_split": ({"x": (4, 3), "z": (4, 5)}, {"x": (1, 3), "z": (1, 5)}, {"x": (33, 3), "z": (33, 5)}),
+    "gpt2": ({"input_ids": (2, 12)}, {"input_ids": (1, 1)}, {"input_ids": (4, 64)}),
+}
+"""Three input shapes for each model of the test set (1 and 0 extents among them)."""
+
+
+def feeds_at(name: str, shapes: dict[str, tuple[int, ...]], rng: np.random.Generator) -> tuple[onnx.ModelProto, Feeds]:
+    """Model `name` with random inputs of these shapes: floats from a normal draw, token ids below 256."""
+    model, defaults = MODELS[name](rng)
+    feeds = {}
+    for input_name, default in defaults.items():
+        shape = shapes[input_name]
+        if np.issubdtype(default.dtype, np.integer):
+            feeds[input_name] = rng.integers(0, 256, shape).astype(default.dtype)
+        else:
+            feeds[input_name] = rng.standard_normal(shape).astype(default.dtype)
+    return model, feeds

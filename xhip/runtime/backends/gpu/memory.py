@@ -12,8 +12,6 @@ from __future__ import annotations
 import weakref
 from collections import defaultdict
 
-import numpy as np
-
 from xhip.runtime.backends.gpu.driver import Driver, DriverError
 from xhip.runtime.buffers import DeviceBuffer
 
@@ -41,9 +39,13 @@ class DeviceMemory:
         self.limit_bytes = limit_bytes
         self.in_use_bytes = 0
         self.peak_bytes = 0
+        self.live_by_kind: dict[str, int] = defaultdict(int)
+        """Bytes held from the driver per buffer kind ("pool", "output", ...)."""
 
     def allocate(self, nbytes: int, label: str, kind: str, poison: bool = True) -> DeviceBuffer:
-        size = _size_class(nbytes)
+        # Pools are sized exactly (they live for the session and are what the report counts);
+        # per-run buffers round to a size class so that the next run can reuse them.
+        size = max(int(nbytes), 1) if kind == "pool" else _size_class(nbytes)
         if self.in_use_bytes + size > self.limit_bytes:
             raise DriverError(
                 f"device allocation of {nbytes} bytes for {kind} '{label}' exceeds the device limit "
@@ -52,9 +54,10 @@ class DeviceMemory:
         blocks = self._free[size]
         address = blocks.pop() if blocks else self._driver.malloc(size)
         self.in_use_bytes += size
+        self.live_by_kind[kind] += size
         self.peak_bytes = max(self.peak_bytes, self.in_use_bytes)
         buffer = DeviceBuffer.on_device(int(nbytes), label, kind, address)
-        weakref.finalize(buffer, self._release, address, size)
+        weakref.finalize(buffer, self._release, address, size, kind)
         if poison:
             self._driver.fill(address, POISON_BYTE, int(nbytes))
         return buffer
@@ -66,8 +69,9 @@ class DeviceMemory:
         weakref.finalize(buffer, self._driver.free_host, view)
         return buffer
 
-    def _release(self, address: int, size: int) -> None:
+    def _release(self, address: int, size: int, kind: str) -> None:
         self.in_use_bytes -= size
+        self.live_by_kind[kind] -= size
         self._free[size].append(address)
 
     def trim(self) -> None:
@@ -78,5 +82,3 @@ class DeviceMemory:
         self._free.clear()
 
 
-def host_bytes(nbytes: int) -> np.ndarray:
-    return np.empty(max(int(nbytes), 0), np.uint8)
