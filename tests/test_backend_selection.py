@@ -52,3 +52,20 @@ def test_sanitize_is_a_reference_mode():
     with pytest.raises(Exception, match="modes of the reference backend"):
         make_backend("cuda", sanitize=True)
     assert make_backend("auto", sanitize=True).name == "reference"
+
+
+def test_every_backend_implements_the_whole_protocol():
+    import inspect
+
+    from xhip.runtime.backends.base import Backend
+    from xhip.runtime.backends.gpu.backend import GpuBackend
+    from xhip.runtime.backends.reference import ReferenceBackend
+
+    methods = {name: member for name, member in vars(Backend).items() if callable(member) and not name.startswith("_")}
+    assert {"allocate", "upload", "download", "launch", "sync", "to_host", "check_written"} <= set(methods)
+    for backend in (ReferenceBackend, GpuBackend):
+        for name, declared in methods.items():
+            implemented = getattr(backend, name, None)
+            assert implemented is not None, f"{backend.__name__} lacks {name}"
+            wanted = list(inspect.signature(declared).parameters)
+            assert list(inspect.signature(implemented).parameters)[: len(wanted)] == wanted, (backend.__name__, name)

@@ -55,6 +55,10 @@ class Backend(Protocol):
         """A host copy of `source` after all queued work (graph outputs; not a readback)."""
         ...
 
+    def check_written(self, view: MemRef, what: str) -> None:
+        """Fail when the backend can tell that some element of `view` was never written."""
+        ...
+
     # -- host access -----------------------------------------------------------------------
     def host_load(self, source: MemRef, index: Sequence[int], location: str) -> object:
         """One element, read now (the IR proved it ready, or read it back first)."""
