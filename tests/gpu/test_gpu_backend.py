@@ -3,7 +3,7 @@
 Every model at its three shapes (xhip.testing.models.SHAPE_VARIANTS) under every
 pipeline YAML, and under each host-visibility strategy for the models whose host
 code reads device data (NonZero, Slice from Shape). Skipped where the backend cannot
-run (its one-line reason). Tolerances: `tolerances(backend)`, rtol 1e-3 / atol 1e-6:
+run (its one-line reason). Tolerances: `tolerances(backend)`, rtol 1e-3 / atol 1e-5:
 the GPU's fp32 sums run in another order (tree reductions, tiles, FMA), TF32 is off.
 """
 
