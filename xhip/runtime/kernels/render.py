@@ -16,14 +16,15 @@ import functools
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import jinja2
 
 from xhip.runtime.kernels.specs import KernelSpec, pairs, render_chain_expr
+from xhip.shipped import shipped_folder
 
-TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
+TEMPLATES = shipped_folder("templates")
+"""templates/ of the checkout, or its copy inside an installed wheel."""
 PRELUDE = "cuda_prelude.h"
 
 Target = Literal["hip", "cuda"]
