@@ -22,6 +22,7 @@ import numpy as np
 
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
+from xhip.runtime.kernels.specs import Operand
 
 
 class Backend(Protocol):
@@ -69,6 +70,12 @@ class Backend(Protocol):
         ...
 
     # -- device work -----------------------------------------------------------------------
+    def prepare(self, op_class: type, attributes: Mapping[str, object], inputs: Sequence[Operand], outputs: Sequence[Operand]) -> None:
+        """At plan-build time, once per op: the kernels its launches will need, chosen from
+        what the IR fixes of its operands (a GPU backend renders and queues them, and the first
+        launch compiles everything queued as one unit through the compile cache)."""
+        ...
+
     def launch(
         self,
         kernel: str,
@@ -91,4 +98,12 @@ class Backend(Protocol):
 
     def sync(self) -> None:
         """Block until all queued work is done."""
+        ...
+
+    def record_event(self) -> object:
+        """A marker queued after the work so far (for timing)."""
+        ...
+
+    def elapsed_ms(self, start: object, end: object) -> float:
+        """Milliseconds between two recorded markers, once `end` is reached."""
         ...

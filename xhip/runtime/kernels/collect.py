@@ -11,13 +11,48 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr, TensorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StringAttr,
+    TensorType,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xhip.dialects import hip
 from xhip.runtime.buffers import numpy_dtype
 from xhip.runtime.kernels.specs import KernelSpec, Operand, specs_for_launch
-from xhip.runtime.translate.hip_ops import kernel_attributes
+
+
+SEGMENT_SIZES = "operandSegmentSizes"
+
+
+def python_value(attr: Attribute) -> object:
+    """An attribute as the plain Python value kernels take."""
+    if isinstance(attr, IntegerAttr):
+        value = attr.value.data
+        if isinstance(attr.type, IntegerType) and attr.type.width.data == 1:
+            return bool(value)
+        return value
+    if isinstance(attr, FloatAttr):
+        return float(attr.value.data)
+    if isinstance(attr, StringAttr):
+        return attr.data
+    if isinstance(attr, DenseArrayBase):
+        return tuple(attr.get_values())
+    if isinstance(attr, ArrayAttr):
+        return tuple(python_value(a) for a in attr.data)
+    return attr
+
+
+def kernel_attributes(op: Operation) -> dict[str, object]:
+    return {name: python_value(value) for name, value in op.properties.items() if name != SEGMENT_SIZES}
 
 
 def operand_facts(value: SSAValue) -> Operand:

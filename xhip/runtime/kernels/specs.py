@@ -28,7 +28,7 @@ OpClass = Any
 `C_EXPR`, `REDUCE_*`, `MAY_ALIAS_INPUT`, `SHAPE_RULE`. Loosely typed: no IR import here."""
 
 Attributes = Mapping[str, Any]
-"""An op's properties as plain Python values (xhip.runtime.translate.hip_ops.kernel_attributes)."""
+"""An op's properties as plain Python values (xhip.runtime.kernels.collect.kernel_attributes)."""
 
 # ---- element types ------------------------------------------------------------------
 

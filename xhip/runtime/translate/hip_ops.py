@@ -3,48 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseArrayBase,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-)
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Operation
 
 from xhip.diagnostics import op_location
 from xhip.dialects import hip
 from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, numpy_dtype
 from xhip.runtime.contracts import dps_contract
+from xhip.runtime.kernels.collect import kernel_attributes, operand_facts
 from xhip.runtime.backends.reference.kernels import run_kernel
 from xhip.runtime.limits import byte_size_expression
 from xhip.runtime.translate.memref_ops import load_constant, sized_allocation
 from xhip.runtime.plan import PlanBuilder, Registers, Session, Step, buffer_label, shape_of_type, translates
 
-SEGMENT_SIZES = "operandSegmentSizes"
-
-
-def python_value(attr: Attribute) -> object:
-    """An attribute as the plain Python value kernels take."""
-    if isinstance(attr, IntegerAttr):
-        value = attr.value.data
-        if isinstance(attr.type, IntegerType) and attr.type.width.data == 1:
-            return bool(value)
-        return value
-    if isinstance(attr, FloatAttr):
-        return float(attr.value.data)
-    if isinstance(attr, StringAttr):
-        return attr.data
-    if isinstance(attr, DenseArrayBase):
-        return tuple(attr.get_values())
-    if isinstance(attr, ArrayAttr):
-        return tuple(python_value(a) for a in attr.data)
-    return attr
-
-
-def kernel_attributes(op: Operation) -> dict[str, object]:
-    return {name: python_value(value) for name, value in op.properties.items() if name != SEGMENT_SIZES}
 
 
 def _as_array(value: object) -> np.ndarray:
@@ -70,6 +40,9 @@ def _compute_step(op: hip.DPSOp, plan: PlanBuilder) -> Step:
     scalars, inputs, outputs = plan.slots(op.scalars), plan.slots(op.inputs), plan.slots(op.outputs)
     backend = plan.session.backend
     if not op.is_tensor_mode:
+        # What the IR fixes of the operands (dtypes, ranks, static extents, layouts) is
+        # enough to choose and compile the kernels once, before any run.
+        backend.prepare(type(op), attributes, [operand_facts(v) for v in op.inputs], [operand_facts(v) for v in op.outputs])
 
         def launch(regs: Registers) -> None:
             backend.launch(

@@ -24,6 +24,7 @@ from xhip.runtime.backends.gpu.driver import Driver, DriverError
 from xhip.runtime.backends.gpu.memory import DeviceMemory
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
+from xhip.runtime.kernels.specs import Operand
 
 MEMORY_CAP_ENV = "XHIP_MAX_DEVICE_BYTES"
 
@@ -158,6 +159,16 @@ class GpuBackend:
             raise XhipError(err.message, location) from None
         self.stats.kernel_launches += launched
         self._queued = True
+
+    def prepare(self, op_class: type, attributes: Mapping[str, object], inputs: Sequence[Operand], outputs: Sequence[Operand]) -> None:
+        self.kernels.prepare_op(op_class, attributes, inputs, outputs)
+
+    def record_event(self) -> object:
+        return self.driver.record_event()
+
+    def elapsed_ms(self, start: object, end: object) -> float:
+        self.driver.wait_event(end)
+        return self.driver.elapsed_ms(start, end)
 
     def copy(self, source: MemRef, target: MemRef, location: str) -> None:
         self.stats.device_copies += 1

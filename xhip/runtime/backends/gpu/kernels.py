@@ -86,6 +86,14 @@ class KernelLibrary:
             if spec.name not in self._functions:
                 self._pending[spec.name] = spec
 
+    def prepare_op(self, op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> None:
+        """Queue the kernels the IR's operand facts choose for an op, and the variants a
+        launch picks when its unknown extents match (no run-time broadcast)."""
+        if getattr(op_class, "TEMPLATE", None) is None:
+            return
+        for assume_equal in (False, True):
+            self.prepare(specs_for_launch(op_class, attributes, ins, outs, assume_equal=assume_equal))
+
     def function(self, spec: KernelSpec) -> object:
         if spec.name not in self._functions:
             self.prepare([spec])

@@ -17,6 +17,7 @@ timing deterministic:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -24,9 +25,9 @@ from typing import Literal
 import numpy as np
 
 from xhip.diagnostics import XhipError
+from xhip.runtime.backends.reference.kernels import run_kernel
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
-from xhip.runtime.backends.reference.kernels import run_kernel
 
 NEVER_WRITTEN = 0
 
@@ -153,6 +154,17 @@ class ReferenceBackend:
                 self._record_write(out)
 
         self._submit(run, list(inputs), list(outputs), location)
+
+    def prepare(self, op_class: type, attributes: Mapping[str, object], inputs: Sequence[object], outputs: Sequence[object]) -> None:
+        """NumPy kernels need no preparation."""
+
+    def record_event(self) -> object:
+        """The time at which all work queued so far is done (it runs the queue)."""
+        self.sync()
+        return time.perf_counter()
+
+    def elapsed_ms(self, start: object, end: object) -> float:
+        return (float(end) - float(start)) * 1e3  # type: ignore[arg-type]
 
     def copy(self, source: MemRef, target: MemRef, location: str) -> None:
         self.stats.device_copies += 1
