@@ -107,3 +107,16 @@ class Backend(Protocol):
     def elapsed_ms(self, start: object, end: object) -> float:
         """Milliseconds between two recorded markers, once `end` is reached."""
         ...
+
+    # -- graphs ----------------------------------------------------------------------------
+    def begin_capture(self) -> None:
+        """Record the device work queued from now on instead of running it."""
+        ...
+
+    def end_capture(self) -> object:
+        """The recorded work, as a graph `replay` runs again over the same buffers."""
+        ...
+
+    def replay(self, graph: object) -> None:
+        """Queue a captured graph's work again."""
+        ...

@@ -170,6 +170,18 @@ class GpuBackend:
         self.driver.wait_event(end)
         return self.driver.elapsed_ms(start, end)
 
+    def begin_capture(self) -> None:
+        # Module loads and allocations are not stream work: do them before capturing.
+        self.kernels.load_pending()
+        self.driver.begin_capture()
+
+    def end_capture(self) -> object:
+        return self.driver.end_capture()
+
+    def replay(self, graph: object) -> None:
+        self.driver.replay(graph)
+        self._queued = True
+
     def copy(self, source: MemRef, target: MemRef, location: str) -> None:
         self.stats.device_copies += 1
         self._queued = True

@@ -97,10 +97,13 @@ class KernelLibrary:
     def function(self, spec: KernelSpec) -> object:
         if spec.name not in self._functions:
             self.prepare([spec])
-            self._load_pending()
+            self.load_pending()
         return self._functions[spec.name]
 
-    def _load_pending(self) -> None:
+    def load_pending(self) -> None:
+        """Compile (through the cache) and load every queued kernel, as one unit."""
+        if not self._pending:
+            return
         source = render_unit(self._pending.values(), self.target)  # type: ignore[arg-type]
         image, hit = self._cache.compile(source, self._compiler)
         self.cached_units += hit

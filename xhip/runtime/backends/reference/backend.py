@@ -66,6 +66,7 @@ class ReferenceBackend:
         self.stats = DeviceStats()
         self._queue: list[_QueuedWork] = []
         self._shadows: dict[int, _Shadow] = {}
+        self._captured: list[_QueuedWork] | None = None
 
     def describe(self) -> str:
         modes = [m for m, on in (("deferred", self.deferred and not self.sanitize), ("sanitize", self.sanitize)) if on]
@@ -185,10 +186,29 @@ class ReferenceBackend:
             work.run()
 
     def _submit(self, run: Callable[[], None], reads: list[MemRef], writes: list[MemRef], label: str) -> None:
-        if self.deferred:
-            self._queue.append(_QueuedWork(run, reads, writes, label))
+        work = _QueuedWork(run, reads, writes, label)
+        if self._captured is not None:
+            self._captured.append(work)
+        elif self.deferred:
+            self._queue.append(work)
         else:
             run()
+
+    # -- graphs --------------------------------------------------------------------------
+
+    def begin_capture(self) -> None:
+        """Device work from now on is recorded, not run, until `end_capture`."""
+        self.sync()
+        self._captured = []
+
+    def end_capture(self) -> object:
+        graph, self._captured = tuple(self._captured or ()), None
+        return graph
+
+    def replay(self, graph: object) -> None:
+        """Submit the captured work again, in order, over the same buffers."""
+        for work in graph:  # type: ignore[attr-defined]
+            self._submit(work.run, work.reads, work.writes, work.label)
 
     # -- sanitizer -----------------------------------------------------------------------
 
