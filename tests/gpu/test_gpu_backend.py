@@ -96,3 +96,18 @@ def test_the_report_names_the_gpu(backend_name):
     executable = xhip.compile(model, backend="auto")
     executable.run(feeds)
     assert executable.report.backend.startswith(f"{backend_name}: ")
+
+
+def test_a_second_process_compiles_nothing(backend_name, tmp_path):
+    """The compile cache: the same model in a fresh process loads every kernel from disk."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XHIP_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "xhip.tools.run", str(REPO / "examples" / "attention.onnx"), "--shape", "X=2x64", "--backend", backend_name]
+    rows = []
+    for _ in range(2):
+        result = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+        rows.append(next(line for line in result.stdout.splitlines() if line.startswith("kernel compiles")))
+    assert int(rows[0].split()[-1]) > 0 and int(rows[1].split()[-1]) == 0, rows

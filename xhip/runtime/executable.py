@@ -112,6 +112,8 @@ class Report:
     readbacks: int = 0
     syncs: int = 0
     event_waits: int = 0
+    kernel_compiles: int = 0
+    """Translation units the runtime compiler built in this run (0 once the compile cache has them)."""
     outputs: dict[str, dict[str, object]] = field(default_factory=dict)
     check: dict[str, object] | None = None
     compile_s: float = 0.0
@@ -228,7 +230,7 @@ class Executable:
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         self.check_feeds(feeds)
         stats = self.backend.stats
-        before = (stats.kernel_launches, stats.readbacks, stats.syncs, stats.event_waits)
+        before = (stats.kernel_launches, stats.readbacks, stats.syncs, stats.event_waits, stats.kernel_compiles)
         start = time.perf_counter()
         self.session.run = RunState()
         bound = self._bound_symbols(feeds)
@@ -251,6 +253,7 @@ class Executable:
         self.report.readbacks = stats.readbacks - before[1]
         self.report.syncs = stats.syncs - before[2]
         self.report.event_waits = stats.event_waits - before[3]
+        self.report.kernel_compiles = stats.kernel_compiles - before[4]
         self.report.pool_bytes = self.session.run.pool_bytes
         self.report.lower_bound_bytes = self._lower_bound(pooled)
         self.report.host_scratch_bytes = self.session.run.scratch_bytes

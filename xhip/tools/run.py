@@ -147,6 +147,7 @@ def _report_table(report) -> str:
         ("readbacks", report.readbacks),
         ("syncs", report.syncs),
         ("event waits", report.event_waits),
+        ("kernel compiles", report.kernel_compiles),
         ("compile s", f"{report.compile_s:.3f}"),
         ("run ms", f"{report.run_ms:.2f}"),
     ]

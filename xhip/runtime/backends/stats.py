@@ -12,3 +12,5 @@ class DeviceStats:
     readbacks: int = 0
     syncs: int = 0
     event_waits: int = 0
+    kernel_compiles: int = 0
+    """Units of kernels compiled by the runtime compiler (a compile-cache hit is not one)."""

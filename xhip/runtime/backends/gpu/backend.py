@@ -153,11 +153,13 @@ class GpuBackend:
         scalars: Sequence[int | float],
         location: str,
     ) -> None:
+        compiled = self.kernels.compiled_units
         try:
             launched = self.kernels.launch(kernel, inputs, outputs, attributes, scalars, location)
         except DriverError as err:
             raise XhipError(err.message, location) from None
         self.stats.kernel_launches += launched
+        self.stats.kernel_compiles += self.kernels.compiled_units - compiled
         self._queued = True
 
     def prepare(self, op_class: type, attributes: Mapping[str, object], inputs: Sequence[Operand], outputs: Sequence[Operand]) -> None:
