@@ -1,4 +1,4 @@
-"""What several pytest files need: parse-and-verify, passes by spec, the seed attention.
+"""What several pytest files need: parse-and-verify, passes by spec, import errors, the seed attention.
 
 Imported as `from helpers import ...` (tests/conftest.py puts this folder on sys.path).
 """
@@ -9,11 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from xhip.context import make_context
+from xhip.diagnostics import XhipError
+from xhip.importer import import_model
 from xhip.parsing import parse_module
 from xhip.pass_runner import run_passes
 from xhip.pipeline import instantiate, parse_pass_spec
@@ -35,6 +38,15 @@ def after_passes(module: ModuleOp, spec: str) -> ModuleOp:
     run_passes(make_context(), result, instantiate(parse_pass_spec(spec)))
     verify_module(result)
     return result
+
+
+def import_error(model: onnx.ModelProto | Path) -> str:
+    """The one-line error importing `model` (a model or a file) raises."""
+    with pytest.raises(XhipError) as info:
+        import_model(model)
+    text = str(info.value)
+    assert "\n" not in text
+    return text
 
 
 def ops_of(module: ModuleOp, op_type: type[Operation]) -> list[Operation]:
