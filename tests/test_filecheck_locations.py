@@ -76,33 +76,32 @@ def test_every_line_expression_is_spelled_the_way_filecheck_1_0_6_reads_it(path:
 # -- filecheck 1.0.6 evaluates `[[# @LINE - N]]` ------------------------------------------------
 
 
-def _filecheck(tmp_path: Path, checks: str, output: str) -> subprocess.CompletedProcess:
+def _filecheck(tmp_path: Path, spelling: str, output_line: int) -> subprocess.CompletedProcess:
+    """filecheck on the output `checks.mlir:<output_line>:3: error: bad`, with checks that
+    hold an op on line 2 and, on line 3, a CHECK that locates it by `spelling`."""
     check_file = tmp_path / "checks.mlir"
-    check_file.write_text(checks)
-    return subprocess.run(
-        [TOOLS / "filecheck", check_file], input=output, capture_output=True, text=True, check=False
+    check_file.write_text(
+        f'func.func @f() {{\n  "bad.op"() : () -> ()\n// CHECK: checks.mlir:{spelling}:3: error: bad\n'
     )
+    output = f"checks.mlir:{output_line}:3: error: bad\n"
+    return subprocess.run([TOOLS / "filecheck", check_file], input=output, capture_output=True, text=True, check=False)
 
 
 def test_filecheck_takes_the_spaced_line_relative_expression(tmp_path: Path):
-    checks = 'func.func @f() {\n  "bad.op"() : () -> ()\n// CHECK: checks.mlir:[[# @LINE - 1]]:3: error: bad\n'
-    result = _filecheck(tmp_path, checks, "checks.mlir:2:3: error: bad\n")
+    result = _filecheck(tmp_path, "[[# @LINE - 1]]", output_line=2)
     assert result.returncode == 0, result.stderr
-
-
-@pytest.mark.parametrize("spelling", ["[[# @LINE-1]]", "[[#@LINE-1]]", "[[@LINE-1]]", "[[# @LINE -1]]"])
-def test_filecheck_1_0_6_refuses_the_unspaced_spellings(tmp_path: Path, spelling: str):
-    """LLVM's FileCheck takes all of these; the Python port only `[[# @LINE - N]]`."""
-    checks = f'func.func @f() {{\n  "bad.op"() : () -> ()\n// CHECK: checks.mlir:{spelling}:3: error: bad\n'
-    result = _filecheck(tmp_path, checks, "checks.mlir:2:3: error: bad\n")
-    assert result.returncode != 0
 
 
 @pytest.mark.parametrize("wrong_line", [1, 3])
 def test_filecheck_fails_when_the_relative_line_is_wrong(tmp_path: Path, wrong_line: int):
-    checks = 'func.func @f() {\n  "bad.op"() : () -> ()\n// CHECK: checks.mlir:[[# @LINE - 1]]:3: error: bad\n'
-    result = _filecheck(tmp_path, checks, f"checks.mlir:{wrong_line}:3: error: bad\n")
+    result = _filecheck(tmp_path, "[[# @LINE - 1]]", output_line=wrong_line)
     assert result.returncode == 1, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("spelling", ["[[# @LINE-1]]", "[[#@LINE-1]]", "[[@LINE-1]]", "[[# @LINE -1]]"])
+def test_filecheck_1_0_6_refuses_the_unspaced_spellings(tmp_path: Path, spelling: str):
+    """LLVM's FileCheck takes these; the Python port reads only `[[# @LINE - N]]`."""
+    assert _filecheck(tmp_path, spelling, output_line=2).returncode != 0
 
 
 # -- a case inserted at the top of every locating file, under lit ----------------------------------

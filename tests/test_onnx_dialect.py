@@ -91,7 +91,8 @@ func.func @f(%x: tensor<2x3x4xf32>) {
 
 def test_ints_of_another_width_do_not_verify():
     text = TRANSPOSE.replace("[0, 2, 1]", "[0 : i32, 2 : i32, 1 : i32]")
-    with pytest.raises(XhipError, match=r"^input\.mlir:3:3: error: \[0 : i32, 2 : i32, 1 : i32\] should be of base attribute onnx\.ints"):
+    expected = r"^input\.mlir:3:3: error: \[0 : i32, 2 : i32, 1 : i32\] should be of base attribute onnx\.ints"
+    with pytest.raises(XhipError, match=expected):
         parse_verified(text)
 
 
