@@ -38,7 +38,8 @@ def literal_pins(path: Path, text: str) -> list[str]:
     return found
 
 
-CHECK_FILES = sorted(FILECHECK_ROOT.rglob("*.mlir"))
+CHECK_FILES = sorted([*FILECHECK_ROOT.rglob("*.mlir"), *FILECHECK_ROOT.rglob("*.test")])
+"""Every lit test (lit.cfg.py runs .mlir and .test files)."""
 
 
 def test_the_pin_finder_sees_literal_locations_and_accepts_relative_ones():
@@ -141,4 +142,4 @@ def test_inserting_a_case_on_top_keeps_every_located_check_valid(tmp_path: Path)
         copy.write_text(_with_a_case_on_top(path.read_text()))
     result = subprocess.run([TOOLS / "lit", "-q", tmp_path], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert len(LOCATING_FILES) == len(list(tmp_path.rglob("*.mlir")))
+    assert len(LOCATING_FILES) == len([*tmp_path.rglob("*.mlir"), *tmp_path.rglob("*.test")])
