@@ -6,6 +6,7 @@ The textual syntax and every verifier message are covered by tests/filecheck/hip
 from __future__ import annotations
 
 import pytest
+from helpers import parse_verified
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ModuleOp, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -24,12 +25,6 @@ READ, WRITE, ALLOC, FREE = (
     MemoryEffectKind.ALLOC,
     MemoryEffectKind.FREE,
 )
-
-
-def parse(text: str) -> ModuleOp:
-    module = parse_module(make_context(), text, "test.mlir")
-    module.verify()
-    return module
 
 
 def ops_named(module: ModuleOp, name: str) -> list[Operation]:
@@ -69,7 +64,7 @@ func.func @f(%ctx: !hip.context, %n: index, %i: i64, %cnt: memref<i32>, %t: tens
 
 
 class TestInfrastructureEffects:
-    module = parse(INFRA)
+    module = parse_verified(INFRA)
 
     def test_allocations_allocate_their_result(self):
         for name in ("hip.alloc", "hip.get_pool", "hip.get_host_scratch"):
@@ -119,14 +114,14 @@ func.func @f(%ctx: !hip.context, %a: memref<?x4xf32>, %b: memref<4xf32>, %o: mem
 
 
 def test_memref_mode_reads_ins_and_writes_outs_per_value():
-    memref_add, tensor_add = ops_named(parse(COMPUTE), "hip.add")
+    memref_add, tensor_add = ops_named(parse_verified(COMPUTE), "hip.add")
     a, b, o = memref_add.operands[1:]
     assert effects(memref_add) == {(READ, a), (READ, b), (WRITE, o)}
     assert effects(tensor_add) == set()
 
 
 def test_in_place_memref_op_reads_and_writes_the_same_buffer():
-    module = parse("""
+    module = parse_verified("""
 func.func @f(%ctx: !hip.context, %x: memref<8xf32>) {
   hip.exp(%ctx) ins(%x : memref<8xf32>) outs(%x : memref<8xf32>)
   func.return
@@ -137,7 +132,7 @@ func.func @f(%ctx: !hip.context, %x: memref<8xf32>) {
 
 
 def test_cse_never_merges_output_allocations():
-    module = parse("""
+    module = parse_verified("""
 func.func @f(%ctx: !hip.context, %n: index) -> (memref<?xf32>, memref<?xf32>) {
   %o0 = hip.alloc_output(%ctx, %n) {out_idx = 0 : i64} : memref<?xf32>
   %o1 = hip.alloc_output(%ctx, %n) {out_idx = 0 : i64} : memref<?xf32>
@@ -148,7 +143,7 @@ func.func @f(%ctx: !hip.context, %n: index) -> (memref<?xf32>, memref<?xf32>) {
 
 
 def test_cse_never_merges_allocations_but_merges_pure_tensor_ops_and_constant_reads():
-    module = parse("""
+    module = parse_verified("""
 func.func @f(%ctx: !hip.context, %n: index, %i: i64, %x: tensor<4xf32>)
     -> (memref<?xi8>, memref<?xi8>, memref<?xf32>, memref<?xf32>, memref<4xf32>, memref<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %p0 = hip.get_pool(%ctx, %n) : memref<?xi8>
@@ -169,7 +164,7 @@ func.func @f(%ctx: !hip.context, %n: index, %i: i64, %x: tensor<4xf32>)
 
 
 def test_cse_does_not_merge_readbacks_across_a_device_write():
-    module = parse("""
+    module = parse_verified("""
 func.func @f(%ctx: !hip.context, %cnt: memref<i32>, %src: memref<i32>) -> (index, index) {
   %d0 = hip.readback_dim(%ctx, %cnt) : memref<i32> -> index
   hip.copy(%ctx) ins(%src : memref<i32>) outs(%cnt : memref<i32>)
@@ -181,7 +176,7 @@ func.func @f(%ctx: !hip.context, %cnt: memref<i32>, %src: memref<i32>) -> (index
 
 
 def test_dce_keeps_memref_writes_whose_outs_are_used_later():
-    module = parse("""
+    module = parse_verified("""
 func.func @f(%ctx: !hip.context, %n: index, %x: memref<?xf32>) {
   %pool = hip.get_pool(%ctx, %n) : memref<?xi8>
   %c0 = arith.constant 0 : index
@@ -199,7 +194,7 @@ func.func @f(%ctx: !hip.context, %n: index, %x: memref<?xf32>) {
 
 
 def test_dce_removes_unused_tensor_ops_allocations_and_reads_but_not_outputs():
-    module = parse("""
+    module = parse_verified("""
 func.func @f(%ctx: !hip.context, %n: index, %i: i64, %x: tensor<4xf32>, %cnt: memref<i32>) -> tensor<4xf32> {
   %unused = hip.exp(%ctx) ins(%x : tensor<4xf32>) outs(%x : tensor<4xf32>) -> tensor<4xf32>
   %used = hip.relu(%ctx) ins(%x : tensor<4xf32>) outs(%x : tensor<4xf32>) -> tensor<4xf32>
@@ -221,7 +216,7 @@ class Builder:
     constructors must give ops that verify."""
 
     def __init__(self):
-        module = parse("""
+        module = parse_verified("""
 func.func @f(%ctx: !hip.context, %n: index, %t: tensor<?x4xf32>, %m: memref<?x4xf32>, %v: f32) {
   func.return
 }""")

@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from helpers import import_error
 from onnx import TensorProto, helper, numpy_helper
 
-from test_importer import import_error, make_model
 from xhip.importer import import_model
+from xhip.testing.models import graph_model
 
 
 def tensor(name: str, shape=(2, 3), elem=TensorProto.FLOAT) -> onnx.ValueInfoProto:
@@ -37,7 +38,7 @@ def relu(name: str, source: str, target: str) -> onnx.NodeProto:
 
 def test_two_nodes_writing_one_name(tmp_path: Path):
     nodes = [relu("a", "x", "y"), helper.make_node("Neg", ["x"], ["y"], name="b")]
-    path = saved(make_model(nodes, [tensor("x")], [tensor("y")]), tmp_path)
+    path = saved(graph_model(nodes, [tensor("x")], [tensor("y")]), tmp_path)
     assert import_error(path) == (
         f"{path}: error: onnx node \"b\" (op 'Neg') writes 'y', which onnx node \"a\" (op 'Relu') already "
         "defines (each value name must be written once)"
@@ -46,30 +47,30 @@ def test_two_nodes_writing_one_name(tmp_path: Path):
 
 def test_node_overwriting_an_initializer():
     weight = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
-    model = make_model([relu("r", "x", "w")], [tensor("x")], [tensor("w")], [weight])
+    model = graph_model([relu("r", "x", "w")], [tensor("x")], [tensor("w")], [weight])
     assert "writes 'w', which initializer 'w' already defines" in import_error(model)
 
 
 def test_node_overwriting_a_graph_input():
-    model = make_model([relu("r", "x", "x")], [tensor("x")], [tensor("x")])
+    model = graph_model([relu("r", "x", "x")], [tensor("x")], [tensor("x")])
     assert "onnx node \"r\" (op 'Relu') writes 'x', which graph input 'x' already defines" in import_error(model)
 
 
 def test_two_graph_inputs_with_one_name():
-    model = make_model([relu("r", "x", "y")], [tensor("x"), tensor("x", [4])], [tensor("y")])
+    model = graph_model([relu("r", "x", "y")], [tensor("x"), tensor("x", [4])], [tensor("y")])
     assert import_error(model) == "error: graph input 'x' is declared twice"
 
 
 def test_two_initializers_with_one_name():
     weights = [numpy_helper.from_array(np.ones(3, np.float32), "w") for _ in range(2)]
-    model = make_model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [tensor("x")], [tensor("y")], weights)
+    model = graph_model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [tensor("x")], [tensor("y")], weights)
     assert import_error(model) == "error: initializer 'w' is defined twice"
 
 
 def test_initializer_that_is_also_a_graph_input_is_still_accepted():
     weight = numpy_helper.from_array(np.ones(3, np.float32), "w")
     add = helper.make_node("Add", ["x", "w"], ["y"], name="add")
-    import_model(make_model([add], [tensor("x"), tensor("w", [3])], [tensor("y")], [weight]))
+    import_model(graph_model([add], [tensor("x"), tensor("w", [3])], [tensor("y")], [weight]))
 
 
 @pytest.mark.parametrize(
@@ -80,12 +81,12 @@ def test_initializer_that_is_also_a_graph_input_is_still_accepted():
     ],
 )
 def test_empty_graph_value_names(inputs, outputs, message):
-    model = make_model([relu("r", "x", "y")], inputs, outputs)
+    model = graph_model([relu("r", "x", "y")], inputs, outputs)
     assert import_error(model) == message
 
 
 def test_undefined_input_names_the_node_and_position():
-    model = make_model([helper.make_node("Add", ["x", "ghost"], ["y"], name="add")], [tensor("x")], [tensor("y")])
+    model = graph_model([helper.make_node("Add", ["x", "ghost"], ["y"], name="add")], [tensor("x")], [tensor("y")])
     assert import_error(model) == (
         "error: onnx node \"add\" (op 'Add') input #1 'ghost' is not defined by any node, graph input or initializer"
     )
@@ -93,7 +94,7 @@ def test_undefined_input_names_the_node_and_position():
 
 def test_cycle_is_reported_with_its_nodes():
     nodes = [relu("a", "c", "a_out"), relu("b", "a_out", "b_out"), relu("c", "b_out", "c")]
-    model = make_model(nodes, [tensor("x")], [tensor("b_out")])
+    model = graph_model(nodes, [tensor("x")], [tensor("b_out")])
     assert import_error(model) == (
         "error: onnx node \"a\" (op 'Relu') is on a cycle: "
         'onnx node "a" -> onnx node "b" -> onnx node "c" -> onnx node "a"'
@@ -101,7 +102,7 @@ def test_cycle_is_reported_with_its_nodes():
 
 
 def test_node_reading_its_own_output_is_a_cycle():
-    model = make_model([helper.make_node("Add", ["x", "y"], ["y"], name="loop")], [tensor("x")], [tensor("y")])
+    model = graph_model([helper.make_node("Add", ["x", "y"], ["y"], name="loop")], [tensor("x")], [tensor("y")])
     assert "onnx node \"loop\" (op 'Add') is on a cycle: onnx node \"loop\" -> onnx node \"loop\"" in import_error(model)
 
 
@@ -110,7 +111,7 @@ def test_node_reading_its_own_output_is_a_cycle():
 
 def test_empty_name_for_a_required_variadic_input(tmp_path: Path):
     concat = helper.make_node("Concat", ["x", ""], ["y"], name="n3", axis=0)
-    path = saved(make_model([concat], [tensor("x")], [tensor("y", None)]), tmp_path)
+    path = saved(graph_model([concat], [tensor("x")], [tensor("y", None)]), tmp_path)
     assert import_error(path) == (
         f"{path}: error: onnx node \"n3\" (op 'Concat') input #1 has an empty name (an omitted input), "
         "but the op requires it"
@@ -119,12 +120,12 @@ def test_empty_name_for_a_required_variadic_input(tmp_path: Path):
 
 def test_empty_name_for_a_required_single_input():
     add = helper.make_node("Add", ["", "x"], ["y"], name="add")
-    model = make_model([add], [tensor("x")], [tensor("y")])
+    model = graph_model([add], [tensor("x")], [tensor("y")])
     assert "onnx node \"add\" (op 'Add') input #0 has an empty name (an omitted input)" in import_error(model)
 
 
 def test_empty_name_for_a_required_output():
-    model = make_model([relu("r", "x", "")], [tensor("x")], [tensor("y")])
+    model = graph_model([relu("r", "x", "")], [tensor("x")], [tensor("y")])
     assert import_error(model) == (
         "error: onnx node \"r\" (op 'Relu') output #0 has an empty name (an omitted output), but the op requires it"
     )
@@ -133,7 +134,7 @@ def test_empty_name_for_a_required_output():
 def test_empty_names_for_omitted_optional_inputs_are_accepted():
     starts, ends = (numpy_helper.from_array(np.array([v], np.int64), n) for n, v in (("s", 0), ("e", 1)))
     node = helper.make_node("Slice", ["x", "s", "e", "", ""], ["y"], name="slice")
-    module = import_model(make_model([node], [tensor("x")], [tensor("y", None)], [starts, ends]))
+    module = import_model(graph_model([node], [tensor("x")], [tensor("y", None)], [starts, ends]))
     assert "onnx.NoValue" in str(module)
 
 
@@ -148,13 +149,13 @@ def test_empty_names_for_omitted_optional_inputs_are_accepted():
     ],
 )
 def test_bad_static_dims_of_a_graph_input(shape, message):
-    model = make_model([relu("r", "x", "y")], [tensor("x", shape)], [tensor("y", None)])
+    model = graph_model([relu("r", "x", "y")], [tensor("x", shape)], [tensor("y", None)])
     assert import_error(model) == message
 
 
 def test_negative_dims_of_an_initializer():
     weight = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[3, -1])
-    model = make_model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [tensor("x")], [tensor("y", None)], [weight])
+    model = graph_model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [tensor("x")], [tensor("y", None)], [weight])
     assert import_error(model) == "error: initializer 'w': dim 1 is -1; a static dim must not be negative"
 
 
@@ -162,7 +163,7 @@ def test_negative_dims_of_an_initializer():
 
 
 def test_ai_onnx_opset_imported_twice():
-    model = make_model([relu("r", "x", "y")], [tensor("x")], [tensor("y")])
+    model = graph_model([relu("r", "x", "y")], [tensor("x")], [tensor("y")])
     model.opset_import.append(helper.make_opsetid("ai.onnx", 13))
     assert import_error(model) == "error: the model imports the ai.onnx opset 2 times, at different versions (18, 13)"
 
@@ -170,7 +171,7 @@ def test_ai_onnx_opset_imported_twice():
 @pytest.mark.parametrize("keep", [0.5, 0.99])
 def test_truncated_protobuf(tmp_path: Path, keep: float):
     weight = numpy_helper.from_array(np.ones((64, 64), np.float32), "w")
-    model = make_model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [tensor("x", [64, 64])], [tensor("y")], [weight])
+    model = graph_model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [tensor("x", [64, 64])], [tensor("y")], [weight])
     data = model.SerializeToString()
     path = tmp_path / "cut.onnx"
     path.write_bytes(data[: int(len(data) * keep)])
@@ -187,7 +188,7 @@ def external_weight(location: str, **entries: str) -> TensorProto:
 
 def external_model(weight: TensorProto) -> onnx.ModelProto:
     add = helper.make_node("Add", ["x", "w"], ["y"], name="add")
-    return make_model([add], [tensor("x")], [tensor("y", None)], [weight])
+    return graph_model([add], [tensor("x")], [tensor("y", None)], [weight])
 
 
 @pytest.mark.parametrize("escape", ["../outside.bin", "ABSOLUTE"])
@@ -221,7 +222,7 @@ def test_external_data_with_a_malformed_offset(tmp_path: Path):
 
 def test_long_node_names_are_shortened_in_messages():
     nodes = [relu("a" * 5000, "x", "y"), relu("b", "x", "y")]
-    message = import_error(make_model(nodes, [tensor("x")], [tensor("y")]))
+    message = import_error(graph_model(nodes, [tensor("x")], [tensor("y")]))
     assert len(message) < 400
     assert "... (5000 characters)" in message
 
@@ -231,7 +232,7 @@ def test_long_node_names_are_shortened_in_messages():
 
 def add_with(weight: TensorProto, size: int = 3) -> onnx.ModelProto:
     add = helper.make_node("Add", ["x", "w"], ["y"], name="add")
-    return make_model([add], [tensor("x", [size])], [tensor("y", None)], [weight])
+    return graph_model([add], [tensor("x", [size])], [tensor("y", None)], [weight])
 
 
 def test_initializer_with_fewer_values_than_its_shape():
@@ -249,7 +250,7 @@ def test_large_initializer_without_data_is_refused_before_shape_inference():
 def test_constant_node_with_short_raw_data():
     value = TensorProto(name="", data_type=TensorProto.FLOAT, dims=[3], raw_data=bytes(5))
     nodes = [helper.make_node("Constant", [], ["w"], name="c", value=value), helper.make_node("Add", ["x", "w"], ["y"], name="add")]
-    assert import_error(make_model(nodes, [tensor("x", [3])], [tensor("y", None)])) == (
+    assert import_error(graph_model(nodes, [tensor("x", [3])], [tensor("y", None)])) == (
         "error: onnx node \"c\" (op 'Constant') attribute 'value' has 5 bytes of data, its shape [3] needs 12"
     )
 

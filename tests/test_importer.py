@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from helpers import import_error
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -29,15 +30,11 @@ from xhip.dialects.onnx import ONNX_OPS
 from xhip.importer import SUPPORTED_OPSETS, import_model
 from xhip.parsing import parse_module
 from xhip.printing import print_ir
+from xhip.testing.models import graph_model
 
 REPO = Path(__file__).resolve().parents[1]
 ATTENTION = REPO / "examples" / "attention.onnx"
 SEED_003 = Path("/work/shared/seeds/003_93879bf0b9ffa4f0.txt")
-
-
-def make_model(nodes, inputs, outputs, initializers=(), opset: int = 18) -> onnx.ModelProto:
-    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
 def tensor(name: str, shape, elem=TensorProto.FLOAT) -> onnx.ValueInfoProto:
@@ -140,7 +137,7 @@ def mlp_model() -> onnx.ModelProto:
         helper.make_node("MatMul", ["a", "w2"], ["o"], name="fc2"),
         helper.make_node("Add", ["o", "b2"], ["y"], name="bias2"),
     ]
-    return make_model(nodes, [tensor("x", ["batch", 16])], [tensor("y", ["batch", 8])], inits)
+    return graph_model(nodes, [tensor("x", ["batch", 16])], [tensor("y", ["batch", 8])], inits)
 
 
 def test_mlp():
@@ -166,7 +163,7 @@ def test_gemm_with_broadcast_bias_and_optional_input():
         helper.make_node("Gemm", ["a", "b"], ["g2"], name="gemm_no_c", transB=1),
         helper.make_node("Add", ["g", "row"], ["y"], name="add_row"),
     ]
-    model = make_model(
+    model = graph_model(
         nodes, [tensor("a", [None, 4]), tensor("row", [1, 6])], [tensor("y", None), tensor("g2", None)], [b, c]
     )
     module = import_model(model)
@@ -186,7 +183,7 @@ def test_unknown_rank_is_unranked_and_optional_outputs_are_none():
         helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
         helper.make_node("LayerNormalization", ["x", "s"], ["ln"], name="ln", epsilon=1e-3),
     ]
-    model = make_model(
+    model = graph_model(
         nodes,
         [tensor("x", [2, 8]), tensor("shape", [None], TensorProto.INT64), tensor("s", [8])],
         [tensor("r", None), tensor("ln", None)],
@@ -208,7 +205,7 @@ def test_constant_nodes_all_spellings():
         ),
     ]
     outputs = [tensor(n, None, t) for n, t in zip("abcde", [1, 7, 7, 1, 9])]
-    ops = body(import_model(make_model(nodes, [], outputs)))
+    ops = body(import_model(graph_model(nodes, [], outputs)))
     assert [str(op.value) for op in ops] == [
         "dense<2.500000e+00> : tensor<f32>",
         "dense<[3, -1]> : tensor<2xi64>",
@@ -222,14 +219,14 @@ def test_constant_nodes_all_spellings():
 def test_initializer_that_is_also_a_graph_input_is_a_constant():
     w = numpy_helper.from_array(np.full((2, 2), 3.0, np.float32), "w")
     node = helper.make_node("Add", ["x", "w"], ["y"])
-    model = make_model([node], [tensor("x", [2, 2]), tensor("w", [2, 2])], [tensor("y", [2, 2])], [w])
+    model = graph_model([node], [tensor("x", [2, 2]), tensor("w", [2, 2])], [tensor("y", [2, 2])], [w])
     module = import_model(model)
     assert len(main_func(module).function_type.inputs) == 1
     assert "onnx_node_name" not in body(module)[1].attributes  # unnamed node
 
 
 def test_graph_output_that_is_an_input():
-    model = make_model([], [tensor("x", ["n"])], [tensor("x", ["n"])])
+    model = graph_model([], [tensor("x", ["n"])], [tensor("x", ["n"])])
     fn = main_func(import_model(model))
     assert list(fn.body.block.last_op.operands) == list(fn.body.block.args)
 
@@ -244,7 +241,7 @@ def test_reduce_axes_attribute_and_input_forms(opset: int):
     else:
         node = helper.make_node("ReduceMean", ["x", "axes"], ["y"], name="mean", keepdims=0)
         inits = [axes]
-    model = make_model([node], [tensor("x", ["n", 4, 5])], [tensor("y", None)], inits, opset)
+    model = graph_model([node], [tensor("x", ["n", 4, 5])], [tensor("y", None)], inits, opset)
     constant, mean = body(import_model(model))
     assert constant.value == DenseIntOrFPElementsAttr.from_list(TensorType(i64, [1]), [1])
     assert mean.axes is constant.output
@@ -260,7 +257,7 @@ def test_split_squeeze_unsqueeze_forms(opset: int):
         helper.make_node("Unsqueeze", ["p", "axes"], ["u"], name="unsqueeze"),
         helper.make_node("Squeeze", ["u", "axes"], ["s"], name="squeeze"),
     ]
-    model = make_model(
+    model = graph_model(
         nodes, [tensor("x", [2, 4])], [tensor("q", None), tensor("s", None)], [split_sizes, axes], opset
     )
     ops = body(import_model(model))
@@ -272,7 +269,7 @@ def test_split_squeeze_unsqueeze_forms(opset: int):
 
 def test_split_num_outputs_opset_18():
     node = helper.make_node("Split", ["x"], ["a", "b"], name="split", axis=0, num_outputs=2)
-    model = make_model([node], [tensor("x", [6, 2])], [tensor("a", None), tensor("b", None)])
+    model = graph_model([node], [tensor("x", [6, 2])], [tensor("a", None), tensor("b", None)])
     no_value, split = body(import_model(model))
     assert split.num_outputs.value.data == 2 and split.split is no_value.none
 
@@ -341,7 +338,7 @@ def big_model(megabytes: int = 8) -> onnx.ModelProto:
     rng = np.random.default_rng(7)
     w = numpy_helper.from_array(rng.standard_normal((n, n)).astype(np.float32), "w")
     node = helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")
-    return make_model([node], [tensor("x", ["b", n])], [tensor("y", ["b", n])], [w])
+    return graph_model([node], [tensor("x", ["b", n])], [tensor("y", ["b", n])], [w])
 
 
 def test_initializer_import_does_not_copy_needlessly():
@@ -402,23 +399,15 @@ def test_external_data_file_missing(tmp_path: Path):
 # ---------------------------------------------------------------------------------
 
 
-def import_error(model) -> str:
-    with pytest.raises(XhipError) as info:
-        import_model(model)
-    text = str(info.value)
-    assert "\n" not in text
-    return text
-
-
 def test_unsupported_op():
     node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv1")
-    model = make_model([node], [tensor("x", [1, 1, 4, 4]), tensor("w", [1, 1, 3, 3])], [tensor("y", None)])
+    model = graph_model([node], [tensor("x", [1, 1, 4, 4]), tensor("w", [1, 1, 3, 3])], [tensor("y", None)])
     assert import_error(model) == "error: onnx node \"conv1\" (op 'Conv', domain 'ai.onnx') is not supported"
 
 
 def test_unsupported_op_from_a_file_names_the_file(tmp_path: Path):
     node = helper.make_node("Conv", ["x", "w"], ["y"])
-    model = make_model([node], [tensor("x", [1, 1, 4, 4]), tensor("w", [1, 1, 3, 3])], [tensor("y", None)])
+    model = graph_model([node], [tensor("x", [1, 1, 4, 4]), tensor("w", [1, 1, 3, 3])], [tensor("y", None)])
     path = tmp_path / "conv.onnx"
     onnx.save(model, path)
     assert import_error(path) == f"{path}: error: onnx node #0 (op 'Conv', domain 'ai.onnx') is not supported"
@@ -426,7 +415,7 @@ def test_unsupported_op_from_a_file_names_the_file(tmp_path: Path):
 
 def test_non_default_domain():
     node = helper.make_node("FusedMatMul", ["x", "x"], ["y"], name="fused", domain="com.microsoft")
-    model = make_model([node], [tensor("x", [2, 2])], [tensor("y", None)])
+    model = graph_model([node], [tensor("x", [2, 2])], [tensor("y", None)])
     model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     assert import_error(model) == (
         "error: onnx node \"fused\" (op 'FusedMatMul', domain 'com.microsoft') is not supported "
@@ -435,7 +424,7 @@ def test_non_default_domain():
 
 
 def test_op_form_older_than_supported_opsets():
-    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [2])], [tensor("y", [2])], opset=12)
+    model = graph_model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [2])], [tensor("y", [2])], opset=12)
     assert import_error(model) == (
         "error: onnx node #0 (op 'Relu', domain 'ai.onnx') has its opset-6 form at opset 12, which xhip does not "
         "support (xhip knows the forms of opsets 13 to 21)"
@@ -444,7 +433,7 @@ def test_op_form_older_than_supported_opsets():
 
 def test_opset_newer_than_onnx_knows():
     newest = onnx.defs.onnx_opset_version()
-    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [2])], [tensor("y", [2])], opset=newest + 1)
+    model = graph_model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [2])], [tensor("y", [2])], opset=newest + 1)
     assert import_error(model) == (
         f"error: ai.onnx opset {newest + 1} is not supported (onnx {onnx.__version__} knows opsets 1 to {newest})"
     )
@@ -462,7 +451,7 @@ def test_known_form_at_another_opset(op_type: str, opset: int):
     inputs = ["x", "x"] if op_type == "And" else inputs
     inits = [numpy_helper.from_array(np.array([4], np.int64), "shape")] if op_type == "Reshape" else []
     node = helper.make_node(op_type, inputs, ["y"], name="n", **attrs)
-    model = make_model([node], [tensor("x", [2, 2], element)], [tensor("y", None, element)], inits, opset)
+    model = graph_model([node], [tensor("x", [2, 2], element)], [tensor("y", None, element)], inits, opset)
     (*_, op) = body(import_model(model))
     assert op.name == f"onnx.{op_type}"
 
@@ -480,19 +469,19 @@ def test_later_forms_that_change_more_than_types_are_not_known():
 
 def test_attribute_added_after_opset_21_is_rejected():
     node = helper.make_node("Cast", ["x"], ["y"], name="cast", to=TensorProto.FLOAT16, round_mode="up")
-    model = make_model([node], [tensor("x", [2])], [tensor("y", None, TensorProto.FLOAT16)], opset=24)
+    model = graph_model([node], [tensor("x", [2])], [tensor("y", None, TensorProto.FLOAT16)], opset=24)
     assert import_error(model) == "error: onnx node \"cast\" (op 'Cast') attribute 'round_mode' is not supported"
 
 
 def test_no_default_opset():
-    model = make_model([], [tensor("x", [2])], [tensor("x", [2])])
+    model = graph_model([], [tensor("x", [2])], [tensor("x", [2])])
     del model.opset_import[:]
     assert import_error(model) == "error: the model imports no ai.onnx opset"
 
 
 def test_op_newer_than_the_model_opset():
     node = helper.make_node("Gelu", ["x"], ["y"], name="gelu")
-    model = make_model([node], [tensor("x", [2])], [tensor("y", [2])], opset=18)
+    model = graph_model([node], [tensor("x", [2])], [tensor("y", [2])], opset=18)
     assert import_error(model) == (
         "error: onnx node \"gelu\" (op 'Gelu', domain 'ai.onnx') does not exist in opset 18; it was added in opset 20"
     )
@@ -511,7 +500,7 @@ def test_invalid_file(tmp_path: Path):
 
 def test_node_input_used_before_definition():
     nodes = [helper.make_node("Relu", ["t"], ["y"], name="late"), helper.make_node("Relu", ["x"], ["t"], name="early")]
-    model = make_model(nodes, [tensor("x", [2])], [tensor("y", [2])])
+    model = graph_model(nodes, [tensor("x", [2])], [tensor("y", [2])])
     assert import_error(model) == (
         "error: onnx node \"late\" (op 'Relu') uses 't' before it is defined (the graph must be topologically sorted)"
     )
@@ -519,7 +508,7 @@ def test_node_input_used_before_definition():
 
 def test_shape_inference_failure_is_one_line():
     node = helper.make_node("MatMul", ["a", "b"], ["y"], name="bad_mm")
-    model = make_model([node], [tensor("a", [2, 3]), tensor("b", [4, 5])], [tensor("y", None)])
+    model = graph_model([node], [tensor("a", [2, 3]), tensor("b", [4, 5])], [tensor("y", None)])
     assert import_error(model) == (
         "error: shape inference failed: [ShapeInferenceError] Inference error(s): (op_type:MatMul, node name: bad_mm): "
         "[ShapeInferenceError] Incompatible dimensions for matrix multiplication"
@@ -528,30 +517,30 @@ def test_shape_inference_failure_is_one_line():
 
 def test_unsupported_element_type():
     node = helper.make_node("Identity", ["x"], ["y"], name="id")
-    model = make_model([node], [tensor("x", [2], TensorProto.STRING)], [tensor("y", [2], TensorProto.STRING)])
+    model = graph_model([node], [tensor("x", [2], TensorProto.STRING)], [tensor("y", [2], TensorProto.STRING)])
     assert import_error(model) == "error: graph input 'x' has element type STRING, which xhip does not support"
 
 
 def test_non_tensor_graph_input():
     seq = helper.make_tensor_sequence_value_info("x", TensorProto.FLOAT, None)
-    model = make_model([], [seq], [seq])
+    model = graph_model([], [seq], [seq])
     assert import_error(model) == "error: graph input 'x' is a sequence; xhip imports tensors only"
 
 
 def test_unsupported_constant_spelling():
     node = helper.make_node("Constant", [], ["s"], name="words", value_strings=[b"a"])
-    model = make_model([node], [], [tensor("s", None, TensorProto.STRING)])
+    model = graph_model([node], [], [tensor("s", None, TensorProto.STRING)])
     assert import_error(model) == "error: onnx node \"words\" (op 'Constant') attribute 'value_strings' is not supported"
 
 
 def test_graph_output_never_produced():
-    model = make_model([], [tensor("x", [2])], [tensor("ghost", [2])])
+    model = graph_model([], [tensor("x", [2])], [tensor("ghost", [2])])
     assert import_error(model) == "error: graph output 'ghost' is not produced by any node, input or initializer"
 
 
 def test_unsupported_attribute():
     node = helper.make_node("Softmax", ["x"], ["y"], name="sm", temperature=2)
-    model = make_model([node], [tensor("x", [2, 3])], [tensor("y", None)])
+    model = graph_model([node], [tensor("x", [2, 3])], [tensor("y", None)])
     assert import_error(model) == "error: onnx node \"sm\" (op 'Softmax') attribute 'temperature' is not supported"
 
 
@@ -573,13 +562,13 @@ def test_unsupported_attribute():
     ],
 )
 def test_attribute_of_the_wrong_kind(node, message):
-    model = make_model([node], [tensor("x", [2, 3])], [tensor("y", None, 0)])
+    model = graph_model([node], [tensor("x", [2, 3])], [tensor("y", None, 0)])
     assert import_error(model) == message
 
 
 def test_wrong_input_count_is_reported_by_shape_inference():
     node = helper.make_node("Add", ["x"], ["y"], name="add1")
-    model = make_model([node], [tensor("x", [2])], [tensor("y", None)])
+    model = graph_model([node], [tensor("x", [2])], [tensor("y", None)])
     assert import_error(model) == (
         "error: shape inference failed: [ShapeInferenceError] (op_type:Add, node name: add1): "
         "Node with schema(::Add:14) has input size 1 not in range [min=2, max=2]."

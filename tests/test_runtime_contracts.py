@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import EXECUTION_MODE_IDS, EXECUTION_MODES
 from onnx import TensorProto, helper
 
 import xhip
@@ -20,7 +21,6 @@ from xhip.runtime.executable import Executable
 from xhip.testing.models import graph_model, value
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
-MODES = [{}, {"deferred": True}, {"sanitize": True}]
 
 
 def _floats(*shape: int) -> np.ndarray:
@@ -94,7 +94,7 @@ def test_onnxruntime_rejects_the_feeds(case):
         onnxruntime_outputs(model, feeds)
 
 
-@pytest.mark.parametrize("mode", MODES, ids=["plain", "deferred", "sanitize"])
+@pytest.mark.parametrize("mode", EXECUTION_MODES, ids=EXECUTION_MODE_IDS)
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_broken_runtime_contract_is_a_one_line_error_naming_the_node(case, mode):
     model, feeds, message = CASES[case]()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import EXECUTION_MODE_IDS, EXECUTION_MODES
 from onnx import TensorProto, helper
 
 import xhip
@@ -91,7 +92,7 @@ def test_a_host_store_into_bytes_a_queued_kernel_still_reads_is_reported():
     assert "that queued ''hip.cast' (onnx node \"cast_i\")' has yet to read" in message
 
 
-@pytest.mark.parametrize("mode", [{}, {"deferred": True}, {"sanitize": True}], ids=["plain", "deferred", "sanitize"])
+@pytest.mark.parametrize("mode", EXECUTION_MODES, ids=EXECUTION_MODE_IDS)
 def test_the_default_pipeline_keeps_the_host_scalars_apart(mode):
     model, feeds = _ratio_of_host_scalars()
     assert xhip.compile(model, DEFAULT, **mode).run(feeds)["y"] == pytest.approx(7 / 3)

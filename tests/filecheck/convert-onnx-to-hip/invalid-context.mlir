@@ -7,6 +7,6 @@ func.func @no_context(%x: tensor<?xf32>) -> tensor<?xf32> {
   %r = "onnx.Relu"(%x) : (tensor<?xf32>) -> tensor<?xf32>
   func.return %r : tensor<?xf32>
 }
-// CHECK: {{.*}}invalid-context.mlir:6:1: error: convert-onnx-to-hip: '@no_context' has no !hip.context as argument #0; converting ONNX ops to hip ops needs one (run hip-add-context-arg first)
-// EXIT: {{.*}}invalid-context.mlir:6:1: error: convert-onnx-to-hip: '@no_context' has no !hip.context as argument #0
+// CHECK: {{.*}}invalid-context.mlir:[[# @LINE - 4]]:1: error: convert-onnx-to-hip: '@no_context' has no !hip.context as argument #0; converting ONNX ops to hip ops needs one (run hip-add-context-arg first)
+// EXIT: {{.*}}invalid-context.mlir:[[# @LINE - 5]]:1: error: convert-onnx-to-hip: '@no_context' has no !hip.context as argument #0
 // EXIT-NOT: Traceback

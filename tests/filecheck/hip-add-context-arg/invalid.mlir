@@ -5,6 +5,6 @@
 func.func @misplaced(%a: index, %ctx: !hip.context) -> index {
   func.return %a : index
 }
-// CHECK: {{.*}}invalid.mlir:5:1: error: '@misplaced' has !hip.context as argument #1; it must be argument #0
-// EXIT: {{.*}}invalid.mlir:5:1: error: '@misplaced' has !hip.context as argument #1; it must be argument #0
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 3]]:1: error: '@misplaced' has !hip.context as argument #1; it must be argument #0
+// EXIT: {{.*}}invalid.mlir:[[# @LINE - 4]]:1: error: '@misplaced' has !hip.context as argument #1; it must be argument #0
 // EXIT-NOT: Traceback

@@ -14,5 +14,5 @@ builtin.module attributes {hip.constants_file = "model.constants.bin"} {
     func.return %w : tensor<2xf32>
   }
 }
-// TWICE: {{.*}}invalid.mlir:11:1: error: module already has hip.constants_file; externalizing again would overwrite the constants file it names
+// TWICE: {{.*}}invalid.mlir:[[# @LINE - 6]]:1: error: module already has hip.constants_file; externalizing again would overwrite the constants file it names
 // NOTHING: []

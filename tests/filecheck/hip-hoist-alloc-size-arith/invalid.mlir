@@ -10,4 +10,4 @@ func.func @two_blocks(%ctx: !hip.context, %x: memref<?xf32>) {
 ^bb1:
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:4:1: error: hip-hoist-alloc-size-arith: '@two_blocks' has 2 blocks; only single-block functions are supported
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 9]]:1: error: hip-hoist-alloc-size-arith: '@two_blocks' has 2 blocks; only single-block functions are supported

@@ -5,7 +5,7 @@ func.func @no_context(%x: memref<4xf32>) {
   %a = memref.alloc() : memref<4xf32>
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:4:1: error: hip-lower-allocs: '@no_context' has no !hip.context as argument #0; lowering memref.alloc to hip.alloc needs one (run hip-add-context-arg first)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 4]]:1: error: hip-lower-allocs: '@no_context' has no !hip.context as argument #0; lowering memref.alloc to hip.alloc needs one (run hip-add-context-arg first)
 
 // -----
 
@@ -15,4 +15,4 @@ func.func @two_blocks(%ctx: !hip.context) {
 ^bb1:
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:12:1: error: hip-lower-allocs: '@two_blocks' has 2 blocks; only single-block functions are supported
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 6]]:1: error: hip-lower-allocs: '@two_blocks' has 2 blocks; only single-block functions are supported

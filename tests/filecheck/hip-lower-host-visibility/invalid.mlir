@@ -10,6 +10,6 @@ func.func @no_context(%x: memref<4xi64>) -> i64 {
   %v = memref.load %y[%c0] : memref<4xi64>
   func.return %v : i64
 }
-// CHECK: {{.*}}invalid.mlir:6:1: error: hip-lower-host-visibility: '@no_context' has no !hip.context as argument #0; reading device data back needs one (run hip-add-context-arg first)
-// EXIT: {{.*}}invalid.mlir:6:1: error: hip-lower-host-visibility: '@no_context' has no !hip.context as argument #0
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 7]]:1: error: hip-lower-host-visibility: '@no_context' has no !hip.context as argument #0; reading device data back needs one (run hip-add-context-arg first)
+// EXIT: {{.*}}invalid.mlir:[[# @LINE - 8]]:1: error: hip-lower-host-visibility: '@no_context' has no !hip.context as argument #0
 // EXIT-NOT: Traceback

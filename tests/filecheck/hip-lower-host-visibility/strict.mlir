@@ -8,7 +8,7 @@ func.func @unproven(%ctx: !hip.context, %x: memref<4xi64>) -> i64 {
   %v = memref.load %y[%c0] : memref<4xi64>
   func.return %v : i64
 }
-// CHECK: {{.*}}strict.mlir:8:3: error: host read of a buffer written by device work that may still be running: it needs a synchronization (strategy 'strict' lowers none)
+// CHECK: {{.*}}strict.mlir:[[# @LINE - 3]]:3: error: host read of a buffer written by device work that may still be running: it needs a synchronization (strategy 'strict' lowers none)
 
 // OPTION: error: {{.*}}strategy{{.*}}
 // OPTION-NOT: Traceback

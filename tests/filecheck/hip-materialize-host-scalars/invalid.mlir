@@ -8,7 +8,7 @@ func.func @no_context(%i: i64) {
   memref.store %i, %a[%c0] : memref<1xi64>
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:5:1: error: hip-materialize-host-scalars: '@no_context' has no !hip.context as argument #0; moving host scalar buffers to host scratch needs one (run hip-add-context-arg first)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 6]]:1: error: hip-materialize-host-scalars: '@no_context' has no !hip.context as argument #0; moving host scalar buffers to host scratch needs one (run hip-add-context-arg first)
 // LIMIT: error: hip-materialize-host-scalars: option max-elements must be >= 1, got 0
 
 // -----
@@ -21,4 +21,4 @@ func.func @runtime_scratch(%ctx: !hip.context, %n: index, %i: i64) {
   memref.store %i, %a[%c0] : memref<1xi64>
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:19:3: error: cannot add host scalars to a host scratch whose size is not a constant
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 5]]:3: error: cannot add host scalars to a host scratch whose size is not a constant

@@ -9,4 +9,4 @@ func.func @two_blocks(%ctx: !hip.context, %x: memref<8xf32>) {
 ^bb1:
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:5:1: error: hip-optimize-memrefs: '@two_blocks' has 2 blocks; only single-block functions are supported
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 7]]:1: error: hip-optimize-memrefs: '@two_blocks' has 2 blocks; only single-block functions are supported

@@ -11,7 +11,7 @@ func.func @no_context(%x: memref<4xf32>) {
   "memref.copy"(%x, %a) : (memref<4xf32>, memref<4xf32>) -> ()
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:9:1: error: hip-pool-allocs: '@no_context' has no !hip.context as argument #0; pooling memref.alloc needs one (run hip-add-context-arg first)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 5]]:1: error: hip-pool-allocs: '@no_context' has no !hip.context as argument #0; pooling memref.alloc needs one (run hip-add-context-arg first)
 
 // -----
 
@@ -23,7 +23,7 @@ func.func @two_blocks(%ctx: !hip.context, %x: memref<4xf32>) {
 ^bb1:
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:19:1: error: hip-pool-allocs: '@two_blocks' has 2 blocks; only single-block functions are supported
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 7]]:1: error: hip-pool-allocs: '@two_blocks' has 2 blocks; only single-block functions are supported
 
 // ALIGN3:  -p: error: pass 'hip-pool-allocs': alignment must be a positive power of 2, got 3
 // ALIGN0:  -p: error: pass 'hip-pool-allocs': alignment must be a positive power of 2, got 0
@@ -37,4 +37,4 @@ func.func @over_aligned(%ctx: !hip.context, %x: memref<4xf32>) {
   "memref.copy"(%x, %a) : (memref<4xf32>, memref<4xf32>) -> ()
   func.return
 }
-// CHECK: {{.*}}invalid.mlir:36:3: error: hip-pool-allocs: the allocation asks for 512-byte alignment, more than the pool's 256 (raise hip-pool-allocs' alignment option)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 4]]:3: error: hip-pool-allocs: the allocation asks for 512-byte alignment, more than the pool's 256 (raise hip-pool-allocs' alignment option)

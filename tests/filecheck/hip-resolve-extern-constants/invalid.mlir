@@ -3,7 +3,7 @@
 builtin.module {
   "memref.global"() <{sym_name = "w", type = memref<4xf32>, initial_value, sym_visibility = "private"}> {hip.external_data = {index = 0 : i64, size = 16 : i64}} : () -> ()
 }
-// CHECK: {{.*}}invalid.mlir:4:3: error: @w: hip.external_data needs a non-negative integer 'offset'
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 2]]:3: error: @w: hip.external_data needs a non-negative integer 'offset'
 
 // -----
 
@@ -11,7 +11,7 @@ builtin.module {
   "memref.global"() <{sym_name = "a", type = memref<4xf32>, initial_value, sym_visibility = "private"}> {hip.external_data = {index = 0 : i64, offset = 0 : i64, size = 16 : i64}} : () -> ()
   "memref.global"() <{sym_name = "b", type = memref<4xf32>, initial_value, sym_visibility = "private"}> {hip.external_data = {index = 0 : i64, offset = 64 : i64, size = 16 : i64}} : () -> ()
 }
-// CHECK: {{.*}}invalid.mlir:12:3: error: @b has constant index 0, already used by @a
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 2]]:3: error: @b has constant index 0, already used by @a
 
 // -----
 
@@ -22,11 +22,11 @@ builtin.module {
     func.return %w : memref<4xf32>
   }
 }
-// CHECK: {{.*}}invalid.mlir:21:5: error: hip-resolve-extern-constants: reading @w needs the !hip.context as argument #0 of the enclosing function (run hip-add-context-arg first)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 4]]:5: error: hip-resolve-extern-constants: reading @w needs the !hip.context as argument #0 of the enclosing function (run hip-add-context-arg first)
 
 // -----
 
 builtin.module {
   "memref.global"() <{sym_name = "w", type = memref<?xf32>, initial_value, sym_visibility = "private"}> {hip.external_data = {index = 0 : i64, offset = 0 : i64, size = 16 : i64}} : () -> ()
 }
-// CHECK: {{.*}}invalid.mlir:30:3: error: @w: an external constant needs a static memref type
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 2]]:3: error: @w: an external constant needs a static memref type

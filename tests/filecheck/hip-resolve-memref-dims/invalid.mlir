@@ -6,7 +6,7 @@ func.func @out_of_range(%x: memref<?x4xf32>) -> index {
   %d = memref.dim %x, %c2 : memref<?x4xf32>
   func.return %d : index
 }
-// CHECK: {{.*}}invalid.mlir:6:3: error: memref.dim index 2 is out of range for memref<?x4xf32> (rank 2)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 3]]:3: error: memref.dim index 2 is out of range for memref<?x4xf32> (rank 2)
 
 // -----
 
@@ -15,4 +15,4 @@ func.func @negative(%x: memref<?xf32>) -> index {
   %d = memref.dim %x, %m1 : memref<?xf32>
   func.return %d : index
 }
-// CHECK: {{.*}}invalid.mlir:15:3: error: memref.dim index -1 is out of range for memref<?xf32> (rank 1)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 3]]:3: error: memref.dim index -1 is out of range for memref<?xf32> (rank 1)

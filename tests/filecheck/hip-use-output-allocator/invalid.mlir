@@ -7,8 +7,8 @@ func.func @no_context(%n: index) -> memref<?xf32> {
   %y = memref.alloc(%n) : memref<?xf32>
   func.return %y : memref<?xf32>
 }
-// CHECK: invalid.mlir:6:1: error: hip-use-output-allocator: '@no_context' has no !hip.context as argument #0; allocating graph outputs needs one (run hip-add-context-arg first)
-// EXIT: invalid.mlir:6:1: error: hip-use-output-allocator: '@no_context' has no !hip.context as argument #0; allocating graph outputs needs one (run hip-add-context-arg first)
+// CHECK: invalid.mlir:[[# @LINE - 4]]:1: error: hip-use-output-allocator: '@no_context' has no !hip.context as argument #0; allocating graph outputs needs one (run hip-add-context-arg first)
+// EXIT: invalid.mlir:[[# @LINE - 5]]:1: error: hip-use-output-allocator: '@no_context' has no !hip.context as argument #0; allocating graph outputs needs one (run hip-add-context-arg first)
 // EXIT-NOT: Traceback
 
 // -----
@@ -17,7 +17,7 @@ func.func @no_context(%n: index) -> memref<?xf32> {
 func.func @tensor_result(%ctx: !hip.context, %x: tensor<4xf32>) -> tensor<4xf32> {
   func.return %x : tensor<4xf32>
 }
-// CHECK: invalid.mlir:18:3: error: hip-use-output-allocator: result #0 of '@tensor_result' is a tensor; run one-shot-bufferize first
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: hip-use-output-allocator: result #0 of '@tensor_result' is a tensor; run one-shot-bufferize first
 
 // -----
 
@@ -26,14 +26,14 @@ func.func @strided_result(%ctx: !hip.context, %x: memref<4x8xf32>) -> memref<4x4
   %v = memref.subview %x[0, 0] [4, 4] [1, 1] : memref<4x8xf32> to memref<4x4xf32, strided<[8, 1]>>
   func.return %v : memref<4x4xf32, strided<[8, 1]>>
 }
-// CHECK: invalid.mlir:27:3: error: hip-use-output-allocator: result #0 of '@strided_result' has a layout (memref<4x4xf32, strided<[8, 1]>>); graph outputs are contiguous
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: hip-use-output-allocator: result #0 of '@strided_result' has a layout (memref<4x4xf32, strided<[8, 1]>>); graph outputs are contiguous
 
 // -----
 
 func.func @unranked_result(%ctx: !hip.context, %x: memref<*xf32>) -> memref<*xf32> {
   func.return %x : memref<*xf32>
 }
-// CHECK: invalid.mlir:34:3: error: hip-use-output-allocator: result #0 of '@unranked_result' is an unranked memref (memref<*xf32>)
+// CHECK: invalid.mlir:[[# @LINE - 2]]:3: error: hip-use-output-allocator: result #0 of '@unranked_result' is an unranked memref (memref<*xf32>)
 
 // -----
 
@@ -43,4 +43,4 @@ func.func @blocks(%ctx: !hip.context, %n: index) -> memref<?xf32> {
   %y = memref.alloc(%n) : memref<?xf32>
   func.return %y : memref<?xf32>
 }
-// CHECK: invalid.mlir:40:1: error: hip-use-output-allocator: '@blocks' has 2 blocks; only single-block functions are supported
+// CHECK: invalid.mlir:[[# @LINE - 6]]:1: error: hip-use-output-allocator: '@blocks' has 2 blocks; only single-block functions are supported

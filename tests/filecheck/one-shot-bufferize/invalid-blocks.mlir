@@ -7,4 +7,4 @@ func.func @blocks(%ctx: !hip.context, %x: tensor<4xf32>) -> tensor<4xf32> {
 ^bb1:
   func.return %x : tensor<4xf32>
 }
-// CHECK: invalid-blocks.mlir:5:1: error: one-shot-bufferize: '@blocks' has 2 blocks; only single-block functions are supported
+// CHECK: invalid-blocks.mlir:[[# @LINE - 5]]:1: error: one-shot-bufferize: '@blocks' has 2 blocks; only single-block functions are supported

@@ -6,7 +6,7 @@ func.func @perm_not_a_permutation(%x: tensor<2x3x4xf32>) {
   %0 = "onnx.Transpose"(%x) <{perm = [0, 2, 2]}> : (tensor<2x3x4xf32>) -> tensor<2x4x4xf32>
   func.return
 }
-// CHECK: invalid.mlir:6:3: error: onnx.Transpose: perm [0, 2, 2] is not a permutation of 0..2
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Transpose: perm [0, 2, 2] is not a permutation of 0..2
 
 // -----
 
@@ -14,7 +14,7 @@ func.func @perm_wrong_length(%x: tensor<2x3x4xf32>) {
   %0 = "onnx.Transpose"(%x) <{perm = [1, 0]}> : (tensor<2x3x4xf32>) -> tensor<3x2x4xf32>
   func.return
 }
-// CHECK: invalid.mlir:14:3: error: onnx.Transpose: perm [1, 0] is not a permutation of 0..2
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Transpose: perm [1, 0] is not a permutation of 0..2
 
 // -----
 
@@ -22,7 +22,7 @@ func.func @mixed_element_types(%x: tensor<2xf32>, %y: tensor<2xf16>) {
   %0 = "onnx.Add"(%x, %y) : (tensor<2xf32>, tensor<2xf16>) -> tensor<2xf32>
   func.return
 }
-// CHECK: invalid.mlir:22:3: error: onnx.Add: a, b, c must have one element type, got f16, f32
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Add: a, b, c must have one element type, got f16, f32
 
 // -----
 
@@ -30,7 +30,7 @@ func.func @compare_result_not_bool(%x: tensor<2xf32>) {
   %0 = "onnx.Less"(%x, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   func.return
 }
-// CHECK: invalid.mlir:30:3: error: onnx.Less: 'c' must be tensor(bool), got tensor<2xf32>
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Less: 'c' must be tensor(bool), got tensor<2xf32>
 
 // -----
 
@@ -38,7 +38,7 @@ func.func @where_condition_not_bool(%c: tensor<2xi32>, %x: tensor<2xf32>) {
   %0 = "onnx.Where"(%c, %x, %x) : (tensor<2xi32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   func.return
 }
-// CHECK: invalid.mlir:38:3: error: onnx.Where: 'condition' must be tensor(bool), got tensor<2xi32>
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Where: 'condition' must be tensor(bool), got tensor<2xi32>
 
 // -----
 
@@ -46,7 +46,7 @@ func.func @reshape_shape_not_int64(%x: tensor<6xf32>, %s: tensor<2xi32>) {
   %0 = "onnx.Reshape"(%x, %s) : (tensor<6xf32>, tensor<2xi32>) -> tensor<2x3xf32>
   func.return
 }
-// CHECK: invalid.mlir:46:3: error: onnx.Reshape: 'shape' must be tensor(int64), got tensor<2xi32>
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Reshape: 'shape' must be tensor(int64), got tensor<2xi32>
 
 // -----
 
@@ -54,7 +54,7 @@ func.func @cast_result_is_not_to(%x: tensor<2xf32>) {
   %0 = "onnx.Cast"(%x) <{to = f16}> : (tensor<2xf32>) -> tensor<2xi64>
   func.return
 }
-// CHECK: invalid.mlir:54:3: error: onnx.Cast: result element type i64 is not 'to' (f16)
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Cast: result element type i64 is not 'to' (f16)
 
 // -----
 
@@ -62,7 +62,7 @@ func.func @softmax_axis_out_of_range(%x: tensor<2x3xf32>) {
   %0 = "onnx.Softmax"(%x) <{axis = 2 : si64}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return
 }
-// CHECK: invalid.mlir:62:3: error: onnx.Softmax: axis 2 is out of range [-2, 1] for rank 2
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Softmax: axis 2 is out of range [-2, 1] for rank 2
 
 // -----
 
@@ -70,7 +70,7 @@ func.func @flatten_axis_out_of_range(%x: tensor<2x3xf32>) {
   %0 = "onnx.Flatten"(%x) <{axis = -3 : si64}> : (tensor<2x3xf32>) -> tensor<1x6xf32>
   func.return
 }
-// CHECK: invalid.mlir:70:3: error: onnx.Flatten: axis -3 is out of range [-2, 2] for rank 2
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Flatten: axis -3 is out of range [-2, 2] for rank 2
 
 // -----
 
@@ -78,7 +78,7 @@ func.func @softmax_axis_is_float(%x: tensor<2x3xf32>) {
   %0 = "onnx.Softmax"(%x) <{axis = 1.0 : f32}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return
 }
-// CHECK: invalid.mlir:78:3: error: 1.000000e+00 : f32 should be of base attribute integer
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 1.000000e+00 : f32 should be of base attribute integer
 
 // -----
 
@@ -86,7 +86,7 @@ func.func @concat_needs_axis(%x: tensor<2xf32>) {
   %0 = "onnx.Concat"(%x, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
   func.return
 }
-// CHECK: invalid.mlir:86:3: error: property 'axis' expected in operation 'onnx.Concat'
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: property 'axis' expected in operation 'onnx.Concat'
 
 // -----
 
@@ -94,7 +94,7 @@ func.func @concat_needs_inputs() {
   %0 = "onnx.Concat"() <{axis = 0 : si64}> : () -> tensor<4xf32>
   func.return
 }
-// CHECK: invalid.mlir:94:3: error: onnx.Concat needs at least one value in 'inputs'
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Concat needs at least one value in 'inputs'
 
 // -----
 
@@ -102,7 +102,7 @@ func.func @gemm_missing_c(%a: tensor<2x2xf32>) {
   %0 = "onnx.Gemm"(%a, %a) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   func.return
 }
-// CHECK: invalid.mlir:102:3: error: Expected 3 operands, but got 2
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: Expected 3 operands, but got 2
 
 // -----
 
@@ -110,7 +110,7 @@ func.func @gemm_rank_3(%a: tensor<2x2x2xf32>, %b: tensor<2x2xf32>, %c: none) {
   %0 = "onnx.Gemm"(%a, %b, %c) : (tensor<2x2x2xf32>, tensor<2x2xf32>, none) -> tensor<2x2xf32>
   func.return
 }
-// CHECK: invalid.mlir:110:3: error: onnx.Gemm: 'a' must be rank 2, got rank 3
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Gemm: 'a' must be rank 2, got rank 3
 
 // -----
 
@@ -118,7 +118,7 @@ func.func @gemm_trans_flag(%a: tensor<2x2xf32>, %c: none) {
   %0 = "onnx.Gemm"(%a, %a, %c) <{transA = 2 : si64}> : (tensor<2x2xf32>, tensor<2x2xf32>, none) -> tensor<2x2xf32>
   func.return
 }
-// CHECK: invalid.mlir:118:3: error: onnx.Gemm: transA must be 0 or 1, got 2
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Gemm: transA must be 0 or 1, got 2
 
 // -----
 
@@ -126,7 +126,7 @@ func.func @required_input_is_none(%a: tensor<2x2xf32>, %c: none) {
   %0 = "onnx.MatMul"(%a, %c) : (tensor<2x2xf32>, none) -> tensor<2x2xf32>
   func.return
 }
-// CHECK: invalid.mlir:126:3: error: operand 'b' at position 1 does not verify: Unexpected attribute none
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: operand 'b' at position 1 does not verify: Unexpected attribute none
 
 // -----
 
@@ -134,7 +134,7 @@ func.func @split_count(%x: tensor<4xf32>, %none: none) {
   %0, %1 = "onnx.Split"(%x, %none) <{num_outputs = 3 : si64}> : (tensor<4xf32>, none) -> (tensor<2xf32>, tensor<2xf32>)
   func.return
 }
-// CHECK: invalid.mlir:134:3: error: onnx.Split: num_outputs is 3 but the op has 2 results
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Split: num_outputs is 3 but the op has 2 results
 
 // -----
 
@@ -142,7 +142,7 @@ func.func @split_twice(%x: tensor<4xf32>, %s: tensor<2xi64>) {
   %0, %1 = "onnx.Split"(%x, %s) <{num_outputs = 2 : si64}> : (tensor<4xf32>, tensor<2xi64>) -> (tensor<2xf32>, tensor<2xf32>)
   func.return
 }
-// CHECK: invalid.mlir:142:3: error: onnx.Split: give either the 'split' input or num_outputs, not both
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Split: give either the 'split' input or num_outputs, not both
 
 // -----
 
@@ -150,7 +150,7 @@ func.func @gelu_approximate(%x: tensor<4xf32>) {
   %0 = "onnx.Gelu"(%x) <{approximate = "fast"}> : (tensor<4xf32>) -> tensor<4xf32>
   func.return
 }
-// CHECK: invalid.mlir:150:3: error: onnx.Gelu: approximate must be "none" or "tanh", got "fast"
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Gelu: approximate must be "none" or "tanh", got "fast"
 
 // -----
 
@@ -158,7 +158,7 @@ func.func @constant_type(%x: tensor<4xf32>) {
   %0 = "onnx.Constant"() {value = dense<1.0> : tensor<2xf32>} : () -> tensor<3xf32>
   func.return
 }
-// CHECK: invalid.mlir:158:3: error: onnx.Constant: result type tensor<3xf32> differs from value type tensor<2xf32>
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Constant: result type tensor<3xf32> differs from value type tensor<2xf32>
 
 // -----
 
@@ -166,7 +166,7 @@ func.func @constant_of_shape_value(%s: tensor<1xi64>) {
   %0 = "onnx.ConstantOfShape"(%s) <{value = dense<[1.0, 2.0]> : tensor<2xf32>}> : (tensor<1xi64>) -> tensor<?xf32>
   func.return
 }
-// CHECK: invalid.mlir:166:3: error: onnx.ConstantOfShape: value must hold one element, got 2
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.ConstantOfShape: value must hold one element, got 2
 
 // -----
 
@@ -174,7 +174,7 @@ func.func @range_not_scalar(%s: tensor<1xi64>) {
   %0 = "onnx.Range"(%s, %s, %s) : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xi64>
   func.return
 }
-// CHECK: invalid.mlir:174:3: error: onnx.Range: 'start' must be a scalar, got rank 1
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Range: 'start' must be a scalar, got rank 1
 
 // -----
 
@@ -182,7 +182,7 @@ func.func @main_graph() {
   func.return
 }
 "onnx.EntryPoint"() <{func = @missing}> : () -> ()
-// CHECK: invalid.mlir:184:1: error: onnx.EntryPoint: no function named @missing
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: onnx.EntryPoint: no function named @missing
 
 // -----
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import EXECUTION_MODE_IDS, EXECUTION_MODES
 from onnx import TensorProto, helper
 
 import xhip
@@ -91,7 +92,7 @@ def test_sanitizer_names_both_buffers_of_the_race():
     )
 
 
-@pytest.mark.parametrize("mode", [{}, {"deferred": True}, {"sanitize": True}])
+@pytest.mark.parametrize("mode", EXECUTION_MODES, ids=EXECUTION_MODE_IDS)
 def test_buffers_kept_apart_pass_in_every_mode(mode):
     assert _race_outputs(_race(256), **mode) == (7, 9)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import EXECUTION_MODES
 
 from xhip.context import make_context
 from xhip.diagnostics import XhipError
@@ -36,7 +37,7 @@ def test_unlowered_read_races_the_kernel():
 def test_lowered_read_is_a_readback_and_correct_in_every_mode():
     module = _module()
     run_passes(make_context(), module, [LowerHostVisibilityPass()])
-    for mode in ({}, {"deferred": True}, {"sanitize": True}):
+    for mode in EXECUTION_MODES:
         executable = Executable(module, **mode)
         assert executable.run({"arg0": X})["result0"] == 4
         assert executable.report.readbacks == 1

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
+from helpers import parse_verified
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from onnx import ModelProto, TensorProto, helper, numpy_helper
@@ -395,8 +396,7 @@ def test_reify_of_static_operands_emits_nothing():
       %r = hip.matmul(%ctx) ins(%a, %b : tensor<4x1x2x8xf32>, tensor<3x8x5xf32>) outs(%o : tensor<4x3x2x5xf32>) -> tensor<4x3x2x5xf32>
       func.return
     }"""
-    module = parse_module(CTX, text, "static.mlir")
-    module.verify()
+    module = parse_verified(text, "static.mlir")
     (op,) = [o for o in module.walk() if isinstance(o, hip.MatmulOp)]
     before = len(list(module.walk()))
     assert op.reify_result_shapes(IndexEmitter(InsertPoint.before(op))) == [[4, 3, 2, 5]]
