@@ -35,7 +35,8 @@ from xhip.dialects.hip import ContextType, GetPoolOp
 from xhip.runtime.backends import make_backend
 from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
 from xhip.runtime.limits import AllocationCap
-from xhip.runtime.plan import RunState, Session, build_plan
+from xhip.runtime.plan import build_plan
+from xhip.runtime.translate import RunState, Session
 
 POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
 DEFAULT_POOL_ALIGNMENT = 256

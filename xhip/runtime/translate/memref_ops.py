@@ -16,7 +16,7 @@ from xhip.diagnostics import op_error, op_location
 from xhip.runtime.buffers import MemRef, Owner, contiguous_strides, numpy_dtype
 from xhip.runtime.contracts import require_same_count, require_within
 from xhip.runtime.limits import buffer_size_expression
-from xhip.runtime.plan import (
+from xhip.runtime.translate.base import (
     PlanBuilder,
     Registers,
     Session,

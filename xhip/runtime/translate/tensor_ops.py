@@ -9,7 +9,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xhip.runtime.buffers import numpy_dtype
 from xhip.runtime.contracts import require_same_count, require_static_extents, require_within
-from xhip.runtime.plan import (
+from xhip.runtime.translate.base import (
     PlanBuilder,
     Registers,
     Step,
