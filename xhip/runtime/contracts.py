@@ -30,7 +30,7 @@ from xdsl.rewriter import InsertPoint
 from xhip import shapes
 from xhip.diagnostics import XhipError, op_location
 from xhip.dialects.hip import DPSOp, ExpandOp
-from xhip.dialects.hip.dps import ShapeRule
+from xhip.dialects.hip.reify import ShapeRule
 from xhip.shapes import IndexEmitter
 from xhip.dialects.hip.reify import REIFIERS, RULE_PHRASES
 

@@ -94,7 +94,8 @@ from xhip.dialects.hip.compute import (
     UnaryElementwiseOp,
     WhereOp,
 )
-from xhip.dialects.hip.dps import DPSOp, ElementKind, ShapeRule
+from xhip.dialects.hip.dps import DPSOp, ElementKind
+from xhip.dialects.hip.reify import ShapeRule
 from xhip.dialects.hip.infra import (
     AllocOp,
     AllocOutputOp,

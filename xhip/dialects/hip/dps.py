@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from enum import Enum, StrEnum
+from enum import Enum
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -41,28 +41,12 @@ from xhip.dialects.hip.common import (
     _memref_effects,
     _rank,
 )
+from xhip.dialects.hip.reify import ShapeRule, reify_result_shapes, verify_result_shapes
 from xhip.shapes import Dim, IndexEmitter, ShapeFailure
 
 # --------------------------------------------------------------------------------------
 # Destination-passing compute ops
 # --------------------------------------------------------------------------------------
-
-
-class ShapeRule(StrEnum):
-    """Names of the result-shape rules in `xhip.shapes`; every DPS op names one."""
-
-    SAME_SHAPE = "same_shape"  # the shape of the first input
-    SAME_SHAPE_ON_AXIS = "same_shape_on_axis"  # the first input's shape; `axis` must fit it
-    BROADCAST = "broadcast"  # ONNX multidirectional broadcast of all data inputs
-    MATMUL = "matmul"
-    GEMM = "gemm"
-    REDUCE = "reduce"
-    TRANSPOSE = "transpose"
-    CONCAT = "concat"
-    GATHER = "gather"
-    GATHER_ND = "gather_nd"
-    NONZERO = "nonzero"  # [rank, capacity] indices and a rank-0 count
-    FROM_INIT = "from_init"  # extents known only to whoever built the init
 
 
 class ElementKind(Enum):
@@ -149,9 +133,6 @@ class DPSOp(IRDLOperation):
         Runtime dims of operands are read with `tensor.dim`/`memref.dim` and combined
         with host `arith`, all emitted through `emitter`.
         """
-        # reify.py dispatches on the op classes' attributes, so it imports this module.
-        from xhip.dialects.hip.reify import reify_result_shapes
-
         return reify_result_shapes(self, emitter)
 
     def expected_scalar_types(self) -> Sequence[Attribute]:
@@ -173,8 +154,6 @@ class DPSOp(IRDLOperation):
 
     def _verify_static_dims(self) -> None:
         """Static out dims must agree with the shape rule wherever both are static."""
-        from xhip.dialects.hip.reify import verify_result_shapes
-
         verify_result_shapes(self)
 
     def _verify_modes(self) -> None:
