@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, ModuleOp, Tenso
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from xhip.analysis.host_index_eval import evaluate
+from xhip.index.host_eval import evaluate
 from xhip.context import make_context
 from xhip.diagnostics import XhipError
 from xhip.dialects import hip

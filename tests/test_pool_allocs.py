@@ -20,7 +20,7 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp
 
 import xhip
-from xhip.analysis.host_index_eval import evaluate
+from xhip.index.host_eval import evaluate
 from xhip.context import make_context
 from xhip.diagnostics import XhipError
 from xhip.dialects.hip import GetPoolOp

@@ -44,8 +44,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.hints import isa
 
-from xhip.analysis import index_facts
-from xhip.analysis.host_index_eval import constant_int
+from xhip.index import facts as index_facts
+from xhip.index.host_eval import constant_int
 from xhip.analysis.liveness import Interval, live_intervals
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import RUNTIME_OFFSET, pool_attributes

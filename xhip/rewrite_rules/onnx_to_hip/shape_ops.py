@@ -41,7 +41,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xhip import shapes
-from xhip.analysis.host_index_eval import constant_int
+from xhip.index.host_eval import constant_int
 from xhip.dialects import hip
 from xhip.dialects.onnx import is_none
 from xhip.rewrite_rules.onnx_to_hip.registry import converts

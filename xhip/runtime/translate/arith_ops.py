@@ -7,7 +7,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
 from xdsl.ir import Operation
 
-from xhip.analysis.host_index_eval import (
+from xhip.index.host_eval import (
     bitwidth,
     canonical,
     compare,
