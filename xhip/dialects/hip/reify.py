@@ -22,7 +22,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from xhip import shapes
-from xhip.dialects.hip.common import _error, _shape
+from xhip.dialects.hip.common import verify_error, shape_of
 from xhip.shapes import Dim, IndexEmitter, ShapeFailure, ShapeResult
 
 
@@ -189,7 +189,7 @@ def _operand_dims(runtime_dim: Callable[[SSAValue, int], SSAValue]) -> OperandDi
 
     return lambda value: [
         dim(value, axis) if extent == DYNAMIC_INDEX else extent
-        for axis, extent in enumerate(_shape(value))
+        for axis, extent in enumerate(shape_of(value))
     ]
 
 
@@ -268,11 +268,11 @@ def verify_result_shapes(op: ShapedOp) -> None:
     em = _UnknownsEmitter()
     computed = REIFIERS[op.SHAPE_RULE](op, em, em.operand_dims())
     if isinstance(computed, ShapeFailure):
-        raise _error(op, computed.message)
+        raise verify_error(op, computed.message)
     for index, (out, dims) in enumerate(zip(op.outputs, computed, strict=True)):
-        declared = _shape(out)
+        declared = shape_of(out)
         if _contradicts(declared, dims):
-            raise _error(
+            raise verify_error(
                 op,
                 f"out #{index} has shape {_format_declared(declared)} but "
                 f"{RULE_PHRASES[op.SHAPE_RULE]} {shapes.format_shape(dims)}",
