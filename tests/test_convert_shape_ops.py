@@ -38,10 +38,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from xhip.index.host_eval import HostIndexEvaluator
 from xhip.context import make_context
 from xhip.dialects import hip
 from xhip.importer import import_model
+from xhip.index.host_eval import HostIndexEvaluator
 from xhip.passes import available_passes
 
 INT64_MIN = -(2**63)

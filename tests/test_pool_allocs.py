@@ -20,10 +20,10 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp
 
 import xhip
-from xhip.index.host_eval import evaluate
 from xhip.context import make_context
 from xhip.diagnostics import XhipError
 from xhip.dialects.hip import GetPoolOp
+from xhip.index.host_eval import evaluate
 from xhip.memory import PLANNERS
 from xhip.parsing import parse_module
 from xhip.passes import available_passes

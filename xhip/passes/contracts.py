@@ -25,12 +25,12 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free, is_speculatable
 
-from xhip.index import facts as index_facts
 from xhip.analysis.host_access import forward_aliases
-from xhip.index.host_eval import constant_int
 from xhip.analysis.liveness import ALIASING_VIEWS
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import ContextType
+from xhip.index import facts as index_facts
+from xhip.index.host_eval import constant_int
 
 # -- function shape ---------------------------------------------------------------------
 

@@ -44,12 +44,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.hints import isa
 
-from xhip.index import facts as index_facts
-from xhip.index.host_eval import constant_int
 from xhip.analysis.liveness import Interval, live_intervals
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import RUNTIME_OFFSET, pool_attributes
 from xhip.dialects.onnx import parse_dim_params
+from xhip.index import facts as index_facts
+from xhip.index.host_eval import constant_int
 from xhip.memory import PLANNERS, Buffer, Planner, SizeExpr, lower_bound_expr
 from xhip.passes.contracts import erase_deallocs, escapes, is_pure, require_context
 from xhip.rewrite_rules.pool_emission import PooledBuffer, emit_pool

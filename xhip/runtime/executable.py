@@ -34,7 +34,7 @@ from xhip.runtime.backends import make_backend
 from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
 from xhip.runtime.limits import AllocationCap
 from xhip.runtime.plan import build_plan
-from xhip.runtime.translate import RunState, Session
+from xhip.runtime.translate.base import RunState, Session
 
 DEFAULT_POOL_ALIGNMENT = 256
 

@@ -16,8 +16,8 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from xhip.diagnostics import XhipError, op_error
-# The package, not its base module: importing it registers every translator.
-from xhip.runtime.translate import TRANSLATORS, PlanBuilder, Registers, Session, Step, located
+from xhip.runtime.translate import arith_ops, hip_ops, memref_ops, onnx_ops, tensor_ops  # noqa: F401 (importing registers them)
+from xhip.runtime.translate.base import TRANSLATORS, PlanBuilder, Registers, Session, Step, located
 
 
 @dataclass

@@ -100,7 +100,6 @@ from xhip.dialects.hip.compute import (
     WhereOp,
 )
 from xhip.dialects.hip.dps import DPSOp, ElementKind
-from xhip.dialects.hip.reify import ShapeRule
 from xhip.dialects.hip.infra import (
     AllocOp,
     AllocOutputOp,
@@ -111,6 +110,7 @@ from xhip.dialects.hip.infra import (
     ReadbackDimOp,
     ReadbackScalarOp,
 )
+from xhip.dialects.hip.reify import ShapeRule
 
 HIP = Dialect(
     "hip",
