@@ -33,7 +33,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xhip.diagnostics import op_error
 from xhip.dialects.hip.attributes import OUT_PARAM_ATTR
 from xhip.dialects.onnx.signature import entry_attributes, parse_dim_params, value_name
-from xhip.passes.contracts import function_body
+from xhip.passes.contracts import function_body, require_bufferized_results
 
 PASS_NAME = "buffer-results-to-out-params"
 
@@ -76,6 +76,7 @@ def _promote(fn: func.FuncOp) -> None:
     ret = block.last_op
     if not isinstance(ret, func.ReturnOp):
         raise op_error(fn, f"'@{fn.sym_name.data}' does not end in func.return")
+    require_bufferized_results(fn, ret, PASS_NAME)
     inputs = list(fn.function_type.inputs.data)
     known = {name for i in range(len(inputs)) for name in _symbols(fn, entry_attributes(fn.arg_attrs, i)).values()}
     arg_attrs = [DictionaryAttr(entry_attributes(fn.arg_attrs, i)) for i in range(len(inputs))]
@@ -112,6 +113,4 @@ class BufferResultsToOutParamsPass(ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for fn in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
             function_body(fn, self.name)
-            if any(not isinstance(t, MemRefType) for t in fn.function_type.outputs.data):
-                raise op_error(fn, f"'@{fn.sym_name.data}' returns non-memref values: run one-shot-bufferize first")
             _promote(fn)
