@@ -201,3 +201,13 @@ def test_no_pass_module_imports_another_pass_module(graph, module):
 
 def test_the_shared_contracts_import_no_pass(graph):
     assert not {t for t in graph["xhip.passes.contracts"] if t.startswith(PASSES_PACKAGE)}
+
+
+def _xhip_imports(graph: Graph, package: str) -> set[str]:
+    return {t for m in graph if m == package or m.startswith(package + ".") for t in graph[m]}
+
+
+def test_index_arithmetic_sits_below_the_shape_rules(graph):
+    # shapes.py builds on xhip.index; nothing there may reach up to the analyses or the dialects.
+    assert _xhip_imports(graph, "xhip.index") <= {"xhip.index", "xhip.index.facts", "xhip.index.host_eval", "xhip.diagnostics"}
+    assert {t for t in graph["xhip.shapes"] if not t.startswith("xhip.index")} <= {"xhip.diagnostics"}
