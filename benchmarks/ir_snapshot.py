@@ -37,9 +37,9 @@ def snapshot(model_name: str, pipeline: Path, out: Path) -> int:
     text = ""
     written = 0
     try:
-        for index, (stage, module, constants_dir) in enumerate(compile_stages(model, pipeline)):
-            # The constants directory is a fresh temp folder: keep it out of the bytes.
-            text = print_ir(module).replace(constants_dir, "<constants>")
+        for index, (stage, module, _constants) in enumerate(compile_stages(model, pipeline)):
+            # Constants files are kept in memory and named relative to the IR: no path to hide.
+            text = print_ir(module)
             (out / f"{index:02d}-{stage}.mlir").write_text(text)
             written += 1
     except XhipError as err:

@@ -5,7 +5,7 @@ also a graph output, so every converted value is returned. A model is
 imported and converted once. Then, for random extents (hypothesis) and random
 data, the runtime dims of every tensor in the converted function are derived
 from the IR alone: `tensor.dim` of the arguments, index arithmetic through
-`xhip.analysis.host_index_eval`, and the sizes that `tensor.empty`,
+`xhip.index.host_eval`, and the sizes that `tensor.empty`,
 `extract_slice`, `expand_shape`, `collapse_shape` and `reshape` carry. They
 must equal onnxruntime's output shapes, the static dims of every tensor type
 must agree with them, and integer vectors computed on the host (shape
@@ -38,10 +38,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from xhip.analysis.host_index_eval import HostIndexEvaluator
 from xhip.context import make_context
 from xhip.dialects import hip
 from xhip.importer import import_model
+from xhip.index.host_eval import HostIndexEvaluator
 from xhip.passes import available_passes
 
 INT64_MIN = -(2**63)

@@ -23,10 +23,10 @@ from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
 from xdsl.ir import SSAValue
 
-from xhip.analysis.host_index_eval import HostIndexEvaluator
 from xhip.context import make_context
 from xhip.dialects import hip
 from xhip.importer import import_model
+from xhip.index.host_eval import HostIndexEvaluator
 from xhip.pass_runner import run_passes
 from xhip.passes import available_passes
 from xhip.verify import verify_module

@@ -1,4 +1,4 @@
-"""xhip.analysis.index_facts: every fact it claims holds at run time.
+"""xhip.index.facts: every fact it claims holds at run time.
 
 Random host index programs over two extents (`tensor.dim` results) are built from
 the ops shape rules emit; each fact about them is then checked against the values
@@ -17,8 +17,8 @@ from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, TensorType, f32
 from xdsl.ir import Operation, SSAValue
 
-from xhip.analysis import index_facts
-from xhip.analysis.host_index_eval import HostIndexEvaluator
+from xhip.index import facts as index_facts
+from xhip.index.host_eval import HostIndexEvaluator
 
 EXTENT_VALUES = st.integers(0, 6)
 

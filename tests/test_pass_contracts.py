@@ -45,9 +45,7 @@ def _imported_xhip_modules(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("path", sorted(PASSES.glob("*.py")), ids=lambda p: p.name)
 def test_no_pass_imports_another_pass(path):
-    # lower_allocs re-exports function_context for resolve_extern_constants until it imports contracts.
-    allowed = {"xhip.passes.contracts"} | ({"xhip.passes.lower_allocs"} if path.name == "resolve_extern_constants.py" else set())
-    assert _imported_xhip_modules(path) <= allowed
+    assert _imported_xhip_modules(path) <= {"xhip.passes.contracts"}
 
 
 def test_contracts_module_is_not_a_pass():

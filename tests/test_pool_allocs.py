@@ -26,10 +26,10 @@ from helpers import (
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp
 
-from xhip.analysis.host_index_eval import evaluate
 from xhip.context import make_context
 from xhip.diagnostics import XhipError
 from xhip.dialects.hip import GetPoolOp
+from xhip.index.host_eval import evaluate
 from xhip.memory import PLANNERS
 from xhip.passes.pool_allocs import PoolAllocsPass
 from xhip.runtime.check import onnxruntime_outputs

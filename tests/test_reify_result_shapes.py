@@ -31,11 +31,11 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, ModuleOp, Tenso
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from xhip.analysis.host_index_eval import evaluate
 from xhip.context import make_context
 from xhip.diagnostics import XhipError
 from xhip.dialects import hip
 from xhip.importer import import_model
+from xhip.index.host_eval import evaluate
 from xhip.parsing import parse_module
 from xhip.passes.add_context_arg import AddContextArgPass
 from xhip.passes.convert_onnx_to_hip import ConvertOnnxToHipPass

@@ -1,4 +1,4 @@
-"""Unit tests of xhip.shapes (every rule) and xhip.analysis.host_index_eval."""
+"""Unit tests of xhip.shapes (every rule) and xhip.index.host_eval."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from xhip import shapes as S
-from xhip.analysis.host_index_eval import HostIndexEvaluator, evaluate
 from xhip.context import make_context
 from xhip.diagnostics import XhipError
+from xhip.index.host_eval import HostIndexEvaluator, evaluate
 from xhip.parsing import parse_module
 from xhip.shapes import INT64_MAX, INT64_MIN, Dim, IndexEmitter, ShapeFailure
 

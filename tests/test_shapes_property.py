@@ -42,7 +42,7 @@ from onnxruntime.capi import onnxruntime_pybind11_state as ort_errors
 from test_shapes import Scratch
 
 from xhip import shapes as S
-from xhip.analysis.host_index_eval import HostIndexEvaluator
+from xhip.index.host_eval import HostIndexEvaluator
 from xhip.shapes import INT64_MAX, INT64_MIN, Dim, IndexEmitter, ShapeFailure, ShapeResult
 
 EXTENTS = st.sampled_from([0, 1, 2, 3, 5, 8])

@@ -33,15 +33,8 @@ from pathlib import Path
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 
 from xhip.diagnostics import XhipError
+from xhip.dialects.hip.attributes import CONSTANTS_FILE_ATTR, CONSTANTS_SHA256_ATTR, CONSTANTS_SIZE_ATTR
 
-CONSTANTS_FILE_ATTR = "hip.constants_file"
-CONSTANTS_SIZE_ATTR = "hip.constants_size"
-CONSTANTS_SHA256_ATTR = "hip.constants_sha256"
-EXTERNAL_DATA_ATTR = "hip.external_data"
-"""On an externalized `memref.global`: `{index, offset, size}` of its bytes in the file."""
-CONSTANT_OFFSETS_ATTR = "hip.constant_offsets"
-CONSTANT_SIZES_ATTR = "hip.constant_sizes"
-"""Module attributes (`array<i64>`, by constant index) that hip-resolve-extern-constants leaves."""
 CONSTANTS_SUFFIX = ".constants.bin"
 CONTENT_NAME_DIGITS = 16
 """Hex digits of the checksum in a content-named file (64 bits: no two models meet)."""

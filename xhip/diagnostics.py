@@ -15,9 +15,7 @@ from xdsl.dialects.builtin import FileLineColLoc, LocationAttr as Location, Name
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
 
-NODE_NAME_ATTR = "onnx_node_name"
-"""The ONNX node an op comes from (the onnx dialect exports the same name)."""
-
+from xhip.dialects.onnx.base import NODE_NAME_ATTR
 
 ECHO_LIMIT = 200
 """The most characters of one user-written value a message repeats."""

@@ -11,7 +11,7 @@ import dataclasses
 import inspect
 import re
 import textwrap
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from functools import cache
 from types import NoneType, UnionType
 from typing import Any, Literal, NamedTuple, Union, get_args, get_origin, get_type_hints
@@ -19,11 +19,6 @@ from typing import Any, Literal, NamedTuple, Union, get_args, get_origin, get_ty
 from xdsl.passes import ModulePass
 
 from xhip.diagnostics import ECHO_LIMIT, XhipError, shorten
-
-PassRegistry = Mapping[str, type[ModulePass]]
-
-PIPELINE_KEYS = ("name", "description", "extends", "passes", "remove", "insert", "set")
-INSERT_KEYS = ("pass", "before", "after")
 
 
 class PassOption(NamedTuple):
@@ -104,12 +99,12 @@ def _field_docstrings(cls: type) -> dict[str, str]:
 # --------------------------------------------------------------------------- values
 
 
-class _Mismatch(Exception):
+class OptionMismatch(Exception):
     """A value does not fit a type hint (turned into a located error by the caller)."""
 
 
-def _convert(value: object, hint: Any, exact: bool = False) -> object:
-    """`value` as an instance of `hint`, or `_Mismatch`.
+def convert_value(value: object, hint: Any, exact: bool = False) -> object:
+    """`value` as an instance of `hint`, or `OptionMismatch`.
 
     Union alternatives are tried first without conversions, so `int | float`
     keeps an int an int; `exact` disables int->float and scalar->tuple.
@@ -120,27 +115,27 @@ def _convert(value: object, hint: Any, exact: bool = False) -> object:
         for strict in (True, False) if not exact else (True,):
             for alternative in alternatives:
                 try:
-                    return _convert(value, alternative, strict)
-                except _Mismatch:
+                    return convert_value(value, alternative, strict)
+                except OptionMismatch:
                     continue
-        raise _Mismatch
+        raise OptionMismatch
     if origin is Literal:
         if any(type(value) is type(choice) and value == choice for choice in get_args(hint)):
             return value
-        raise _Mismatch
+        raise OptionMismatch
     if origin is tuple:
         if isinstance(value, (list, tuple)):
             items = list(value)
         elif exact:
-            raise _Mismatch
+            raise OptionMismatch
         else:
             items = [value]
         args = get_args(hint)
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_convert(item, args[0]) for item in items)
+            return tuple(convert_value(item, args[0]) for item in items)
         if len(args) != len(items):
-            raise _Mismatch
-        return tuple(_convert(item, arg) for item, arg in zip(items, args))
+            raise OptionMismatch
+        return tuple(convert_value(item, arg) for item, arg in zip(items, args))
     if hint is NoneType and value is None:
         return None
     # `type(...) is` rather than isinstance: a bool is not an int here.
@@ -148,7 +143,7 @@ def _convert(value: object, hint: Any, exact: bool = False) -> object:
         return value
     if hint is float and (type(value) is float or (not exact and type(value) is int)):
         return float(value)
-    raise _Mismatch
+    raise OptionMismatch
 
 
 def type_name(hint: Any) -> str:
@@ -202,7 +197,7 @@ def _pieces(value: object) -> Iterator[str]:
         yield shorten(repr(value))
 
 
-def _show_with_type(value: object) -> str:
+def show_with_type(value: object) -> str:
     if value is None:
         return "null"
     return f"{show_value(value)} ({type(value).__name__})"
@@ -220,7 +215,7 @@ def _spec_scalar(value: object) -> str:
     return text
 
 
-def _spec_option(key: str, value: object) -> str:
+def spec_option(key: str, value: object) -> str:
     if value is None:
         return key
     values = value if isinstance(value, tuple) else (value,)

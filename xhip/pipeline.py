@@ -63,15 +63,15 @@ from xdsl.utils.exceptions import ArgSpecParseError
 
 from xhip.diagnostics import XhipError, did_you_mean, shorten
 from xhip.pass_options import (
+    OptionMismatch,
     OptionSource,
     PassOption,
-    _convert,
-    _Mismatch,
-    _show_with_type,
-    _spec_option,
+    convert_value,
     pass_options,
     remember_option_sources,
     show_value,
+    show_with_type,
+    spec_option,
     type_name,
 )
 from xhip.passes import available_passes
@@ -110,7 +110,7 @@ class PassEntry:
         """The entry in `-p` syntax, e.g. `hip-pool-allocs{alignment=512}`."""
         if not self.options:
             return self.name
-        return f"{self.name}{{{' '.join(_spec_option(k, v) for k, v in self.options.items())}}}"
+        return f"{self.name}{{{' '.join(spec_option(k, v) for k, v in self.options.items())}}}"
 
 
 @dataclass(frozen=True)
@@ -158,13 +158,13 @@ def _option(pass_class: type[ModulePass], key: str, where: str | None) -> PassOp
 def _convert_option(pass_class: type[ModulePass], option: PassOption, value: object, where: str | None) -> object:
     """`value` converted to the type of `option`, or a located error."""
     try:
-        return _convert(value, option.hint)
-    except _Mismatch:
+        return convert_value(value, option.hint)
+    except OptionMismatch:
         choices = [str(c) for c in _literal_choices(option.hint) if isinstance(c, str)]
         hint = did_you_mean(value, choices) if isinstance(value, str) else ""
         raise XhipError(
             f"option '{option.key}' of '{pass_class.name}' expects {type_name(option.hint)}, "
-            f"got {_show_with_type(value)}{hint}",
+            f"got {show_with_type(value)}{hint}",
             where,
         ) from None
 

@@ -26,7 +26,7 @@ from typing import TypeAlias
 from xdsl.ir import Operation
 
 from xhip.diagnostics import XhipError, op_error
-from xhip.index_emitter import INT64_MAX, INT64_MIN, Cond, Dim, IndexEmitter, Shape  # noqa: F401 (re-exported for the rules' callers)
+from xhip.index.emitter import INT64_MAX, INT64_MIN, Cond, Dim, IndexEmitter, Shape  # noqa: F401 (re-exported for the rules' callers)
 
 
 @dataclass(frozen=True)

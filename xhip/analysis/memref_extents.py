@@ -20,8 +20,8 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.dialects.utils.dynamic_index_list import get_dynamic_index_list
 from xdsl.ir import Operation, SSAValue
 
-from xhip.analysis.host_index_eval import constant_int
 from xhip.dialects.hip import AllocOp, AllocOutputOp
+from xhip.index.host_eval import constant_int
 from xhip.rewrite_rules.bufferize.types import kept_dims, static_or_dynamic
 
 SIZED_BUFFERS: tuple[type[Operation], ...] = (memref.AllocOp, memref.AllocaOp, AllocOp, AllocOutputOp)

@@ -24,7 +24,6 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     MemRefType,
-    StringAttr,
     UnitAttr,
 )
 from xdsl.ir import Attribute, SSAValue
@@ -32,29 +31,24 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.diagnostics import op_error
-from xhip.rewrite_rules.functions import function_body
+from xhip.dialects.hip.attributes import OUT_PARAM_ATTR
+from xhip.dialects.onnx.signature import entry_attributes, parse_dim_params, value_name
+from xhip.passes.contracts import function_body, require_bufferized_results
 
-OUT_PARAM_ATTR = "bufferize.result"
-DIM_PARAMS_ATTR = "onnx.dim_params"
-
-
-def _attrs(array: ArrayAttr | None, index: int) -> dict[str, Attribute]:
-    if array is None or index >= len(array.data) or not isinstance(array.data[index], DictionaryAttr):
-        return {}
-    return dict(array.data[index].data)
+PASS_NAME = "buffer-results-to-out-params"
 
 
-def _symbols(attrs: dict[str, Attribute]) -> dict[int, str]:
-    params = attrs.get(DIM_PARAMS_ATTR)
-    if not isinstance(params, StringAttr) or not params.data:
-        return {}
-    return {int(axis): name for axis, _, name in (entry.partition(":") for entry in params.data.split(","))}
+def _symbols(fn: func.FuncOp, attrs: dict[str, Attribute]) -> dict[int, str]:
+    try:
+        return parse_dim_params(attrs)
+    except ValueError as err:
+        raise op_error(fn, f"{PASS_NAME}: '@{fn.sym_name.data}': {err}") from None
 
 
-def _caller_can_size(result_type: Attribute, attrs: dict[str, Attribute], known: set[str]) -> bool:
+def _caller_can_size(fn: func.FuncOp, result_type: Attribute, attrs: dict[str, Attribute], known: set[str]) -> bool:
     if not isinstance(result_type, MemRefType):
         return False
-    symbols = _symbols(attrs)
+    symbols = _symbols(fn, attrs)
     dynamic = [axis for axis, extent in enumerate(result_type.get_shape()) if extent == DYNAMIC_INDEX]
     return all(symbols.get(axis) in known for axis in dynamic)
 
@@ -82,23 +76,24 @@ def _promote(fn: func.FuncOp) -> None:
     ret = block.last_op
     if not isinstance(ret, func.ReturnOp):
         raise op_error(fn, f"'@{fn.sym_name.data}' does not end in func.return")
+    require_bufferized_results(fn, ret, PASS_NAME)
     inputs = list(fn.function_type.inputs.data)
-    known = {name for i in range(len(inputs)) for name in _symbols(_attrs(fn.arg_attrs, i)).values()}
-    arg_attrs = [DictionaryAttr(_attrs(fn.arg_attrs, i)) for i in range(len(inputs))]
+    known = {name for i in range(len(inputs)) for name in _symbols(fn, entry_attributes(fn.arg_attrs, i)).values()}
+    arg_attrs = [DictionaryAttr(entry_attributes(fn.arg_attrs, i)) for i in range(len(inputs))]
     kept: list[int] = []
     kept_attrs: list[DictionaryAttr] = []
     for index in range(len(ret.operands)):
         # Read the operand now: promoting an earlier result may have replaced it.
         value = ret.operands[index]
-        attrs = _attrs(fn.res_attrs, index)
-        if not _caller_can_size(value.type, attrs, known):
+        attrs = entry_attributes(fn.res_attrs, index)
+        if not _caller_can_size(fn, value.type, attrs, known):
             kept.append(index)
             kept_attrs.append(DictionaryAttr(attrs))
             continue
         out_param = block.insert_arg(value.type, len(block.args))
-        name = attrs.get("onnx.name")
-        if isinstance(name, StringAttr) and name.data.isidentifier():
-            out_param.name_hint = name.data
+        name = value_name(attrs)
+        if name is not None and name.isidentifier():
+            out_param.name_hint = name
         inputs.append(value.type)
         arg_attrs.append(DictionaryAttr({**attrs, OUT_PARAM_ATTR: UnitAttr()}))
         _write_into(value, out_param, ret)
@@ -113,11 +108,9 @@ def _promote(fn: func.FuncOp) -> None:
 class BufferResultsToOutParamsPass(ModulePass):
     """Turn memref results the caller can size into `bufferize.result` out-parameters."""
 
-    name = "buffer-results-to-out-params"
+    name = PASS_NAME
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for fn in [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]:
             function_body(fn, self.name)
-            if any(not isinstance(t, MemRefType) for t in fn.function_type.outputs.data):
-                raise op_error(fn, f"'@{fn.sym_name.data}' returns non-memref values: run one-shot-bufferize first")
             _promote(fn)

@@ -5,6 +5,8 @@ A pass module imports what it needs from here, never from another pass:
 - `function_body`: the passes work on single-block function bodies;
 - `function_context` / `require_context`: `!hip.context` is argument #0 of any
   function a pass emits runtime calls into (hip-add-context-arg puts it there);
+- `require_bufferized_results`: a pass that hands out result buffers runs after
+  one-shot-bufferize, so no result is a tensor;
 - `erase_deallocs`: the `memref.dealloc`s of a buffer and of every view of it,
   for passes that hand the buffer's bytes to an owner that frees them itself
   (a pool, host scratch, the output allocator) or that re-place them;
@@ -20,17 +22,17 @@ ModulePass classes, so it is not one.
 from __future__ import annotations
 
 from xdsl.dialects import arith, builtin, func, memref
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator, is_side_effect_free, is_speculatable
 
-from xhip.analysis import index_facts
 from xhip.analysis.host_access import forward_aliases
-from xhip.analysis.host_index_eval import constant_int
 from xhip.analysis.liveness import ALIASING_VIEWS
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import ContextType
+from xhip.index import facts as index_facts
+from xhip.index.host_eval import constant_int
 
 # -- function shape ---------------------------------------------------------------------
 
@@ -65,6 +67,16 @@ def require_context(fn: func.FuncOp, pass_name: str, what: str) -> SSAValue:
             f"{what} needs one (run hip-add-context-arg first)",
         )
     return context
+
+
+def require_bufferized_results(fn: func.FuncOp, ret: func.ReturnOp, pass_name: str) -> None:
+    """No result of `fn` (returned by `ret`) is a tensor: one-shot-bufferize ran."""
+    for index, value in enumerate(ret.arguments):
+        if isinstance(value.type, TensorType):
+            raise op_error(
+                ret,
+                f"{pass_name}: result #{index} of '@{fn.sym_name.data}' is a tensor; run one-shot-bufferize first",
+            )
 
 
 # -- buffers ------------------------------------------------------------------------------

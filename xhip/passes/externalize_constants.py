@@ -23,20 +23,18 @@ from xdsl.context import Context
 from xdsl.dialects import arith, bufferization, builtin, memref
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
-    DictionaryAttr,
-    IntegerAttr,
     MemRefType,
     StringAttr,
     SymbolRefAttr,
     TensorType,
     UnitAttr,
-    i64,
 )
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xhip.constants_file import CONSTANTS_FILE_ATTR, EXTERNAL_DATA_ATTR, ConstantsStore, record_constants_file
+from xhip.constants_file import ConstantsStore, record_constants_file
 from xhip.diagnostics import XhipError, op_error
+from xhip.dialects.hip.attributes import CONSTANTS_FILE_ATTR, EXTERNAL_DATA_ATTR, ExternalData, format_external_data
 
 CONSTANT_ALIGNMENT = 64
 GLOBAL_PREFIX = "hip_ext_constant_"
@@ -125,13 +123,7 @@ class ExternalizeConstantsPass(ModulePass):
             declaration = memref.GlobalOp.get(
                 StringAttr(symbol), memref_type, UnitAttr(), alignment=CONSTANT_ALIGNMENT
             )
-            declaration.attributes[EXTERNAL_DATA_ATTR] = DictionaryAttr(
-                {
-                    "index": IntegerAttr(index, i64),
-                    "offset": IntegerAttr(offset, i64),
-                    "size": IntegerAttr(len(blob), i64),
-                }
-            )
+            declaration.attributes[EXTERNAL_DATA_ATTR] = format_external_data(ExternalData(index, offset, len(blob)))
             Rewriter.insert_op(declaration, declarations_at)
             declarations_at = InsertPoint.after(declaration)
             get_global = memref.GetGlobalOp(SymbolRefAttr(symbol), memref_type)

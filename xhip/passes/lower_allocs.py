@@ -24,10 +24,6 @@ from xhip.analysis.host_access import forward_aliases
 from xhip.dialects.hip import AllocOp, FreeOp
 from xhip.passes.contracts import require_context
 
-# hip-resolve-extern-constants still imports the context contract from here;
-# the name stays until it imports xhip.passes.contracts itself.
-from xhip.passes.contracts import function_context  # noqa: F401  (re-export)
-
 
 def ancestor_in(block: Block, op: Operation) -> Operation | None:
     """`op` itself or its enclosing op that sits directly in `block`."""

@@ -44,12 +44,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.hints import isa
 
-from xhip.analysis import index_facts
-from xhip.analysis.host_index_eval import constant_int
 from xhip.analysis.liveness import Interval, live_intervals
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import RUNTIME_OFFSET, pool_attributes
-from xhip.dialects.onnx import parse_dim_params
+from xhip.dialects.onnx import entry_attributes, parse_dim_params
+from xhip.index import facts as index_facts
+from xhip.index.host_eval import constant_int
 from xhip.memory import PLANNERS, Buffer, Planner, SizeExpr, lower_bound_expr
 from xhip.passes.contracts import erase_deallocs, escapes, is_pure, require_context
 from xhip.rewrite_rules.pool_emission import PooledBuffer, emit_pool
@@ -99,12 +99,12 @@ def symbolic_dim(value: SSAValue) -> str | None:
     if not isinstance(source.owner, Block) or not isinstance(axis, arith.ConstantOp):
         return None
     function = source.owner.parent_op()
-    if not isinstance(function, func.FuncOp) or function.arg_attrs is None:
+    if not isinstance(function, func.FuncOp):
         return None
     if not isinstance(axis.value, IntegerAttr):
         return None
     try:
-        symbols = parse_dim_params(function.arg_attrs.data[source.index].data)
+        symbols = parse_dim_params(entry_attributes(function.arg_attrs, source.index))
     except ValueError as err:
         raise op_error(function, f"hip-pool-allocs: argument #{source.index}: {err}") from None
     return symbols.get(axis.value.value.data)

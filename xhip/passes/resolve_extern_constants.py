@@ -25,7 +25,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref
 from xdsl.dialects.builtin import (
     DenseArrayBase,
-    DictionaryAttr,
     IntegerAttr,
     MemRefType,
     i64,
@@ -34,50 +33,40 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xhip.constants_file import CONSTANT_OFFSETS_ATTR, CONSTANT_SIZES_ATTR, EXTERNAL_DATA_ATTR
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import GetConstantOp
-from xhip.passes.lower_allocs import function_context
+from xhip.dialects.hip.attributes import (
+    CONSTANT_OFFSETS_ATTR,
+    CONSTANT_SIZES_ATTR,
+    EXTERNAL_DATA_ATTR,
+    ExternalData,
+    parse_external_data,
+)
+from xhip.passes.contracts import require_context
 
-EXTERNAL_DATA_FIELDS = ("index", "offset", "size")
 MISSING = -1
 
 
-@dataclass(frozen=True)
-class ExternalConstant:
-    """Where one externalized global's bytes are in the constants file."""
-
-    index: int
-    offset: int
-    size: int
-
-
-def _external_data(declaration: memref.GlobalOp) -> ExternalConstant | None:
+def _external_data(declaration: memref.GlobalOp) -> ExternalData | None:
     """The `hip.external_data` of a global, checked; None for an ordinary global."""
     data = declaration.attributes.get(EXTERNAL_DATA_ATTR)
     if data is None:
         return None
     name = declaration.sym_name.data
-    if not isinstance(data, DictionaryAttr):
-        raise op_error(declaration, f"@{name}: {EXTERNAL_DATA_ATTR} must be a dictionary {{index, offset, size}}")
-    values = {}
-    for field in EXTERNAL_DATA_FIELDS:
-        entry = data.data.get(field)
-        if not isinstance(entry, IntegerAttr) or entry.value.data < 0:
-            raise op_error(
-                declaration, f"@{name}: {EXTERNAL_DATA_ATTR} needs a non-negative integer '{field}'"
-            )
-        values[field] = entry.value.data
+    try:
+        external = parse_external_data(data)
+    except ValueError as err:
+        raise op_error(declaration, f"@{name}: {err}") from None
     if not isinstance(declaration.type, MemRefType) or not declaration.type.has_static_shape():
         raise op_error(declaration, f"@{name}: an external constant needs a static memref type")
-    return ExternalConstant(**values)
+    return external
 
 
 def _layout_attrs(
-    constants: Iterable[tuple[memref.GlobalOp, ExternalConstant]],
+    constants: Iterable[tuple[memref.GlobalOp, ExternalData]],
 ) -> tuple[DenseArrayBase, DenseArrayBase]:
     """The offsets and sizes arrays, indexed by constant index; two globals may not share one."""
-    by_index: dict[int, tuple[memref.GlobalOp, ExternalConstant]] = {}
+    by_index: dict[int, tuple[memref.GlobalOp, ExternalData]] = {}
     for declaration, constant in constants:
         previous = by_index.setdefault(constant.index, (declaration, constant))
         if previous[0] is not declaration:
@@ -95,17 +84,14 @@ def _layout_attrs(
     return array("offset"), array("size")
 
 
-def _resolve_read(read: memref.GetGlobalOp, constant: ExternalConstant) -> None:
+def _resolve_read(read: memref.GetGlobalOp, constant: ExternalData) -> None:
+    symbol = read.name_.root_reference.data
     fn: Operation | None = read.parent_op()
     while fn is not None and not isinstance(fn, func.FuncOp):
         fn = fn.parent_op()
-    context = function_context(fn) if isinstance(fn, func.FuncOp) else None
-    if context is None:
-        raise op_error(
-            read,
-            f"hip-resolve-extern-constants: reading @{read.name_.root_reference.data} needs the "
-            "!hip.context as argument #0 of the enclosing function (run hip-add-context-arg first)",
-        )
+    if fn is None:
+        raise op_error(read, f"{ResolveExternConstantsPass.name}: reading @{symbol} outside a func.func")
+    context = require_context(fn, ResolveExternConstantsPass.name, f"reading @{symbol}")
     index = arith.ConstantOp(IntegerAttr(constant.index, i64))
     Rewriter.insert_op(index, InsertPoint.before(read))
     Rewriter.replace_op(read, GetConstantOp(context, index.result, read.memref.type))

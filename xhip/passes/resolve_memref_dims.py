@@ -29,9 +29,9 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xhip.analysis.host_index_eval import constant_int
 from xhip.analysis.memref_extents import Extent, RootDim, buffer_extent
 from xhip.diagnostics import op_error
+from xhip.index.host_eval import constant_int
 from xhip.shapes import IndexEmitter
 
 

@@ -39,7 +39,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import AllocOutputOp
-from xhip.passes.contracts import erase_deallocs, function_body, require_context
+from xhip.passes.contracts import erase_deallocs, function_body, require_bufferized_results, require_context
 from xhip.rewrite_rules.bufferize.extents import Factors, extents
 from xhip.rewrite_rules.bufferize.types import Dim, collapse, expand, is_identity
 from xhip.shapes import IndexEmitter
@@ -204,10 +204,9 @@ def _is_scalar(value: SSAValue) -> bool:
 
 
 def _check_results(fn: func.FuncOp, ret: func.ReturnOp) -> None:
+    require_bufferized_results(fn, ret, PASS)
     name = fn.sym_name.data
     for index, value in enumerate(ret.arguments):
-        if isinstance(value.type, TensorType):
-            raise op_error(ret, f"{PASS}: result #{index} of '@{name}' is a tensor; run one-shot-bufferize first")
         if isinstance(value.type, UnrankedMemRefType):
             raise op_error(ret, f"{PASS}: result #{index} of '@{name}' is an unranked memref ({value.type})")
         if isinstance(value.type, MemRefType) and not is_identity(value.type):

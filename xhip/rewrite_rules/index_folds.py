@@ -24,7 +24,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xhip.analysis.host_index_eval import (
+from xhip.index.host_eval import (
     INDEX_BITWIDTH,
     bitwidth,
     canonical,

@@ -30,11 +30,10 @@ from xdsl.rewriter import InsertPoint
 from xhip import shapes
 from xhip.diagnostics import XhipError, op_location
 from xhip.dialects.hip import DPSOp, ExpandOp
-from xhip.dialects.hip.dps import ShapeRule
+from xhip.dialects.hip.reify import REIFIERS, RULE_PHRASES, ShapeRule
+from xhip.runtime.translate.base import Registers
 from xhip.shapes import IndexEmitter
-from xhip.dialects.hip.reify import REIFIERS, RULE_PHRASES
 
-Registers = list[object]
 Check = Callable[[Registers], None]
 
 

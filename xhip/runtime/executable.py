@@ -19,29 +19,24 @@ import numpy as np
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    DictionaryAttr,
-    IntegerAttr,
     MemRefType,
     ModuleOp,
-    StringAttr,
     TensorType,
 )
 from xdsl.ir import Attribute, SSAValue
 
-from xhip.constants_file import ConstantsStore
-from xhip.diagnostics import XhipError
 from xhip.analysis.liveness import live_intervals, max_live_sum
-from xhip.dialects.hip import ContextType, GetPoolOp
+from xhip.constants_file import ConstantsStore
+from xhip.diagnostics import XhipError, op_error
+from xhip.dialects.hip import OUT_PARAM_ATTR, ContextType, GetPoolOp, pool_alignment
+from xhip.dialects.onnx.signature import entry_attributes, parse_dim_params, value_name
 from xhip.runtime.backends import make_backend
 from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
 from xhip.runtime.limits import AllocationCap
-from xhip.runtime.plan import RunState, Session, build_plan
+from xhip.runtime.plan import build_plan
+from xhip.runtime.translate.base import RunState, Session
 
-POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
 DEFAULT_POOL_ALIGNMENT = 256
-OUT_PARAM_ATTR = "bufferize.result"
-NAME_ATTR = "onnx.name"
-DIM_PARAMS_ATTR = "onnx.dim_params"
 
 
 @dataclass(frozen=True)
@@ -59,22 +54,13 @@ class TensorSpec:
         return f"{self.name}: [{', '.join(dims)}] {self.dtype}"
 
 
-def _attr_dict(attrs: object, index: int) -> dict[str, Attribute]:
-    if attrs is None:
-        return {}
-    entries = attrs.data  # type: ignore[attr-defined]
-    return dict(entries[index].data) if index < len(entries) and isinstance(entries[index], DictionaryAttr) else {}
-
-
-def _spec(value_type: Attribute, attrs: dict[str, Attribute], fallback: str) -> TensorSpec:
-    name_attr = attrs.get(NAME_ATTR)
-    name = name_attr.data if isinstance(name_attr, StringAttr) else fallback
-    symbols: dict[int, str] = {}
-    params = attrs.get(DIM_PARAMS_ATTR)
-    if isinstance(params, StringAttr) and params.data:
-        for entry in params.data.split(","):
-            axis, _, symbol = entry.partition(":")
-            symbols[int(axis)] = symbol
+def _spec(function: func.FuncOp, value_type: Attribute, attrs: dict[str, Attribute], fallback: str) -> TensorSpec:
+    named = value_name(attrs)
+    name = fallback if named is None else named
+    try:
+        symbols = parse_dim_params(attrs)
+    except ValueError as err:
+        raise op_error(function, f"{name}: {err}") from None
     if not isinstance(value_type, TensorType | MemRefType):
         # A host scalar (a result of stage IR written by hand): rank 0.
         return TensorSpec(name, numpy_dtype(value_type), (), False)
@@ -95,8 +81,8 @@ def _pooled_buffers(function: func.FuncOp, slots: Mapping[SSAValue, int]) -> dic
 
 
 def _pool_alignment(module: ModuleOp) -> int:
-    attr = module.attributes.get(POOL_ALIGNMENT_ATTR)
-    return attr.value.data if isinstance(attr, IntegerAttr) else DEFAULT_POOL_ALIGNMENT
+    alignment = pool_alignment(module)
+    return DEFAULT_POOL_ALIGNMENT if alignment is None else alignment
 
 
 @dataclass
@@ -147,7 +133,7 @@ class Executable:
         self._takes_context = bool(arg_types) and isinstance(arg_types[0], ContextType)
         first = 1 if self._takes_context else 0
         arguments = [
-            (_spec(t, _attr_dict(function.arg_attrs, i), f"arg{i - first}"), OUT_PARAM_ATTR in _attr_dict(function.arg_attrs, i))
+            (_spec(function, t, entry_attributes(function.arg_attrs, i), f"arg{i - first}"), OUT_PARAM_ATTR in entry_attributes(function.arg_attrs, i))
             for i, t in enumerate(arg_types)
             if i >= first
         ]
@@ -155,7 +141,7 @@ class Executable:
         self.out_params = [spec for spec, is_result in arguments if is_result]
         self._arguments = arguments
         self.outputs = [
-            _spec(t, _attr_dict(function.res_attrs, i), f"result{i}")
+            _spec(function, t, entry_attributes(function.res_attrs, i), f"result{i}")
             for i, t in enumerate(function.function_type.outputs.data)
         ]
         self.report = Report(backend=f"{self.backend.name}: {self.backend.describe()}")

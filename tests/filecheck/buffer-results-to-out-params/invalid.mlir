@@ -3,4 +3,4 @@
 func.func @tensors(%ctx: !hip.context, %x: tensor<4xf32>) -> tensor<4xf32> {
   func.return %x : tensor<4xf32>
 }
-// CHECK: {{.*}}invalid.mlir:[[# @LINE - 3]]:1: error: '@tensors' returns non-memref values: run one-shot-bufferize first
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 2]]:3: error: buffer-results-to-out-params: result #0 of '@tensors' is a tensor; run one-shot-bufferize first

@@ -22,7 +22,7 @@ builtin.module {
     func.return %w : memref<4xf32>
   }
 }
-// CHECK: {{.*}}invalid.mlir:[[# @LINE - 4]]:5: error: hip-resolve-extern-constants: reading @w needs the !hip.context as argument #0 of the enclosing function (run hip-add-context-arg first)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE - 5]]:3: error: hip-resolve-extern-constants: '@no_context' has no !hip.context as argument #0; reading @w needs one (run hip-add-context-arg first)
 
 // -----
 

@@ -26,6 +26,8 @@ from xhip.dialects.hip.attributes import (
     CONSTANT_OFFSETS_ATTR,
     CONSTANT_SIZES_ATTR,
     CONSTANTS_FILE_ATTR,
+    CONSTANTS_SHA256_ATTR,
+    CONSTANTS_SIZE_ATTR,
     DOMAIN_COUNT_ATTR,
     EXTERNAL_DATA_ATTR,
     OUT_PARAM_ATTR,
@@ -33,6 +35,9 @@ from xhip.dialects.hip.attributes import (
     POOL_SIZE_ATTR,
     POOL_SIZES_ATTR,
     RUNTIME_OFFSET,
+    ExternalData,
+    format_external_data,
+    parse_external_data,
     pool_alignment,
     pool_attributes,
 )
@@ -94,7 +99,7 @@ from xhip.dialects.hip.compute import (
     UnaryElementwiseOp,
     WhereOp,
 )
-from xhip.dialects.hip.dps import DPSOp, ElementKind, ShapeRule
+from xhip.dialects.hip.dps import DPSOp, ElementKind
 from xhip.dialects.hip.infra import (
     AllocOp,
     AllocOutputOp,
@@ -105,6 +110,7 @@ from xhip.dialects.hip.infra import (
     ReadbackDimOp,
     ReadbackScalarOp,
 )
+from xhip.dialects.hip.reify import ShapeRule
 
 HIP = Dialect(
     "hip",
@@ -134,6 +140,8 @@ __all__ = [
     "CONSTANT_OFFSETS_ATTR",
     "CONSTANT_SIZES_ATTR",
     "CONSTANTS_FILE_ATTR",
+    "CONSTANTS_SHA256_ATTR",
+    "CONSTANTS_SIZE_ATTR",
     "DOMAIN_COUNT_ATTR",
     "EXTERNAL_DATA_ATTR",
     "OUT_PARAM_ATTR",
@@ -141,6 +149,9 @@ __all__ = [
     "POOL_SIZE_ATTR",
     "POOL_SIZES_ATTR",
     "RUNTIME_OFFSET",
+    "ExternalData",
+    "format_external_data",
+    "parse_external_data",
     "pool_alignment",
     "pool_attributes",
     "AbsOp",

@@ -11,7 +11,9 @@ Memory planning (hip-pool-allocs) records what it did on the module:
   its domain.
 
 Constants (hip-externalize-constants, hip-resolve-extern-constants):
-`hip.constants_file` names the module's constants file, `hip.external_data =
+`hip.constants_file` names the module's constants file (relative to the IR
+file's directory), `hip.constants_size` / `hip.constants_sha256` identify its
+bytes (`xhip.constants_file` writes and checks them), `hip.external_data =
 {index, offset, size}` marks a `memref.global` whose bytes live there, and
 `hip.constant_offsets` / `hip.constant_sizes` list them per constant index.
 
@@ -26,8 +28,9 @@ format / parse them with the helpers, so a name is written once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import astuple, dataclass, fields
 
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Attribute
 
 POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
@@ -41,9 +44,13 @@ RUNTIME_OFFSET = -1
 """A `hip.buffer_offsets` entry whose offset is only known at run time."""
 
 CONSTANTS_FILE_ATTR = "hip.constants_file"
+CONSTANTS_SIZE_ATTR = "hip.constants_size"
+CONSTANTS_SHA256_ATTR = "hip.constants_sha256"
 EXTERNAL_DATA_ATTR = "hip.external_data"
+"""On an externalized `memref.global`: `{index, offset, size}` of its bytes in the file."""
 CONSTANT_OFFSETS_ATTR = "hip.constant_offsets"
 CONSTANT_SIZES_ATTR = "hip.constant_sizes"
+"""Module attributes (`array<i64>`, by constant index) that hip-resolve-extern-constants leaves."""
 
 OUT_PARAM_ATTR = "bufferize.result"
 
@@ -67,3 +74,30 @@ def pool_alignment(module: ModuleOp) -> int | None:
     """The module's `hip.pool_alignment`, None when no pool was planned."""
     attr = module.attributes.get(POOL_ALIGNMENT_ATTR)
     return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
+@dataclass(frozen=True)
+class ExternalData:
+    """Where one externalized global's bytes are in the constants file (`hip.external_data`)."""
+
+    index: int
+    offset: int
+    size: int
+
+
+def format_external_data(data: ExternalData) -> DictionaryAttr:
+    """`hip.external_data` as `{index, offset, size}` of i64."""
+    return DictionaryAttr({field.name: IntegerAttr(value, i64) for field, value in zip(fields(data), astuple(data))})
+
+
+def parse_external_data(attr: Attribute) -> ExternalData:
+    """A `hip.external_data` value, checked: a ValueError names what is wrong (the caller locates it)."""
+    if not isinstance(attr, DictionaryAttr):
+        raise ValueError(f"{EXTERNAL_DATA_ATTR} must be a dictionary {{index, offset, size}}")
+    values = {}
+    for field in fields(ExternalData):
+        entry = attr.data.get(field.name)
+        if not isinstance(entry, IntegerAttr) or entry.value.data < 0:
+            raise ValueError(f"{EXTERNAL_DATA_ATTR} needs a non-negative integer '{field.name}'")
+        values[field.name] = entry.value.data
+    return ExternalData(**values)

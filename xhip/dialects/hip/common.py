@@ -46,24 +46,24 @@ class ContextType(ParametrizedAttribute, TypeAttribute):
     name = "hip.context"
 
 
-def _error(op: Operation, message: str) -> XhipError:
+def verify_error(op: Operation, message: str) -> XhipError:
     """A located verifier error phrased like MLIR's (`'hip.x' op ...`)."""
     return op_error(op, f"'{op.name}' op {message}")
 
 
-def _shape(value: SSAValue) -> tuple[int, ...]:
+def shape_of(value: SSAValue) -> tuple[int, ...]:
     return cast(DataType, value.type).get_shape()
 
 
-def _rank(value: SSAValue) -> int:
-    return len(_shape(value))
+def rank_of(value: SSAValue) -> int:
+    return len(shape_of(value))
 
 
-def _element_type(value: SSAValue) -> Attribute:
+def element_type_of(value: SSAValue) -> Attribute:
     return cast(DataType, value.type).get_element_type()
 
 
-def _num_elements(shape: Sequence[int]) -> int | None:
+def num_elements(shape: Sequence[int]) -> int | None:
     """The static element count of `shape`, None when a dim is dynamic."""
     count = 1
     for dim in shape:
@@ -73,17 +73,17 @@ def _num_elements(shape: Sequence[int]) -> int | None:
     return count
 
 
-def _normalize_axis(op: Operation, axis: int, rank: int) -> int:
+def normalize_axis(op: Operation, axis: int, rank: int) -> int:
     """`axis` in [0, rank), accepting ONNX negative axes; errors name the valid range."""
     if not -rank <= axis < rank:
         valid = f"[{-rank}, {rank})"
-        raise _error(op, f"axis {axis} is out of range for rank {rank} (expected {valid})")
+        raise verify_error(op, f"axis {axis} is out of range for rank {rank} (expected {valid})")
     return axis % rank
 
 
-def _require_non_negative(op: Operation, name: str, attr: IntegerAttr) -> None:
+def require_non_negative(op: Operation, name: str, attr: IntegerAttr) -> None:
     if attr.value.data < 0:
-        raise _error(op, f"{name} must be >= 0, got {attr.value.data}")
+        raise verify_error(op, f"{name} must be >= 0, got {attr.value.data}")
 
 
 # --------------------------------------------------------------------------------------
@@ -92,7 +92,7 @@ def _require_non_negative(op: Operation, name: str, attr: IntegerAttr) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _memref_effects(kind: MemoryEffectKind, values: Sequence[SSAValue]) -> set[EffectInstance]:
+def memref_effects(kind: MemoryEffectKind, values: Sequence[SSAValue]) -> set[EffectInstance]:
     return {EffectInstance(kind, v) for v in values if isinstance(v.type, MemRefType)}
 
 
@@ -113,7 +113,7 @@ class _MemrefOperandsEffect(MemoryEffect):
 
     @classmethod
     def get_effects(cls, op: Operation) -> set[EffectInstance]:
-        return _memref_effects(cls.KIND, op.operands)
+        return memref_effects(cls.KIND, op.operands)
 
 
 class AllocatesResult(_ResultEffect):

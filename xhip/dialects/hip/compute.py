@@ -27,11 +27,11 @@ from xdsl.irdl import (
 )
 
 from xhip.dialects.hip.common import (
-    _element_type,
-    _error,
-    _normalize_axis,
-    _rank,
-    _shape,
+    element_type_of,
+    verify_error,
+    normalize_axis,
+    rank_of,
+    shape_of,
 )
 from xhip.dialects.hip.dps import (
     Arity,
@@ -64,7 +64,7 @@ class UnaryElementwiseOp(DPSOp):
             self.check_same_element([x, y], "input and output")
         else:
             self.check_element(y, self.RESULT, "output")
-        self.check_rank(y, _rank(x), "output")
+        self.check_rank(y, rank_of(x), "output")
 
 
 @irdl_op_definition
@@ -168,7 +168,7 @@ class GeluOp(UnaryElementwiseOp):
         super().verify_semantics()
         if self.approximate.data not in ("none", "tanh"):
             got = self.approximate.data
-            raise _error(self, f'approximate must be "none" or "tanh", got "{got}"')
+            raise verify_error(self, f'approximate must be "none" or "tanh", got "{got}"')
 
 
 @irdl_op_definition
@@ -183,7 +183,7 @@ class SoftmaxOp(UnaryElementwiseOp):
 
     def verify_semantics(self) -> None:
         super().verify_semantics()
-        _normalize_axis(self, self.axis.value.data, _rank(self.inputs[0]))
+        normalize_axis(self, self.axis.value.data, rank_of(self.inputs[0]))
 
 
 @irdl_op_definition
@@ -196,7 +196,7 @@ class CastOp(DPSOp):
     C_EXPR: ClassVar[str | None] = "{a}"
 
     def verify_semantics(self) -> None:
-        self.check_rank(self.outputs[0], _rank(self.inputs[0]), "output")
+        self.check_rank(self.outputs[0], rank_of(self.inputs[0]), "output")
 
 
 class BroadcastOp(DPSOp):
@@ -218,7 +218,7 @@ class BroadcastOp(DPSOp):
         data = self.data_inputs()
         self.check_element(data[0], self.ELEMENT, "inputs")
         self.check_same_element([*data, self.outputs[0]], "inputs and output")
-        self.check_rank(self.outputs[0], max(_rank(v) for v in self.inputs), "output")
+        self.check_rank(self.outputs[0], max(rank_of(v) for v in self.inputs), "output")
 
 
 @irdl_op_definition
@@ -298,7 +298,7 @@ class ComparisonOp(BroadcastOp):
         self.check_element(lhs, self.ELEMENT, "inputs")
         self.check_same_element([lhs, rhs], "inputs")
         self.check_element(self.outputs[0], ElementKind.BOOL, "comparison output")
-        self.check_rank(self.outputs[0], max(_rank(lhs), _rank(rhs)), "output")
+        self.check_rank(self.outputs[0], max(rank_of(lhs), rank_of(rhs)), "output")
 
 
 @irdl_op_definition
@@ -365,9 +365,9 @@ class MatmulOp(DPSOp):
         a, b = self.inputs
         self.check_element(a, ElementKind.NUMERIC, "A")
         self.check_same_element([a, b, self.outputs[0]], "A, B and output")
-        ra, rb = _rank(a), _rank(b)
+        ra, rb = rank_of(a), rank_of(b)
         if ra < 1 or rb < 1:
-            raise _error(self, f"operands must have rank >= 1, got {a.type} and {b.type}")
+            raise verify_error(self, f"operands must have rank >= 1, got {a.type} and {b.type}")
         # A rank-1 operand is promoted to a matrix and its unit dim dropped again.
         expected = max(ra, rb, 2) - (ra == 1) - (rb == 1)
         self.check_rank(self.outputs[0], expected, "output")
@@ -391,8 +391,8 @@ class GemmOp(DPSOp):
         self.check_same_element([*self.inputs, self.outputs[0]], "operands and output")
         for value, what in zip(self.inputs[:2], ("A", "B")):
             self.check_rank(value, 2, what)
-        if len(self.inputs) == 3 and _rank(self.inputs[2]) > 2:
-            raise _error(self, f"C must have rank <= 2, got {self.inputs[2].type}")
+        if len(self.inputs) == 3 and rank_of(self.inputs[2]) > 2:
+            raise verify_error(self, f"C must have rank <= 2, got {self.inputs[2].type}")
         self.check_rank(self.outputs[0], 2, "output")
 
 
@@ -412,8 +412,8 @@ class LayerNormOp(DPSOp):
         x = self.inputs[0]
         self.check_element(x, ElementKind.FLOAT, "input")
         self.check_same_element([*self.inputs, self.outputs[0]], "operands and output")
-        _normalize_axis(self, self.axis.value.data, _rank(x))
-        self.check_rank(self.outputs[0], _rank(x), "output")
+        normalize_axis(self, self.axis.value.data, rank_of(x))
+        self.check_rank(self.outputs[0], rank_of(x), "output")
 
 
 # ---- reductions and data movement ------------------------------------------------------
@@ -435,11 +435,11 @@ class ReduceOp(DPSOp):
 
     def normalized_axes(self) -> list[int]:
         """The reduced axes in [0, rank), sorted; all axes when `axes` is empty."""
-        rank = _rank(self.inputs[0])
+        rank = rank_of(self.inputs[0])
         axes = self.axes.get_values()
         if not axes:
             return list(range(rank))
-        return sorted(_normalize_axis(self, a, rank) for a in axes)
+        return sorted(normalize_axis(self, a, rank) for a in axes)
 
     def verify_semantics(self) -> None:
         x, y = self.inputs[0], self.outputs[0]
@@ -447,8 +447,8 @@ class ReduceOp(DPSOp):
         self.check_same_element([x, y], "input and output")
         axes = self.normalized_axes()
         if len(set(axes)) != len(axes):
-            raise _error(self, f"axes {list(self.axes.get_values())} repeat an axis")
-        expected = _rank(x) if self.keepdims.value.data else _rank(x) - len(axes)
+            raise verify_error(self, f"axes {list(self.axes.get_values())} repeat an axis")
+        expected = rank_of(x) if self.keepdims.value.data else rank_of(x) - len(axes)
         self.check_rank(y, expected, "output")
 
 
@@ -487,8 +487,8 @@ class CumSumOp(DPSOp):
         x, y = self.inputs[0], self.outputs[0]
         self.check_element(x, ElementKind.NUMERIC, "input")
         self.check_same_element([x, y], "input and output")
-        _normalize_axis(self, self.axis.value.data, _rank(x))
-        self.check_rank(y, _rank(x), "output")
+        normalize_axis(self, self.axis.value.data, rank_of(x))
+        self.check_rank(y, rank_of(x), "output")
 
 
 class DataMovementOp(DPSOp):
@@ -516,10 +516,10 @@ class TransposeOp(DataMovementOp):
     perm = prop_def(DenseArrayBase.constr(i64))
 
     def verify_layout(self) -> None:
-        rank = _rank(self.inputs[0])
+        rank = rank_of(self.inputs[0])
         perm = list(self.perm.get_values())
         if sorted(perm) != list(range(rank)):
-            raise _error(self, f"perm {perm} is not a permutation of the input rank {rank}")
+            raise verify_error(self, f"perm {perm} is not a permutation of the input rank {rank}")
         self.check_rank(self.outputs[0], rank, "output")
 
 
@@ -533,10 +533,10 @@ class ConcatOp(DataMovementOp):
     axis = prop_def(IntegerAttr[IntegerType])
 
     def verify_layout(self) -> None:
-        rank = _rank(self.outputs[0])
+        rank = rank_of(self.outputs[0])
         for i, value in enumerate(self.inputs):
             self.check_rank(value, rank, f"input #{i}")
-        _normalize_axis(self, self.axis.value.data, rank)
+        normalize_axis(self, self.axis.value.data, rank)
 
 
 @irdl_op_definition
@@ -549,10 +549,10 @@ class SplitOp(DataMovementOp):
     axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
 
     def verify_layout(self) -> None:
-        rank = _rank(self.inputs[0])
+        rank = rank_of(self.inputs[0])
         for i, value in enumerate(self.outputs):
             self.check_rank(value, rank, f"output #{i}")
-        _normalize_axis(self, self.axis.value.data, rank)
+        normalize_axis(self, self.axis.value.data, rank)
 
 
 @irdl_op_definition
@@ -566,7 +566,7 @@ class SliceOp(DataMovementOp):
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.FROM_INIT
 
     def expected_scalar_types(self) -> Sequence[Attribute]:
-        return [IndexType()] * (2 * _rank(self.inputs[0]))
+        return [IndexType()] * (2 * rank_of(self.inputs[0]))
 
     @property
     def starts(self) -> Sequence[SSAValue]:
@@ -577,7 +577,7 @@ class SliceOp(DataMovementOp):
         return self.scalars[len(self.scalars) // 2 :]
 
     def verify_layout(self) -> None:
-        self.check_rank(self.outputs[0], _rank(self.inputs[0]), "output")
+        self.check_rank(self.outputs[0], rank_of(self.inputs[0]), "output")
 
 
 @irdl_op_definition
@@ -589,8 +589,8 @@ class ExpandOp(DataMovementOp):
 
     def verify_layout(self) -> None:
         x, y = self.inputs[0], self.outputs[0]
-        if _rank(y) < _rank(x):
-            raise _error(self, f"cannot expand {x.type} to the lower rank of {y.type}")
+        if rank_of(y) < rank_of(x):
+            raise verify_error(self, f"cannot expand {x.type} to the lower rank of {y.type}")
 
 
 class IndexedGatherOp(DataMovementOp):
@@ -607,9 +607,9 @@ class IndexedGatherOp(DataMovementOp):
     def verify_layout(self) -> None:
         data, indices = self.inputs
         self.check_element(indices, ElementKind.INDICES, "indices")
-        if _rank(data) < 1:
-            raise _error(self, f"data must have rank >= 1, got {data.type}")
-        self.verify_ranks(_rank(data), _rank(indices))
+        if rank_of(data) < 1:
+            raise verify_error(self, f"data must have rank >= 1, got {data.type}")
+        self.verify_ranks(rank_of(data), rank_of(indices))
 
     def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
         """How data, indices and output ranks relate: each gather op says (an abstract hook)."""
@@ -624,7 +624,7 @@ class GatherOp(IndexedGatherOp):
     axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
 
     def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
-        _normalize_axis(self, self.axis.value.data, data_rank)
+        normalize_axis(self, self.axis.value.data, data_rank)
         self.check_rank(self.outputs[0], data_rank + indices_rank - 1, "output")
 
 
@@ -640,16 +640,16 @@ class GatherNDOp(IndexedGatherOp):
     def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
         batch = self.batch_dims.value.data
         if indices_rank < 1:
-            raise _error(self, "indices must have rank >= 1")
+            raise verify_error(self, "indices must have rank >= 1")
         if not 0 <= batch < min(data_rank, indices_rank):
-            raise _error(
+            raise verify_error(
                 self, f"batch_dims {batch} must be in [0, {min(data_rank, indices_rank)})"
             )
-        depth = _shape(self.inputs[1])[-1]
+        depth = shape_of(self.inputs[1])[-1]
         if depth < 0:
             return
         if depth > data_rank - batch:
-            raise _error(
+            raise verify_error(
                 self, f"indices depth {depth} exceeds data rank {data_rank} - batch_dims {batch}"
             )
         self.check_rank(self.outputs[0], data_rank + indices_rank - depth - 1 - batch, "output")
@@ -668,7 +668,7 @@ class GeneratorOp(DPSOp):
     SCALARS: ClassVar[int] = 1
 
     def expected_scalar_types(self) -> Sequence[Attribute]:
-        return [_element_type(self.outputs[0])] * self.SCALARS
+        return [element_type_of(self.outputs[0])] * self.SCALARS
 
 
 @irdl_op_definition
@@ -706,13 +706,13 @@ class NonZeroOp(DPSOp):
         x = self.inputs[0]
         indices, count = self.outputs
         self.check_rank(indices, 2, "indices output")
-        rows = _shape(indices)[0]
-        if rows >= 0 and rows != _rank(x):
-            raise _error(
-                self, f"indices output must have {_rank(x)} rows (the input rank), got {rows}"
+        rows = shape_of(indices)[0]
+        if rows >= 0 and rows != rank_of(x):
+            raise verify_error(
+                self, f"indices output must have {rank_of(x)} rows (the input rank), got {rows}"
             )
-        element = _element_type(indices)
+        element = element_type_of(indices)
         if element != i64:
-            raise _error(self, f"indices output must have i64 elements, got {element}")
+            raise verify_error(self, f"indices output must have i64 elements, got {element}")
         self.check_rank(count, 0, "count output")
         self.check_element(count, ElementKind.INDICES, "count output")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from enum import Enum, StrEnum
+from enum import Enum
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -36,33 +36,17 @@ from xhip.dialects.hip.common import (
     DATA_CONSTR,
     SCALAR_CONSTR,
     ContextType,
-    _element_type,
-    _error,
-    _memref_effects,
-    _rank,
+    element_type_of,
+    verify_error,
+    memref_effects,
+    rank_of,
 )
+from xhip.dialects.hip.reify import ShapeRule, reify_result_shapes, verify_result_shapes
 from xhip.shapes import Dim, IndexEmitter, ShapeFailure
 
 # --------------------------------------------------------------------------------------
 # Destination-passing compute ops
 # --------------------------------------------------------------------------------------
-
-
-class ShapeRule(StrEnum):
-    """Names of the result-shape rules in `xhip.shapes`; every DPS op names one."""
-
-    SAME_SHAPE = "same_shape"  # the shape of the first input
-    SAME_SHAPE_ON_AXIS = "same_shape_on_axis"  # the first input's shape; `axis` must fit it
-    BROADCAST = "broadcast"  # ONNX multidirectional broadcast of all data inputs
-    MATMUL = "matmul"
-    GEMM = "gemm"
-    REDUCE = "reduce"
-    TRANSPOSE = "transpose"
-    CONCAT = "concat"
-    GATHER = "gather"
-    GATHER_ND = "gather_nd"
-    NONZERO = "nonzero"  # [rank, capacity] indices and a rank-0 count
-    FROM_INIT = "from_init"  # extents known only to whoever built the init
 
 
 class ElementKind(Enum):
@@ -97,8 +81,8 @@ class DPSEffects(MemoryEffect):
     @classmethod
     def get_effects(cls, op: Operation) -> set[EffectInstance]:
         assert isinstance(op, DPSOp)
-        reads = _memref_effects(MemoryEffectKind.READ, op.inputs)
-        return reads | _memref_effects(MemoryEffectKind.WRITE, op.outputs)
+        reads = memref_effects(MemoryEffectKind.READ, op.inputs)
+        return reads | memref_effects(MemoryEffectKind.WRITE, op.outputs)
 
 
 class DPSOp(IRDLOperation):
@@ -149,9 +133,6 @@ class DPSOp(IRDLOperation):
         Runtime dims of operands are read with `tensor.dim`/`memref.dim` and combined
         with host `arith`, all emitted through `emitter`.
         """
-        # reify.py dispatches on the op classes' attributes, so it imports this module.
-        from xhip.dialects.hip.reify import reify_result_shapes
-
         return reify_result_shapes(self, emitter)
 
     def expected_scalar_types(self) -> Sequence[Attribute]:
@@ -173,28 +154,26 @@ class DPSOp(IRDLOperation):
 
     def _verify_static_dims(self) -> None:
         """Static out dims must agree with the shape rule wherever both are static."""
-        from xhip.dialects.hip.reify import verify_result_shapes
-
         verify_result_shapes(self)
 
     def _verify_modes(self) -> None:
         data = [*self.inputs, *self.outputs]
         kinds = {isinstance(v.type, TensorType) for v in data}
         if len(kinds) > 1:
-            raise _error(self, "mixes tensor and memref operands")
+            raise verify_error(self, "mixes tensor and memref operands")
         if kinds == {True}:
             if len(self.res) != len(self.outputs):
-                raise _error(
+                raise verify_error(
                     self, f"tensor mode needs one result per init: {len(self.outputs)} init(s), "
                     f"{len(self.res)} result(s)"
                 )
             for i, (result, init) in enumerate(zip(self.res, self.outputs)):
                 if result.type != init.type:
-                    raise _error(
+                    raise verify_error(
                         self, f"result #{i} type {result.type} differs from init type {init.type}"
                     )
         elif self.res:
-            raise _error(self, "memref mode writes its outs and has no results")
+            raise verify_error(self, "memref mode writes its outs and has no results")
 
     def _verify_arity(self, group: str, values: Sequence[SSAValue], arity: Arity) -> None:
         low, high = arity
@@ -206,32 +185,32 @@ class DPSOp(IRDLOperation):
             expected = f"at least {low}"
         else:
             expected = f"{low} to {high}"
-        raise _error(self, f"expects {expected} {group} operand(s), got {len(values)}")
+        raise verify_error(self, f"expects {expected} {group} operand(s), got {len(values)}")
 
     def _verify_scalars(self) -> None:
         expected = self.expected_scalar_types()
         if len(expected) != len(self.scalars):
             got = len(self.scalars)
-            raise _error(self, f"expects {len(expected)} scalar operand(s), got {got}")
+            raise verify_error(self, f"expects {len(expected)} scalar operand(s), got {got}")
         for i, (scalar, want) in enumerate(zip(self.scalars, expected)):
             if scalar.type != want:
-                raise _error(self, f"scalar operand #{i} must be {want}, got {scalar.type}")
+                raise verify_error(self, f"scalar operand #{i} must be {want}, got {scalar.type}")
 
     def check_element(self, value: SSAValue, kind: ElementKind, what: str) -> Attribute:
-        element = _element_type(value)
+        element = element_type_of(value)
         if not kind.accepts(element):
-            raise _error(self, f"{what} must have {kind.value}, got {element}")
+            raise verify_error(self, f"{what} must have {kind.value}, got {element}")
         return element
 
     def check_same_element(self, values: Sequence[SSAValue], what: str) -> None:
-        elements = {_element_type(v) for v in values}
+        elements = {element_type_of(v) for v in values}
         if len(elements) > 1:
             names = ", ".join(sorted(str(e) for e in elements))
-            raise _error(self, f"{what} must share one element type, got {names}")
+            raise verify_error(self, f"{what} must share one element type, got {names}")
 
     def check_rank(self, value: SSAValue, expected: int, what: str) -> None:
-        if _rank(value) != expected:
-            raise _error(self, f"{what} must have rank {expected}, got {value.type}")
+        if rank_of(value) != expected:
+            raise verify_error(self, f"{what} must have rank {expected}, got {value.type}")
 
     # ---- custom syntax --------------------------------------------------------------
 

@@ -40,11 +40,11 @@ from xhip.dialects.hip.common import (
     ReadsMemrefOperands,
     ReadsResult,
     WritesResult,
-    _element_type,
-    _error,
-    _num_elements,
-    _require_non_negative,
-    _shape,
+    element_type_of,
+    verify_error,
+    num_elements,
+    require_non_negative,
+    shape_of,
 )
 
 # --------------------------------------------------------------------------------------
@@ -75,7 +75,7 @@ class _SizedBufferOp(IRDLOperation):
     def verify_(self) -> None:
         expected = sum(1 for dim in self.result.type.get_shape() if dim < 0)
         if expected != len(self.dynamic_sizes):
-            raise _error(
+            raise verify_error(
                 self,
                 f"expected {expected} dynamic size operand(s) for {self.result.type}, "
                 f"got {len(self.dynamic_sizes)}",
@@ -111,7 +111,7 @@ class AllocOutputOp(_SizedBufferOp):
         super().__init__(ctx, result_type, dynamic_sizes, {"out_idx": IntegerAttr(out_idx, i64)})
 
     def verify_(self) -> None:
-        _require_non_negative(self, "out_idx", self.out_idx)
+        require_non_negative(self, "out_idx", self.out_idx)
         super().verify_()
 
 
@@ -141,7 +141,7 @@ class _ByteBufferOp(IRDLOperation):
 
     def verify_(self) -> None:
         if self.result.type != BYTE_BUFFER:
-            raise _error(self, f"result must be {BYTE_BUFFER}, got {self.result.type}")
+            raise verify_error(self, f"result must be {BYTE_BUFFER}, got {self.result.type}")
 
 
 @irdl_op_definition
@@ -159,7 +159,7 @@ class GetPoolOp(_ByteBufferOp):
         )
 
     def verify_(self) -> None:
-        _require_non_negative(self, "domain_id", self.domain_id)
+        require_non_negative(self, "domain_id", self.domain_id)
         super().verify_()
 
 
@@ -189,7 +189,7 @@ class GetConstantOp(IRDLOperation):
 
     def verify_(self) -> None:
         if not self.result.type.has_static_shape():
-            raise _error(self, f"constants have static shapes, got {self.result.type}")
+            raise verify_error(self, f"constants have static shapes, got {self.result.type}")
 
 
 class _ReadbackOp(IRDLOperation):
@@ -215,11 +215,11 @@ class _ReadbackOp(IRDLOperation):
         return self.wait is not None and self.wait.data == "producer"
 
     def verify_(self) -> None:
-        count = _num_elements(_shape(self.source))
+        count = num_elements(shape_of(self.source))
         if count != 1:
-            raise _error(self, f"source must hold exactly one element, got {self.source.type}")
+            raise verify_error(self, f"source must hold exactly one element, got {self.source.type}")
         if self.wait is not None and self.wait.data not in self.WAITS:
-            raise _error(self, f"wait must be \"stream\" or \"producer\", got \"{self.wait.data}\"")
+            raise verify_error(self, f"wait must be \"stream\" or \"producer\", got \"{self.wait.data}\"")
 
 
 @irdl_op_definition
@@ -231,19 +231,19 @@ class ReadbackScalarOp(_ReadbackOp):
     def __init__(
         self, ctx: SSAValue, source: SSAValue, result_type: Attribute | None = None, wait: str | None = None
     ):
-        result_type = result_type or _element_type(source)
+        result_type = result_type or element_type_of(source)
         properties = {"wait": StringAttr(wait)} if wait is not None else {}
         super().__init__(operands=[ctx, source], result_types=[result_type], properties=properties)
 
     def verify_(self) -> None:
         super().verify_()
-        element = _element_type(self.source)
+        element = element_type_of(self.source)
         result_type = self.result.type
         is_int = isinstance(element, IntegerType)
         if result_type != element and not (is_int and isinstance(result_type, IndexType)):
             allowed = f"{element} or index" if is_int else str(element)
             source = self.source.type
-            raise _error(
+            raise verify_error(
                 self, f"result must be {allowed} (from the source {source}), got {result_type}"
             )
 
@@ -260,6 +260,6 @@ class ReadbackDimOp(_ReadbackOp):
 
     def verify_(self) -> None:
         super().verify_()
-        element = _element_type(self.source)
+        element = element_type_of(self.source)
         if element not in (i32, i64):
-            raise _error(self, f"source element type must be i32 or i64, got {element}")
+            raise verify_error(self, f"source element type must be i32 or i64, got {element}")

@@ -13,7 +13,8 @@ detached block (the verifier, which must not touch the function).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeAlias, cast
+from enum import StrEnum
+from typing import ClassVar, Protocol, TypeAlias, cast
 
 from xdsl.dialects import memref, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
@@ -21,9 +22,40 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from xhip import shapes
-from xhip.dialects.hip.common import _error, _shape
-from xhip.dialects.hip.dps import DPSOp, ShapeRule
+from xhip.dialects.hip.common import verify_error, shape_of
 from xhip.shapes import Dim, IndexEmitter, ShapeFailure, ShapeResult
+
+
+class ShapeRule(StrEnum):
+    """Names of the result-shape rules in `xhip.shapes`; every DPS op names one."""
+
+    SAME_SHAPE = "same_shape"  # the shape of the first input
+    SAME_SHAPE_ON_AXIS = "same_shape_on_axis"  # the first input's shape; `axis` must fit it
+    BROADCAST = "broadcast"  # ONNX multidirectional broadcast of all data inputs
+    MATMUL = "matmul"
+    GEMM = "gemm"
+    REDUCE = "reduce"
+    TRANSPOSE = "transpose"
+    CONCAT = "concat"
+    GATHER = "gather"
+    GATHER_ND = "gather_nd"
+    NONZERO = "nonzero"  # [rank, capacity] indices and a rank-0 count
+    FROM_INIT = "from_init"  # extents known only to whoever built the init
+
+
+class ShapedOp(Protocol):
+    """What a reifier reads of a destination-passing op (`xhip.dialects.hip.dps.DPSOp`),
+    besides the attributes its rule names.
+
+    The op classes name their rule with `ShapeRule` and call into this module, so
+    this module knows them by this shape rather than by importing them.
+    """
+
+    SHAPE_RULE: ClassVar[ShapeRule]
+    name: str
+    inputs: Sequence[SSAValue]
+    outputs: Sequence[SSAValue]
+
 
 OperandDims: TypeAlias = Callable[[SSAValue], list[Dim]]
 """The dims of a data operand: static ints, runtime values for `?`."""
@@ -31,7 +63,7 @@ OperandDims: TypeAlias = Callable[[SSAValue], list[Dim]]
 ResultShapes: TypeAlias = list[list[Dim]] | ShapeFailure
 """One shape per out (and result), or why the operands do not fit the op."""
 
-Reifier: TypeAlias = Callable[[DPSOp, IndexEmitter, OperandDims], ResultShapes]
+Reifier: TypeAlias = Callable[[ShapedOp, IndexEmitter, OperandDims], ResultShapes]
 
 
 def _int(attr: object) -> int:
@@ -50,65 +82,65 @@ def _one(result: ShapeResult) -> ResultShapes:
 # ---- reading operands and attributes, then calling the rule --------------------------------
 
 
-def _same_shape(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _same_shape(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return _one(shapes.same_shape(em, dims(op.inputs[0])))
 
 
-def _same_shape_on_axis(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _same_shape_on_axis(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     axis = _int(getattr(op, "axis"))
     return _one(shapes.same_shape_on_axis(em, dims(op.inputs[0]), axis, op.name))
 
 
-def _broadcast(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _broadcast(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return _one(shapes.broadcast(em, *(dims(v) for v in op.inputs)))
 
 
-def _matmul(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _matmul(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     a, b = op.inputs
     return _one(shapes.matmul(em, dims(a), dims(b)))
 
 
-def _gemm(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _gemm(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     a, b, *c = op.inputs
     c_dims = dims(c[0]) if c else None
     trans_a, trans_b = _flag(getattr(op, "trans_a")), _flag(getattr(op, "trans_b"))
     return _one(shapes.gemm(em, dims(a), dims(b), c_dims, trans_a=trans_a, trans_b=trans_b))
 
 
-def _reduce(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _reduce(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     axes = list(getattr(op, "axes").get_values())
     keepdims = _flag(getattr(op, "keepdims"))
     # hip reductions spell "every axis" as empty axes, as ONNX does by default.
     return _one(shapes.reduce(em, dims(op.inputs[0]), axes, keepdims))
 
 
-def _transpose(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _transpose(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     perm = list(getattr(op, "perm").get_values())
     return _one(shapes.transpose(em, dims(op.inputs[0]), perm))
 
 
-def _concat(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _concat(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return _one(shapes.concat(em, [dims(v) for v in op.inputs], _int(getattr(op, "axis"))))
 
 
-def _gather(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _gather(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     data, indices = op.inputs
     return _one(shapes.gather(em, dims(data), dims(indices), _int(getattr(op, "axis"))))
 
 
-def _gather_nd(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _gather_nd(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     data, indices = op.inputs
     batch_dims = _int(getattr(op, "batch_dims"))
     return _one(shapes.gather_nd(em, dims(data), dims(indices), batch_dims))
 
 
-def _nonzero(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _nonzero(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     indices = shapes.nonzero_capacity(em, dims(op.inputs[0]))
     # The count is a rank-0 tensor.
     return indices if isinstance(indices, ShapeFailure) else [indices, []]
 
 
-def _from_init(op: DPSOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+def _from_init(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return [dims(out) for out in op.outputs]
 
 
@@ -157,7 +189,7 @@ def _operand_dims(runtime_dim: Callable[[SSAValue, int], SSAValue]) -> OperandDi
 
     return lambda value: [
         dim(value, axis) if extent == DYNAMIC_INDEX else extent
-        for axis, extent in enumerate(_shape(value))
+        for axis, extent in enumerate(shape_of(value))
     ]
 
 
@@ -171,7 +203,7 @@ def emitted_dims(em: IndexEmitter) -> OperandDims:
     return _operand_dims(read)
 
 
-def reify_result_shapes(op: DPSOp, em: IndexEmitter) -> ResultShapes:
+def reify_result_shapes(op: ShapedOp, em: IndexEmitter) -> ResultShapes:
     """The dims of every out of `op`; runtime dims are host `arith` emitted through `em`."""
     return REIFIERS[op.SHAPE_RULE](op, em, emitted_dims(em))
 
@@ -225,7 +257,7 @@ def _format_declared(shape: Sequence[int]) -> str:
     return "[" + ", ".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape) + "]"
 
 
-def verify_result_shapes(op: DPSOp) -> None:
+def verify_result_shapes(op: ShapedOp) -> None:
     """Raise a located error when an out's static dims contradict the op's shape rule.
 
     Nothing is added to the function: runtime dims stay unknowns and only statically
@@ -236,11 +268,11 @@ def verify_result_shapes(op: DPSOp) -> None:
     em = _UnknownsEmitter()
     computed = REIFIERS[op.SHAPE_RULE](op, em, em.operand_dims())
     if isinstance(computed, ShapeFailure):
-        raise _error(op, computed.message)
+        raise verify_error(op, computed.message)
     for index, (out, dims) in enumerate(zip(op.outputs, computed, strict=True)):
-        declared = _shape(out)
+        declared = shape_of(out)
         if _contradicts(declared, dims):
-            raise _error(
+            raise verify_error(
                 op,
                 f"out #{index} has shape {_format_declared(declared)} but "
                 f"{RULE_PHRASES[op.SHAPE_RULE]} {shapes.format_shape(dims)}",

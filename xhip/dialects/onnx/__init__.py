@@ -111,6 +111,7 @@ from xhip.dialects.onnx.ops import (
 from xhip.dialects.onnx.signature import (
     DIM_PARAMS_ATTR,
     NAME_ATTR,
+    entry_attributes,
     format_dim_params,
     parse_dim_params,
     value_name,
@@ -178,6 +179,7 @@ __all__ = [
     "NODE_NAME_ATTR",
     "NAME_ATTR",
     "DIM_PARAMS_ATTR",
+    "entry_attributes",
     "format_dim_params",
     "parse_dim_params",
     "value_name",

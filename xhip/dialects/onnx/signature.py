@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
 from xdsl.ir import Attribute
 
 NAME_ATTR = "onnx.name"
@@ -22,6 +22,14 @@ NAME_ATTR = "onnx.name"
 
 DIM_PARAMS_ATTR = "onnx.dim_params"
 """The symbolic dims of a graph input or output: `"0:batch,1:seq"`."""
+
+
+def entry_attributes(attrs: ArrayAttr | None, index: int) -> dict[str, Attribute]:
+    """The attributes of argument or result #`index` from a function's `arg_attrs` /
+    `res_attrs` (empty when there are none)."""
+    if attrs is None or index >= len(attrs.data) or not isinstance(attrs.data[index], DictionaryAttr):
+        return {}
+    return dict(attrs.data[index].data)
 
 
 def format_dim_params(symbols: Mapping[int, str]) -> StringAttr:

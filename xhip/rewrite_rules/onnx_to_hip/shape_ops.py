@@ -41,9 +41,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xhip import shapes
-from xhip.analysis.host_index_eval import constant_int
 from xhip.dialects import hip
 from xhip.dialects.onnx import is_none
+from xhip.index.host_eval import constant_int
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import (
     MAX_HOST_ELEMENTS,

@@ -1,3 +1,3 @@
-"""Translators from ops to plan steps, one module per dialect; importing registers them."""
-
-from xhip.runtime.translate import arith_ops, hip_ops, memref_ops, onnx_ops, tensor_ops  # noqa: F401
+"""Translators from ops to plan steps: `base` holds the registry and what every
+translator sees, and one module per dialect registers its translators on import
+(`xhip.runtime.plan` imports them all)."""

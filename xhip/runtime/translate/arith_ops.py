@@ -7,7 +7,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
 from xdsl.ir import Operation
 
-from xhip.analysis.host_index_eval import (
+from xhip.index.host_eval import (
     bitwidth,
     canonical,
     compare,
@@ -16,7 +16,7 @@ from xhip.analysis.host_index_eval import (
     to_unsigned,
 )
 from xhip.runtime.buffers import numpy_dtype
-from xhip.runtime.plan import PlanBuilder, Registers, Step, TRANSLATORS, translates
+from xhip.runtime.translate.base import PlanBuilder, Registers, Step, TRANSLATORS, translates
 
 
 def constant_value(op: arith.ConstantOp) -> object:

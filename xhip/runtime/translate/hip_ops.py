@@ -7,13 +7,13 @@ from xdsl.ir import Operation
 
 from xhip.diagnostics import op_location
 from xhip.dialects import hip
+from xhip.runtime.backends.reference.kernels import run_kernel
 from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, numpy_dtype
 from xhip.runtime.contracts import dps_contract
 from xhip.runtime.kernels.collect import kernel_attributes, operand_facts
-from xhip.runtime.backends.reference.kernels import run_kernel
 from xhip.runtime.limits import byte_size_expression
+from xhip.runtime.translate.base import PlanBuilder, Registers, Session, Step, buffer_label, shape_of_type, translates
 from xhip.runtime.translate.memref_ops import load_constant, sized_allocation
-from xhip.runtime.plan import PlanBuilder, Registers, Session, Step, buffer_label, shape_of_type, translates
 
 
 

@@ -7,16 +7,23 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
-from xhip.constants_file import CONSTANT_OFFSETS_ATTR, CONSTANT_SIZES_ATTR, CONSTANTS_FILE_ATTR, EXTERNAL_DATA_ATTR
 from xhip.diagnostics import op_error, op_location
+from xhip.dialects.hip.attributes import (
+    CONSTANT_OFFSETS_ATTR,
+    CONSTANT_SIZES_ATTR,
+    CONSTANTS_FILE_ATTR,
+    EXTERNAL_DATA_ATTR,
+    parse_external_data,
+)
+from xhip.rewrite_rules.bufferize.types import kept_dims
 from xhip.runtime.buffers import MemRef, Owner, contiguous_strides, numpy_dtype
 from xhip.runtime.contracts import require_same_count, require_within
 from xhip.runtime.limits import buffer_size_expression
-from xhip.runtime.plan import (
+from xhip.runtime.translate.base import (
     PlanBuilder,
     Registers,
     Session,
@@ -27,7 +34,6 @@ from xhip.runtime.plan import (
     shape_of_type,
     translates,
 )
-from xhip.runtime.translate.tensor_ops import kept_dims
 
 
 def sized_allocation(op: Operation, memref_type: Attribute, dynamic: Sequence[SSAValue], session: Session) -> Callable[[list[int]], int]:
@@ -231,10 +237,12 @@ def load_global(module: ModuleOp, session: Session, op: Operation, symbol: str) 
     memref_type = declaration.type
     shape, dtype = list(memref_type.get_shape()), numpy_dtype(memref_type.element_type)
     external = declaration.attributes.get(EXTERNAL_DATA_ATTR)
-    if isinstance(external, DictionaryAttr):
-        offset, size = (external.data[k] for k in ("offset", "size"))
-        assert isinstance(offset, IntegerAttr) and isinstance(size, IntegerAttr)
-        raw = _read_constants_file(module, session, op, offset.value.data, size.value.data)
+    if external is not None:
+        try:
+            place = parse_external_data(external)
+        except ValueError as err:
+            raise op_error(op, f"@{symbol}: {err}") from None
+        raw = _read_constants_file(module, session, op, place.offset, place.size)
     elif isinstance(declaration.initial_value, DenseIntOrFPElementsAttr):
         raw = declaration.initial_value.data.data
     else:

@@ -24,7 +24,7 @@ from xdsl.ir import Attribute, Operation, TypeAttribute
 from xhip.diagnostics import op_error
 from xhip.dialects.onnx import ONNX_OPS, IntsAttr
 from xhip.runtime.buffers import numpy_dtype
-from xhip.runtime.plan import PlanBuilder, Registers, Step, translates
+from xhip.runtime.translate.base import PlanBuilder, Registers, Step, translates
 
 EVALUATOR_OPSET = 21
 """Every op form the importer produces means the same at this opset (Gelu needs 20)."""

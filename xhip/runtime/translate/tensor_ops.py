@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Operation, SSAValue
 
+from xhip.rewrite_rules.bufferize.types import kept_dims
 from xhip.runtime.buffers import numpy_dtype
 from xhip.runtime.contracts import require_same_count, require_static_extents, require_within
-from xhip.runtime.plan import (
+from xhip.runtime.translate.base import (
     PlanBuilder,
     Registers,
     Step,
@@ -70,19 +70,6 @@ def translate_from_elements(op: Operation, plan: PlanBuilder) -> Step:
         regs[out] = np.array([regs[e] for e in elements], dtype=dtype).reshape(shape)
 
     return step
-
-
-def kept_dims(shape: tuple[int, ...], result_shape: tuple[int, ...]) -> list[int]:
-    """Positions of `shape` a rank-reducing slice keeps to get `result_shape` (it drops unit dims)."""
-    kept, wanted = [], list(result_shape)
-    for position, extent in enumerate(shape):
-        remaining = len(shape) - position
-        if wanted and (wanted[0] in (extent, DYNAMIC_INDEX) or remaining == len(wanted)):
-            kept.append(position)
-            wanted.pop(0)
-        elif extent != 1:
-            raise ValueError(f"cannot drop dim of extent {extent} to get {list(result_shape)}")
-    return kept
 
 
 def _slice_steps(op: Operation, plan: PlanBuilder, sliced: SSAValue):

@@ -25,7 +25,7 @@ from collections.abc import Collection
 from xdsl.dialects import arith, memref, tensor
 from xdsl.ir import Operation, SSAValue
 
-from xhip.analysis.host_index_eval import (
+from xhip.index.host_eval import (
     compare,
     constant_int,
     fold_binary,

@@ -2,7 +2,7 @@
 
 `IndexEmitter` creates `arith` ops on `index` values at one insertion point and
 folds whatever it can decide: static operands, identities (`x + 0`, `x * 1`,
-`select(c, x, x)`) and facts proven about the values (xhip.analysis.index_facts),
+`select(c, x, x)`) and facts proven about the values (xhip.index.facts),
 so one extent stays one SSA value. Asking twice for the same expression returns
 the same value.
 """
@@ -18,8 +18,8 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from xhip.analysis import index_facts
-from xhip.analysis.host_index_eval import compare, fold_binary
+from xhip.index import facts as index_facts
+from xhip.index.host_eval import compare, fold_binary
 
 Dim: TypeAlias = int | SSAValue
 """A static extent or a runtime `index` value."""
@@ -60,7 +60,7 @@ class IndexEmitter:
     so equal extents reach the pool planner as one SSA value.
 
     The emitter also knows which values are extents (>= 0): operand dims the
-    rules register with `mark_extents`, and whatever `xhip.analysis.index_facts`
+    rules register with `mark_extents`, and whatever `xhip.index.facts`
     proves from the defining ops (`tensor.dim` results, sums, products, selects
     and maxima of extents, `seq + 1 >= 1`). That lets `x == -1` fold for an extent
     (Reshape) without emitting a comparison, and `min(seq, seq + 1)` be `seq`.
