@@ -25,7 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from xhip.runtime.kernels.cache import CompileCache
-from xhip.runtime.kernels.collect import coverage_specs, testset_specs, unique
+from xhip.runtime.kernels.collect import coverage_specs, unique
+from xhip.testing.kernel_specs import testset_specs
 from xhip.runtime.kernels.compilers import CompileError, OfflineCompiler, offline_compilers
 from xhip.runtime.kernels.render import render_unit
 from xhip.runtime.kernels.specs import KernelSpec

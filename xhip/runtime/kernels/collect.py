@@ -92,33 +92,6 @@ def unique(specs: Iterable[KernelSpec]) -> list[KernelSpec]:
     return list(chosen.values())
 
 
-def testset_specs() -> list[KernelSpec]:
-    """The unique specs of every model of the test set (xhip.testing.models) compiled
-    through pipelines/default.yaml."""
-    import tempfile
-
-    import numpy as np
-
-    from xhip.api import DEFAULT_PIPELINE, load_module, pipeline_passes
-    from xhip.context import make_context
-    from xhip.pass_runner import run_passes
-    from xhip.passes.externalize_constants import ExternalizeConstantsPass
-    from xhip.testing.models import MODELS
-
-    specs: list[KernelSpec] = []
-    with tempfile.TemporaryDirectory() as constants_dir:
-        passes = [
-            ExternalizeConstantsPass(p.externalize_min_num_elements, constants_dir) if isinstance(p, ExternalizeConstantsPass) else p
-            for p in pipeline_passes(DEFAULT_PIPELINE)
-        ]
-        for make in MODELS.values():
-            model, _ = make(np.random.default_rng(0))
-            module = load_module(model)
-            run_passes(make_context(), module, passes)
-            specs.extend(module_specs(module))
-    return unique(specs)
-
-
 def coverage_specs() -> list[KernelSpec]:
     """One spec per elementwise op class (so every C_EXPR compiles), half-float forms,
     and the family forms the test set does not reach (reductions, gather_elements,
