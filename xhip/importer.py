@@ -345,7 +345,9 @@ class _Importer:
         except MemoryError:
             raise self.error("shape inference ran out of memory") from None
         graph = inferred.graph
-        return {v.name: v.type for v in (*graph.input, *graph.value_info, *graph.output)}
+        types = {v.name: v.type for v in (*graph.input, *graph.value_info, *graph.output)}
+        _scalar_nonzero_has_one_row(self.graph, types)
+        return types
 
     def _stand_in_model(self) -> ModelProto:
         """The model with every large constant replaced by a typed graph input.
@@ -619,6 +621,23 @@ def _large_constant_value(node: NodeProto) -> TensorProto | None:
         if attr.name == "value" and tensor_nbytes(attr.t) >= STAND_IN_MIN_BYTES:
             return attr.t
     return None
+
+
+def _scalar_nonzero_has_one_row(graph: GraphProto, types: dict[str, TypeProto]) -> None:
+    """ONNX shape inference types NonZero of a scalar [0, n]; its reference and
+    onnxruntime read the scalar as a 1-element vector and give [1, n]."""
+    for node in graph.node:
+        if node.op_type != "NonZero" or not node.output or node.output[0] not in types:
+            continue
+        source = types.get(node.input[0])
+        if source is None or not source.tensor_type.HasField("shape") or source.tensor_type.shape.dim:
+            continue
+        result = TypeProto()
+        result.CopyFrom(types[node.output[0]])
+        dims = result.tensor_type.shape.dim
+        if dims and dims[0].HasField("dim_value") and dims[0].dim_value == 0:
+            dims[0].dim_value = 1
+            types[node.output[0]] = result
 
 
 def _signature_attrs(name: str, type_proto: TypeProto) -> DictionaryAttr:

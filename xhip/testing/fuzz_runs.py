@@ -226,10 +226,6 @@ KNOWN_FINDINGS = (
     ("issue 8 item 11", "sanitizer", r"sanitizer: reading ''memref\.reinterpret_cast''", None),
     ("issue 8 item 12", "wrong-value", r"differs", RACE_PIPELINES),
     ("issue 8 item 13", "sanitizer", r"reading 'output 'in\d+'' sees bytes .* that nothing wrote", ("seed-003.yaml",)),
-    ("new: a rank-0 value reaches an elementwise kernel as [1]", "xhip-error",
-     r"kernel: input #\d+ of shape \[1\] does not broadcast to \[\]", None),
-    ("new: NonZero of a rank-0 tensor gives [0, n] (onnxruntime [1, n])", "wrong-value",
-     r"output '\w+' is \[0(, \d+)?\] \w+, onnxruntime gives \[1(, \d+)?\]", None),
 )
 """Failure classes seen on main: (label, kind, message regex, pipelines or None for any).
 Items of issue 8 name the item (item 12: a value raced under a racy order, which the
