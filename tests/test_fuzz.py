@@ -8,13 +8,16 @@ without a sanitizer report. `python benchmarks/fuzz.py --graphs 300` is the long
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import onnx
 import pytest
 from onnx import TensorProto, helper
 
 from xhip.testing.fuzz_runs import (
-    RACE_PIPELINES, Campaign, check_graph, cut_at, is_new_finding, known_finding, minimize, run_campaign, same_failure,
+    RACE_PIPELINES, Campaign, check_graph, cut_at, is_new_finding, known_finding, minimize, regression_record,
+    run_campaign, same_failure, unreported_races,
 )
 from xhip.testing.models import graph_model, value
 
@@ -70,6 +73,26 @@ def test_shipping_pipelines_new_findings(campaign, pipeline):
 def test_race_experiments_never_pass_a_wrong_value_silently(campaign, pipeline):
     silent = [(g, o) for g, o in campaign.failures(pipeline) if o.kind == "wrong-value" and not is_new_finding(o)]
     assert not silent, _lines(silent)
+
+
+def test_race_experiments_report_every_race_that_gives_a_wrong_value(campaign):
+    """Run in the racy order without the sanitizer, a graph whose value comes out wrong
+    must get a sanitizer report when the sanitizer runs at that shape."""
+    assert not campaign.unreported, _lines(campaign.unreported)
+
+
+def test_a_racy_wrong_value_without_a_report_is_caught():
+    """The item 12 race (a host store into bytes a queued Cast has yet to read): its racy
+    run is wrong; paired with a sanitized run that reported it, nothing is unreported;
+    paired with one that passed (a sanitizer blind to it), the wrong value is."""
+    model = onnx.load(REPO / "tests" / "regressions" / "reuse-before-host-scalars-wrong-value-4d4bf758.onnx")
+    pipeline = str(REPO / "pipelines" / "experiments" / "reuse-before-host-scalars.yaml")
+    dims = [regression_record(model)["dims"]]
+    sanitized = check_graph(model, [pipeline], dims)
+    assert [o.kind for o in sanitized] == ["sanitizer"]
+    assert unreported_races(model, pipeline, sanitized, dims) == []
+    blind = [dataclasses.replace(o, kind="pass", message="") for o in sanitized]
+    assert [o.kind for o in unreported_races(model, pipeline, blind, dims)] == ["wrong-value"]
 
 
 def test_check_graph_discards_what_onnxruntime_refuses():
