@@ -105,6 +105,19 @@ def test_check_graph_discards_what_onnxruntime_refuses():
     assert check_graph(refused, PIPELINES[:1], [{"n": 7}]) is None
 
 
+def test_check_graph_discards_what_onnxruntime_answers_two_ways():
+    """Shape of a value computed from NonZero of a scalar: onnxruntime's kernels give
+    [1, 1], its Shape folding (from ONNX inference's [0, n]) gives [0, 1]: no reference."""
+    zero, axes = helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]), helper.make_tensor("axes", TensorProto.INT64, [1], [1])
+    model = graph_model(
+        [helper.make_node("Greater", ["x", "zero"], ["mask"]), helper.make_node("NonZero", ["mask"], ["indices"]),
+         helper.make_node("Cast", ["indices"], ["f"], to=TensorProto.FLOAT),
+         helper.make_node("ReduceSum", ["f", "axes"], ["sums"], keepdims=1), helper.make_node("Shape", ["sums"], ["shape"])],
+        [value("x", TensorProto.FLOAT, [])], [value("shape", TensorProto.INT64, None)], [zero, axes],
+    )  # fmt: skip
+    assert check_graph(model, PIPELINES[:1], [{}]) is None
+
+
 def test_minimize_keeps_the_failing_part():
     """A relu chain after the failing squeeze is cut away: the minimum is the one Squeeze node."""
     model = graph_model(
