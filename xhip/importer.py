@@ -104,6 +104,9 @@ ENTRY_FUNCTION = "main_graph"
 STAND_IN_MIN_BYTES = 4096
 """Constants at least this large reach shape inference as typed inputs, not data."""
 
+INFERENCE_PREFIX = "xhip.inference."
+"""Names of the values added to the copy of a graph that inference alone sees."""
+
 ELEMENT_TYPES: dict[int, Attribute] = {
     TensorProto.FLOAT: f32,
     TensorProto.DOUBLE: f64,
@@ -336,10 +339,19 @@ class _Importer:
 
     def _inferred_types(self) -> dict[str, TypeProto]:
         """Value name -> inferred type, from inference on a weight-free copy of the graph."""
+        stand_in = self._stand_in_model()
+        types = self._infer(stand_in)
+        scalars = {n.input[0] for n in stand_in.graph.node if n.op_type == "NonZero" and _is_scalar(types.get(n.input[0]))}
+        if scalars:
+            # ONNX inference types NonZero of a scalar [0, n], and everything after it
+            # so; its reference and onnxruntime read the scalar as a 1-element vector
+            # and give [1, n]. Inference runs again on the graph with that reading.
+            types = self._infer(_nonzero_of_vectors(stand_in, scalars))
+        return types
+
+    def _infer(self, model: ModelProto) -> dict[str, TypeProto]:
         try:
-            inferred = onnx.shape_inference.infer_shapes(
-                self._stand_in_model(), check_type=True, strict_mode=True, data_prop=True
-            )
+            inferred = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
         except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, ValueError) as err:
             raise self.error(f"shape inference failed: {_first_line(err)}") from None
         except MemoryError:
@@ -358,8 +370,11 @@ class _Importer:
         graph = copy.graph
         graph.name = self.graph.name
         graph.input.extend(self.graph.input)
-        graph.output.extend(self.graph.output)
-        graph.value_info.extend(self.graph.value_info)
+        # A NonZero result's declared shape may say [0, n] (ONNX inference's reading of
+        # a scalar input) or [1, n] (onnxruntime's): inference decides, not the model.
+        nonzero = {n.output[0] for n in self.graph.node if n.op_type == "NonZero" and n.output}
+        graph.output.extend(_without_shape(v) if v.name in nonzero else v for v in self.graph.output)
+        graph.value_info.extend(_without_shape(v) if v.name in nonzero else v for v in self.graph.value_info)
         declared = {v.name for v in self.graph.input}
         for tensor in self.graph.initializer:
             if tensor_nbytes(tensor) < STAND_IN_MIN_BYTES:
@@ -619,6 +634,36 @@ def _large_constant_value(node: NodeProto) -> TensorProto | None:
         if attr.name == "value" and tensor_nbytes(attr.t) >= STAND_IN_MIN_BYTES:
             return attr.t
     return None
+
+
+def _without_shape(value: onnx.ValueInfoProto) -> onnx.ValueInfoProto:
+    copy = onnx.ValueInfoProto()
+    copy.CopyFrom(value)
+    if copy.type.HasField("tensor_type"):
+        copy.type.tensor_type.ClearField("shape")
+    return copy
+
+
+def _is_scalar(type_proto: TypeProto | None) -> bool:
+    return type_proto is not None and type_proto.tensor_type.HasField("shape") and not type_proto.tensor_type.shape.dim
+
+
+def _nonzero_of_vectors(model: ModelProto, scalars: set[str]) -> ModelProto:
+    """A copy of `model` (for inference only) whose NonZero nodes read each scalar
+    in `scalars` through a Reshape to [1]."""
+    copy = ModelProto()
+    copy.CopyFrom(model)
+    del copy.graph.node[:]
+    shape = f"{INFERENCE_PREFIX}shape_1"
+    copy.graph.initializer.append(onnx.helper.make_tensor(shape, TensorProto.INT64, [1], [1]))
+    for node in model.graph.node:
+        if node.op_type == "NonZero" and node.input[0] in scalars:
+            vector = f"{INFERENCE_PREFIX}{node.input[0]}"
+            copy.graph.node.append(onnx.helper.make_node("Reshape", [node.input[0], shape], [vector]))
+            copy.graph.node.append(onnx.helper.make_node("NonZero", [vector], list(node.output)))
+        else:
+            copy.graph.node.append(node)
+    return copy
 
 
 def _signature_attrs(name: str, type_proto: TypeProto) -> DictionaryAttr:

@@ -19,7 +19,7 @@ failures; mistakes that only runtime values reveal (a `?` that turns out to be
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -92,13 +92,31 @@ def _broadcast_dim(em: IndexEmitter, a: Dim, b: Dim) -> Dim | None:
     return em.select(em.eq(a, 1), b, a)
 
 
-def _broadcast_pair(em: IndexEmitter, lhs: Shape, rhs: Shape, what: str) -> ShapeResult:
+def _expand_dim(em: IndexEmitter, a: Dim, target: Dim) -> Dim | None:
+    """Expand's extent: the target's, unless the target is 1 (then the input's).
+
+    Unlike a symmetric broadcast, a runtime input extent never decides over a
+    target other than 1: the out then has the target's extent and the runtime's
+    Expand contract refuses an input extent that is neither 1 nor the target's.
+    """
+    if a is target or a == 1 or (isinstance(a, int) and a == target):
+        return target
+    if target == 1:
+        return a
+    if isinstance(target, int):
+        return None if isinstance(a, int) else target
+    return em.select(em.eq(target, 1), a, target)
+
+
+def _broadcast_pair(
+    em: IndexEmitter, lhs: Shape, rhs: Shape, what: str, dim_rule: Callable[[IndexEmitter, Dim, Dim], Dim | None] = _broadcast_dim
+) -> ShapeResult:
     rank = max(len(lhs), len(rhs))
     lhs_padded = [1] * (rank - len(lhs)) + list(lhs)
     rhs_padded = [1] * (rank - len(rhs)) + list(rhs)
     result: list[Dim] = []
     for i, (a, b) in enumerate(zip(lhs_padded, rhs_padded)):
-        d = _broadcast_dim(em, a, b)
+        d = dim_rule(em, a, b)
         if d is None:
             return ShapeFailure(
                 f"{what}: cannot broadcast {format_shape(lhs)} with {format_shape(rhs)} "
@@ -150,9 +168,10 @@ def broadcast(em: IndexEmitter, *shapes: Shape) -> ShapeResult:
 
 
 def expand(em: IndexEmitter, shape: Shape, target: Shape) -> ShapeResult:
-    """Expand: broadcast of the input shape with the shape operand's values."""
+    """Expand: broadcast of the input shape with the shape operand's values, each
+    extent the target's unless that is 1 (`_expand_dim`)."""
     em.mark_extents(shape)
-    return _broadcast_pair(em, shape, target, "Expand")
+    return _broadcast_pair(em, shape, target, "Expand", _expand_dim)
 
 
 # --------------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ Our own pass with the upstream name, for the IR `convert-onnx-to-hip` emits
 - dense tensor constants -> private constant `memref.global`s (alignment 64);
   `bufferization.to_tensor` of a global -> the global's memref, never written;
 - function boundaries: tensor arguments and results become identity-layout
-  memrefs, their attributes kept; a strided returned view is copied.
+  memrefs, their attributes kept; a strided returned view is copied; an unranked
+  result that returns a cast of a ranked tensor takes the ranked type.
 
 Afterwards no tensor type remains in any function. Ops on tensors that are not
 in this list, multi-block functions and unranked tensors are located errors.
@@ -26,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
+from xdsl.dialects import builtin, func, tensor
 from xdsl.dialects.builtin import (
     FunctionType,
     MemRefType,
@@ -61,6 +62,28 @@ def _boundary_type(fn: func.FuncOp, type_: Attribute, what: str) -> Attribute:
     if isinstance(type_, UnrankedTensorType):
         raise op_error(fn, f"{PASS}: {what} of '@{fn.sym_name.data}' is an unranked tensor ({type_})")
     return memref_of(type_) if isinstance(type_, TensorType) else type_
+
+
+def _rank_unranked_results(fn: func.FuncOp, block: Block) -> None:
+    """An unranked result (an output ONNX declared without a shape) that returns a
+    `tensor.cast` of a ranked tensor takes the ranked type: the cast is dropped."""
+    ret = block.last_op
+    if not isinstance(ret, func.ReturnOp):
+        return
+    outputs = list(fn.function_type.outputs.data)
+    operands = list(ret.operands)
+    casts: list[tensor.CastOp] = []
+    for index, (value, type_) in enumerate(zip(operands, outputs)):
+        cast = value.owner
+        if isinstance(type_, UnrankedTensorType) and isinstance(cast, tensor.CastOp):
+            if isinstance(cast.source.type, TensorType):
+                operands[index], outputs[index] = cast.source, cast.source.type
+                casts.append(cast)
+    ret.operands = operands
+    fn.function_type = FunctionType.from_lists(list(fn.function_type.inputs.data), outputs)
+    for cast in dict.fromkeys(casts):
+        if not cast.dest.uses:
+            Rewriter.erase_op(cast)
 
 
 def _convert_signature(fn: func.FuncOp) -> None:
@@ -112,6 +135,8 @@ def _bufferize_op(op: Operation, fn: func.FuncOp, state: BufferizationState) -> 
 
 def _bufferize_function(fn: func.FuncOp, constants: ConstantGlobals) -> None:
     block = function_body(fn, PASS)
+    if block is not None:
+        _rank_unranked_results(fn, block)
     _convert_signature(fn)
     if block is None:
         return

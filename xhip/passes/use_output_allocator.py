@@ -11,6 +11,8 @@ A returned value reaches its buffer (an allocation) through a chain of
 `memref.cast`, `expand_shape` and `collapse_shape`; the allocation is replaced
 by the output and the chain inverted for its other users. Everything else is
 copied into an output right before the return: function arguments, globals,
+run-time sized buffers behind a cast that makes a dynamic extent static (the
+cast's run-time check stays),
 strided views (a NonZero result is the valid part of a capacity buffer), a
 buffer already returned at a lower position, and outputs whose dims are only
 computed after the buffer is first used.
@@ -89,6 +91,16 @@ def _view_chain(value: SSAValue) -> tuple[list[Operation], SSAValue]:
     return chain, value
 
 
+def _asserts_extents(op: Operation) -> bool:
+    """A `memref.cast` that makes a dynamic extent static: a claim checked at run time."""
+    if not isinstance(op, memref.CastOp):
+        return False
+    source, result = op.source.type, op.dest.type
+    if not (isinstance(source, MemRefType) and isinstance(result, MemRefType)):
+        return False
+    return any(s == DYNAMIC_INDEX and r != DYNAMIC_INDEX for s, r in zip(source.get_shape(), result.get_shape()))
+
+
 def _first_user(value: SSAValue) -> Operation:
     users = [use.operation for use in value.uses]
     first = users[0]
@@ -104,6 +116,11 @@ def _placement(plan: OutputPlan, claimed: set[SSAValue]) -> Operation | None:
     if not isinstance(root_op, memref.AllocOp) or plan.root in claimed:
         return None
     if not all(is_identity(op.results[0].type) for op in plan.chain):
+        return None
+    if root_op.dynamic_sizes and any(_asserts_extents(op) for op in plan.chain):
+        # The output would take the cast's static extents instead of the run-time
+        # sizes of the buffer, and the cast's check (an Expand's target against the
+        # model's declared extent) would be lost.
         return None
     # The output's dims may be computed after the allocation (an expand's output shape):
     # then it goes before the buffer's first use, if they are known by then.

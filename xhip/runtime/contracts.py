@@ -13,7 +13,9 @@ dialect's `REIFIERS`, the one implementation the converter and the verifier
 use) evaluated on the operands' concrete extents: a rule failure, or outs whose
 extents differ from what the rule computes, is an error. Expand's target shape
 is host index values that no longer reach the op, so only "the input broadcasts
-to the out" is checked for it. Gather indices in range
+to the out" is checked for it: the converter sizes the out from the target
+(the input's extent only where the target's is 1), so an input extent the target
+does not take fails here. Gather indices in range
 are data, not extents: the reference kernel checks them (a GPU kernel needs a
 device-side error flag read back at the next sync).
 """

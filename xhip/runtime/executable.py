@@ -205,7 +205,8 @@ class Executable:
         if not spec.is_memref:
             return np.asarray(value)
         owner = Owner(f"input '{spec.name}'")
-        array = np.ascontiguousarray(value)
+        # Not np.ascontiguousarray: it makes a rank-0 feed [1].
+        array = np.require(value, requirements="C")
         buffer = self.backend.allocate(array.nbytes, owner.label, "input")
         memref = MemRef.contiguous(buffer, array.shape, array.dtype, owner)
         self.backend.upload(memref, array)

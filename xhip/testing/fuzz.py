@@ -271,8 +271,10 @@ def _step_shape_math(draw, g: GraphBuilder) -> str | None:
 def _step_nonzero(draw, g: GraphBuilder) -> str | None:
     t = _pick(draw, g.floats)
     mask = g.node("Greater", [t.name, g.const([0.0], TensorProto.FLOAT, [])], t.shape, TensorProto.BOOL)
-    indices = g.node("NonZero", [mask.name], (len(t.shape), "?"), TensorProto.INT64)
-    g.node("Cast", [indices.name], (len(t.shape), "?"), to=TensorProto.FLOAT)
+    # One index row per input dim; a scalar reads as a 1-element vector (one row).
+    rows = max(len(t.shape), 1)
+    indices = g.node("NonZero", [mask.name], (rows, "?"), TensorProto.INT64)
+    g.node("Cast", [indices.name], (rows, "?"), to=TensorProto.FLOAT)
     return "NonZero"
 
 

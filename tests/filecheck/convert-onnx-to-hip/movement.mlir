@@ -87,8 +87,9 @@ func.func @gather_nd(%data: tensor<?x?x8xf32>, %ids: tensor<?x2xi64>) -> tensor<
 
 // -----
 
-// Expand to Shape(y): dims broadcast with the select-on-1 form; an Expand to
-// all-ones leaves the operand itself.
+// Expand to Shape(y): each extent is the target's unless that is 1 (then the
+// input's), so the runtime's Expand contract sees a mismatched input; an Expand
+// to all-ones leaves the operand itself.
 func.func @expand(%x: tensor<?x1xf32>, %y: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x1xf32>) {
   %shape = "onnx.Shape"(%y) : (tensor<?x?xf32>) -> tensor<2xi64>
   %r = "onnx.Expand"(%x, %shape) : (tensor<?x1xf32>, tensor<2xi64>) -> tensor<?x?xf32>
@@ -101,8 +102,8 @@ func.func @expand(%x: tensor<?x1xf32>, %y: tensor<?x?xf32>) -> (tensor<?x?xf32>,
 // CHECK-DAG:     %[[X0:.*]] = tensor.dim %[[X]], %{{.*}}
 // CHECK-DAG:     %[[Y0:.*]] = tensor.dim %[[Y]], %{{.*}}
 // CHECK-DAG:     %[[Y1:.*]] = tensor.dim %[[Y]], %{{.*}}
-// CHECK:         %[[ONE:.*]] = arith.cmpi eq, %[[X0]], %{{.*}} : index
-// CHECK-NEXT:    %[[M:.*]] = arith.select %[[ONE]], %[[Y0]], %[[X0]] : index
+// CHECK:         %[[ONE:.*]] = arith.cmpi eq, %[[Y0]], %{{.*}} : index
+// CHECK-NEXT:    %[[M:.*]] = arith.select %[[ONE]], %[[X0]], %[[Y0]] : index
 // CHECK-NEXT:    %[[INIT:.*]] = tensor.empty(%[[M]], %[[Y1]]) : tensor<?x?xf32>
 // CHECK-NEXT:    %[[R:.*]] = hip.expand(%[[CTX]]) ins(%[[X]] : tensor<?x1xf32>) outs(%[[INIT]] : tensor<?x?xf32>) -> tensor<?x?xf32>
 // CHECK-NEXT:    func.return %[[R]], %[[X]]

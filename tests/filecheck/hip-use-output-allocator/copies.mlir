@@ -62,3 +62,23 @@ builtin.module {
 // CHECK-NEXT:    %[[R:.*]] = hip.alloc_output(%ctx, %[[B2N]]) {out_idx = 2 : i64} : memref<?x3xf32>
 // CHECK-NEXT:    "memref.copy"(%rows, %[[R]])
 // CHECK-NEXT:    func.return %[[X]], %[[G]], %[[R]] : memref<?x?x6xf32>, memref<4xf32>, memref<?x3xf32>
+
+// -----
+
+// An Expand whose out takes the target's run-time extent, returned through a cast
+// to the extent the model declares: the buffer keeps its run-time size (the
+// runtime's Expand contract sees the target) and is copied into the output after
+// the cast's run-time check; the output never takes the cast's extent for it.
+func.func @cast_to_declared(%ctx: !hip.context, %x: memref<3xf32>, %t: index) -> memref<3xf32> {
+  %buffer = memref.alloc(%t) : memref<?xf32>
+  hip.expand(%ctx) ins(%x : memref<3xf32>) outs(%buffer : memref<?xf32>)
+  %declared = "memref.cast"(%buffer) : (memref<?xf32>) -> memref<3xf32>
+  func.return %declared : memref<3xf32>
+}
+// CHECK-LABEL: func.func @cast_to_declared
+// CHECK:         %buffer = memref.alloc(%t) : memref<?xf32>
+// CHECK-NEXT:    hip.expand(%ctx) ins(%x : memref<3xf32>) outs(%buffer : memref<?xf32>)
+// CHECK-NEXT:    %declared = "memref.cast"(%buffer) : (memref<?xf32>) -> memref<3xf32>
+// CHECK-NEXT:    %[[OUT:.*]] = hip.alloc_output(%ctx) {out_idx = 0 : i64} : memref<3xf32>
+// CHECK-NEXT:    "memref.copy"(%declared, %[[OUT]])
+// CHECK-NEXT:    func.return %[[OUT]] : memref<3xf32>

@@ -84,3 +84,22 @@ func.func @constants(%ctx: !hip.context) -> (tensor<2xi64>, tensor<2xi64>, tenso
 // A declaration's signature is converted too; scalars stay as they are.
 func.func private @external(!hip.context, tensor<4xf32>, index) -> tensor<?xf32>
 // CHECK: func.func private @external(!hip.context, memref<4xf32>, index) -> memref<?xf32>
+
+// -----
+
+// A graph output declared without a shape (ONNX inference leaves it unranked when
+// an output reuses an input's name) returns a cast of a ranked value: the result
+// takes the ranked type and the cast goes.
+func.func @unranked_result(%ctx: !hip.context, %x: tensor<?xf32>) -> (tensor<*xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %y = hip.relu(%ctx) ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %u = tensor.cast %y : tensor<?xf32> to tensor<*xf32>
+  func.return %u, %x : tensor<*xf32>, tensor<?xf32>
+}
+// CHECK-LABEL: func.func @unranked_result
+// CHECK-SAME:    -> (memref<?xf32>, memref<?xf32>)
+// CHECK:         %[[Y:.*]] = memref.alloc(%n) {alignment = 64 : i64} : memref<?xf32>
+// CHECK-NEXT:    hip.relu(%ctx) ins(%x : memref<?xf32>) outs(%[[Y]] : memref<?xf32>)
+// CHECK-NEXT:    func.return %[[Y]], %x : memref<?xf32>, memref<?xf32>

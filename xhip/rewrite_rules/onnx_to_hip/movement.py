@@ -172,12 +172,17 @@ def convert_gather_nd(op: Operation, state: ConversionState) -> list[Lowered]:
 def convert_expand(op: Operation, state: ConversionState) -> list[Lowered]:
     x, shape = op.operands
     source = state.lowered(x)
-    dims = state.check(shapes.expand(state.emitter, source.dims, state.elements(shape)))
-    dims = _result_dims(op, state, dims)
-    if _same_dims(dims, source.dims):
+    rule_dims = state.check(shapes.expand(state.emitter, source.dims, state.elements(shape)))
+    dims = _result_dims(op, state, rule_dims)
+    if _same_dims(rule_dims, source.dims):
         return [source]
     host = _host_vector(source)
     if host is not None and len(dims) == 1 and _all_static(dims):
         # A host vector broadcasts by repeating its single element.
         return [Lowered(dims, source.element_type, host=host * dims[0] if len(host) == 1 else list(host))]  # type: ignore[operator]
-    return state.compute(hip.ExpandOp, [state.tensor(x)], [(dims, source.element_type)])
+    # The out takes the target's extents, not the declared ones: ONNX inference may
+    # declare the input's static extent where the target is known only at run time,
+    # and the runtime's Expand contract must see the target to refuse a mismatch.
+    (expanded,) = state.compute(hip.ExpandOp, [state.tensor(x)], [(rule_dims, source.element_type)])
+    assert expanded.value is not None
+    return [Lowered(dims, source.element_type, state.cast(expanded.value, dims))]

@@ -276,7 +276,7 @@ def reshape_value(
     if not source_dims or not dims:
         # Rank 0 on either side: every dim of the other side is 1.
         value = _reshape_through_ones(state, source, len(dims))
-        return _cast(state, value, fitted), list(fitted)
+        return state.cast(value, fitted), list(fitted)
     groups = _reassociation(source_dims, dims)
     if groups is None:
         # Not provable: the shape operand decides at run time.
@@ -288,13 +288,13 @@ def reshape_value(
     if all(len(s) == 1 and len(d) == 1 for s, d in groups):
         # Every dim proven unchanged: no op; keep the source's SSA extents.
         kept = [f if isinstance(f, int) else s for s, f in zip(source_dims, fitted)]
-        return _cast(state, source, kept), kept
+        return state.cast(source, kept), kept
     value = source
     if any(len(s) > 1 for s, _ in groups):
         value = _collapse(state, value, [s for s, _ in groups])
     if any(len(d) > 1 for _, d in groups):
         value = _expand(state, value, [d for _, d in groups], dims)
-    return _cast(state, value, fitted), list(fitted)
+    return state.cast(value, fitted), list(fitted)
 
 
 def _as_source_products(state: ConversionState, source_dims: Sequence[Dim], dims: Sequence[Dim]) -> list[Dim]:
@@ -359,18 +359,9 @@ def _reshape_through_ones(state: ConversionState, source: SSAValue, rank: int) -
     assert isinstance(source.type, TensorType)
     element_type = source.type.element_type
     ones = [1] * source.type.get_num_dims()
-    value = _cast(state, source, ones)
+    value = state.cast(source, ones)
     shape = _index_vector(state, [1] * rank)
     return state.insert(tensor.ReshapeOp(value, shape, tensor_type([1] * rank, element_type))).results[0]
-
-
-def _cast(state: ConversionState, value: SSAValue, dims: Sequence[Dim]) -> SSAValue:
-    """`value` with the type of `dims`, through `tensor.cast` when the types differ."""
-    assert isinstance(value.type, TensorType)
-    wanted = tensor_type(dims, value.type.element_type)
-    if value.type == wanted:
-        return value
-    return state.insert(tensor.CastOp(value, wanted)).results[0]
 
 
 def _index_vector(state: ConversionState, dims: Sequence[Dim]) -> SSAValue:
@@ -499,8 +490,14 @@ def convert_nonzero(op: Operation, state: ConversionState) -> list[Lowered]:
     """
     x = op.operands[0]
     dims = state.dims(x)
+    source = state.tensor(x)
+    if not dims:
+        # ONNX's reference (and onnxruntime) read a scalar as a 1-element vector:
+        # one index row, [1, count] (the importer types it so).
+        dims = [1]
+        source = _reshape_through_ones(state, source, 1)
     capacity = state.check(shapes.nonzero_capacity(state.emitter, dims))
-    indices, count = state.compute(hip.NonZeroOp, [state.tensor(x)], [(capacity, i64), ([], i64)])
+    indices, count = state.compute(hip.NonZeroOp, [source], [(capacity, i64), ([], i64)])
     assert count.value is not None and indices.value is not None
     read = state.insert(tensor.ExtractOp(count.value, [], i64)).results[0]
     valid = state.fit_to_declared([len(dims), state.to_index(read)], op.results[0].type)

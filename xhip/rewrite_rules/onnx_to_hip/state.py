@@ -227,6 +227,15 @@ class ConversionState:
                 fitted.append(static)
         return fitted
 
+    def cast(self, value: SSAValue, dims: Sequence[Dim]) -> SSAValue:
+        """`value` with the type of `dims`, through `tensor.cast` when the types differ
+        (the runtime checks a cast to static extents)."""
+        assert isinstance(value.type, TensorType)
+        wanted = tensor_type(dims, value.type.element_type)
+        if value.type == wanted:
+            return value
+        return self.insert(tensor.CastOp(value, wanted)).results[0]
+
     def empty(self, dims: Sequence[Dim], element_type: Attribute) -> SSAValue:
         """A `tensor.empty` destination of `dims` (runtime dims as size operands)."""
         dynamic = [d for d in dims if not isinstance(d, int)]
