@@ -10,6 +10,7 @@ the grid from it (`grid()`). Nothing here imports xDSL: a GPU script can use it 
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import struct
 from collections.abc import Mapping, Sequence
@@ -131,6 +132,20 @@ class KernelABI:
     def signature(self) -> str:
         return ", ".join(p.declaration() for p in self.params)
 
+    @functools.cached_property
+    def param_offsets(self) -> list[int]:
+        """The byte offset of each parameter in the packed buffer."""
+        return [offset for offset, _ in self.offsets()]
+
+    @functools.cached_property
+    def reports_status(self) -> bool:
+        """The kernel takes a `status` word to report a broken run-time contract in."""
+        return any(p.name == "status" for p in self.params)
+
+    @functools.cached_property
+    def _format(self) -> str:
+        return self.layout()
+
     def layout(self) -> str:
         """The struct format of the packed arguments (C layout: each aligned naturally)."""
         fmt, end = "=", 0
@@ -158,7 +173,7 @@ class KernelABI:
         flat: list[int | float] = []
         for param in self.params:
             flat.extend(_flatten(param, values[param.name]))
-        return struct.pack(self.layout(), *flat)
+        return struct.pack(self._format, *flat)
 
     def argument_pointers(self, packed: bytes) -> tuple[ctypes.Array, ctypes.Array]:
         """A `void*[]` with one pointer per parameter into a copy of `packed` (what

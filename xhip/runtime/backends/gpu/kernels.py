@@ -72,6 +72,7 @@ class KernelLibrary:
         self._cache = cache if cache is not None else CompileCache()
         self._functions: dict[str, object] = {}
         self._pending: dict[str, KernelSpec] = {}
+        self._chosen: dict[tuple[object, ...], list[KernelSpec]] = {}
         self.compiled_units = 0
         self.cached_units = 0
         self.status = StatusWords(driver)
@@ -131,19 +132,26 @@ class KernelLibrary:
             call = gemm_call(all_values[0], outs[0].dtype)
             if call is not None and self._driver.gemm(call):
                 return 1
-        facts = lambda views: [Operand.at_launch(v.dtype, v.shape, v.strides) for v in views]  # noqa: E731
-        specs = specs_for_launch(op_class, attributes, facts(ins), facts(outs))
         launched = 0
-        for spec, values in zip(specs, all_values, strict=True):
+        for spec, values in zip(self._specs(op_class, attributes, ins, outs), all_values, strict=True):
             grid = spec.abi.grid(values)
             if 0 in grid:
                 continue
-            if any(p.name == "status" for p in spec.abi.params):
+            if spec.abi.reports_status:
                 values = {**values, "status": self.status.word_for(location)}
-            args = PackedArgs.from_buffer(spec.abi.pack(values), [offset for offset, _ in spec.abi.offsets()])
+            args = PackedArgs.from_buffer(spec.abi.pack(values), spec.abi.param_offsets)
             self._driver.launch(self.function(spec), grid, spec.abi.block_shape(), 0, args)
             launched += 1
         return launched
+
+    def _specs(self, op_class: type, attributes: Mapping[str, object], ins: Sequence[View], outs: Sequence[View]) -> list[KernelSpec]:
+        """The kernels of one launch, chosen once per op class, attributes and operand facts."""
+        facts = tuple(Operand.at_launch(v.dtype, v.shape, v.strides) for v in (*ins, *outs))
+        key = (op_class, tuple(sorted(attributes.items())), len(ins), facts)
+        specs = self._chosen.get(key)
+        if specs is None:
+            specs = self._chosen[key] = specs_for_launch(op_class, attributes, facts[: len(ins)], facts[len(ins) :])
+        return specs
 
 
 class StatusWords:
