@@ -23,6 +23,7 @@ from xdsl.irdl import IRDLOperation
 from xhip.dialects import hip, onnx
 from xhip.dialects.hip import compute
 from xhip.dialects.onnx import ops as onnx_ops
+from xhip.runtime.kernels.compilers import offline_compilers
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -112,6 +113,8 @@ def test_a_new_unary_op_is_two_edits_in_two_files(tmp_path):
     )
     assert run.returncode == 0, run.stderr[-4000:]
     assert "softplus ok" in run.stdout
+    for compiler in offline_compilers():
+        assert (f"compiled with {compiler.tool}" in run.stdout) == compiler.available
 
 
 def _elementwise_facts() -> list[type]:

@@ -1,6 +1,10 @@
 """Elementwise kernels: unary math, broadcasting binary and variadic ops, comparisons,
 where and cast. Inputs broadcast (NumPy rules) to the output shape.
 
+Most kernels are built from the hip op classes' facts: each op's `REFERENCE` NumPy
+expression is evaluated in this module's namespace, its dtypes checked by its `ELEMENT`,
+`RESULT` and `INPUTS`. Only pow, where and cast are written out here.
+
 Arithmetic runs in the operands' dtype (float32 stays float32, like onnxruntime), half
 floats in float32. erf and GELU are the exceptions: they are evaluated in float64 and
 rounded, because their float32 forms cancel (1 + erf(x) for negative x)."""
@@ -118,11 +122,12 @@ def _expression(op_class: type) -> Callable[[Sequence[np.ndarray], Mapping[str, 
 def _check_dtypes(op_class: type, call: KernelCall) -> None:
     """Comparisons: one input dtype, bool out; a RESULT kind (IsNaN): bool out; otherwise
     every input has the output's dtype."""
-    if issubclass(op_class, hip.ComparisonOp):
+    comparison = issubclass(op_class, hip.ComparisonOp)
+    if comparison:
         call.require_dtype(call.inputs[1], call.inputs[0].dtype, "rhs")
     elif getattr(op_class, "RESULT", None) is None:
         _same_dtype(call, call.inputs, "input")
-    if issubclass(op_class, hip.ComparisonOp) or getattr(op_class, "RESULT", None) is not None:
+    if comparison or getattr(op_class, "RESULT", None) is not None:
         call.require_dtype(call.out, BOOL_DTYPE, "output")
 
 
