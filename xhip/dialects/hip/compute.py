@@ -56,6 +56,11 @@ class UnaryElementwiseOp(DPSOp):
     `{name}` of a property spells that property's value."""
     MAY_ALIAS_INPUT: ClassVar[bool] = True
     """Whether the kernel stays correct when its output is one of its inputs."""
+    ONNX: ClassVar[str | None] = None
+    """The ONNX op this hip op implements one-to-one (the converter's table is built from it)."""
+    REFERENCE: ClassVar[str | None] = None
+    """The op as a NumPy expression of its operands `a`, `b`, `c` (all of them: `xs`) and
+    `attributes`, evaluated by the reference backend in its kernel module's namespace."""
 
     def verify_semantics(self) -> None:
         x, y = self.inputs[0], self.outputs[0]
@@ -71,6 +76,8 @@ class UnaryElementwiseOp(DPSOp):
 class ReluOp(UnaryElementwiseOp):
     name = "hip.relu"
     C_EXPR: ClassVar[str | None] = "xhip_relu({a})"
+    ONNX: ClassVar[str | None] = "onnx.Relu"
+    REFERENCE: ClassVar[str | None] = "np.maximum(a, a.dtype.type(0))"
     ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
 
 
@@ -78,48 +85,64 @@ class ReluOp(UnaryElementwiseOp):
 class SigmoidOp(UnaryElementwiseOp):
     name = "hip.sigmoid"
     C_EXPR: ClassVar[str | None] = "xhip_sigmoid({a})"
+    ONNX: ClassVar[str | None] = "onnx.Sigmoid"
+    REFERENCE: ClassVar[str | None] = "sigmoid(a)"
 
 
 @irdl_op_definition
 class TanhOp(UnaryElementwiseOp):
     name = "hip.tanh"
     C_EXPR: ClassVar[str | None] = "tanh({a})"
+    ONNX: ClassVar[str | None] = "onnx.Tanh"
+    REFERENCE: ClassVar[str | None] = "np.tanh(a)"
 
 
 @irdl_op_definition
 class ErfOp(UnaryElementwiseOp):
     name = "hip.erf"
     C_EXPR: ClassVar[str | None] = "erf({a})"
+    ONNX: ClassVar[str | None] = "onnx.Erf"
+    REFERENCE: ClassVar[str | None] = "special.erf(a)"
 
 
 @irdl_op_definition
 class SqrtOp(UnaryElementwiseOp):
     name = "hip.sqrt"
     C_EXPR: ClassVar[str | None] = "sqrt({a})"
+    ONNX: ClassVar[str | None] = "onnx.Sqrt"
+    REFERENCE: ClassVar[str | None] = "np.sqrt(a)"
 
 
 @irdl_op_definition
 class ExpOp(UnaryElementwiseOp):
     name = "hip.exp"
     C_EXPR: ClassVar[str | None] = "exp({a})"
+    ONNX: ClassVar[str | None] = "onnx.Exp"
+    REFERENCE: ClassVar[str | None] = "np.exp(a)"
 
 
 @irdl_op_definition
 class LogOp(UnaryElementwiseOp):
     name = "hip.log"
     C_EXPR: ClassVar[str | None] = "log({a})"
+    ONNX: ClassVar[str | None] = "onnx.Log"
+    REFERENCE: ClassVar[str | None] = "np.log(a)"
 
 
 @irdl_op_definition
 class ReciprocalOp(UnaryElementwiseOp):
     name = "hip.reciprocal"
     C_EXPR: ClassVar[str | None] = "(decltype({a}))1 / {a}"
+    ONNX: ClassVar[str | None] = "onnx.Reciprocal"
+    REFERENCE: ClassVar[str | None] = "np.reciprocal(a)"
 
 
 @irdl_op_definition
 class NegOp(UnaryElementwiseOp):
     name = "hip.neg"
     C_EXPR: ClassVar[str | None] = "-{a}"
+    ONNX: ClassVar[str | None] = "onnx.Neg"
+    REFERENCE: ClassVar[str | None] = "np.negative(a)"
     ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
 
 
@@ -127,6 +150,8 @@ class NegOp(UnaryElementwiseOp):
 class AbsOp(UnaryElementwiseOp):
     name = "hip.abs"
     C_EXPR: ClassVar[str | None] = "xhip_abs({a})"
+    ONNX: ClassVar[str | None] = "onnx.Abs"
+    REFERENCE: ClassVar[str | None] = "np.absolute(a)"
     ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
 
 
@@ -134,6 +159,8 @@ class AbsOp(UnaryElementwiseOp):
 class NotOp(UnaryElementwiseOp):
     name = "hip.not"
     C_EXPR: ClassVar[str | None] = "!{a}"
+    ONNX: ClassVar[str | None] = "onnx.Not"
+    REFERENCE: ClassVar[str | None] = "np.logical_not(a)"
     ELEMENT: ClassVar[ElementKind] = ElementKind.BOOL
 
 
@@ -144,6 +171,8 @@ class IsNaNOp(UnaryElementwiseOp):
     name = "hip.isnan"
     MAY_ALIAS_INPUT: ClassVar[bool] = False  # f32 in, i1 out: the elements do not line up
     C_EXPR: ClassVar[str | None] = "({a} != {a})"
+    ONNX: ClassVar[str | None] = "onnx.IsNaN"
+    REFERENCE: ClassVar[str | None] = "np.isnan(a)"
     RESULT: ClassVar[ElementKind | None] = ElementKind.BOOL
 
 
@@ -153,6 +182,7 @@ class CopyOp(UnaryElementwiseOp):
 
     name = "hip.copy"
     C_EXPR: ClassVar[str | None] = "{a}"
+    REFERENCE: ClassVar[str | None] = "a"
     ELEMENT: ClassVar[ElementKind] = ElementKind.ANY
 
 
@@ -162,6 +192,8 @@ class GeluOp(UnaryElementwiseOp):
 
     name = "hip.gelu"
     C_EXPR: ClassVar[str | None] = "xhip_gelu_{approximate}({a})"
+    ONNX: ClassVar[str | None] = "onnx.Gelu"
+    REFERENCE: ClassVar[str | None] = "gelu(a, attributes)"
     approximate = prop_def(StringAttr, default_value=StringAttr("none"))
 
     def verify_semantics(self) -> None:
@@ -209,6 +241,13 @@ class BroadcastOp(DPSOp):
     C_EXPR: ClassVar[str | None] = None
     """Binary C expression of `{a}` and `{b}`; a variadic op folds it left to right."""
     MAY_ALIAS_INPUT: ClassVar[bool] = True
+    ONNX: ClassVar[str | None] = None
+    """The ONNX op this hip op implements one-to-one (the converter's table is built from it)."""
+    REFERENCE: ClassVar[str | None] = None
+    """NumPy expression of `a`, `b`, `c`, `xs` (see UnaryElementwiseOp.REFERENCE)."""
+    HOST_FOLD: ClassVar[str | None] = None
+    """How the converter folds the op on host-known integer shape vectors: an IndexEmitter
+    method (arithmetic) or an arith.cmpi predicate (comparisons); None keeps it on the device."""
 
     def data_inputs(self) -> Sequence[SSAValue]:
         """The inputs whose element type is checked against ELEMENT and the output."""
@@ -225,24 +264,36 @@ class BroadcastOp(DPSOp):
 class AddOp(BroadcastOp):
     name = "hip.add"
     C_EXPR: ClassVar[str | None] = "{a} + {b}"
+    ONNX: ClassVar[str | None] = "onnx.Add"
+    REFERENCE: ClassVar[str | None] = "np.add(a, b)"
+    HOST_FOLD: ClassVar[str | None] = "add"
 
 
 @irdl_op_definition
 class SubOp(BroadcastOp):
     name = "hip.sub"
     C_EXPR: ClassVar[str | None] = "{a} - {b}"
+    ONNX: ClassVar[str | None] = "onnx.Sub"
+    REFERENCE: ClassVar[str | None] = "np.subtract(a, b)"
+    HOST_FOLD: ClassVar[str | None] = "sub"
 
 
 @irdl_op_definition
 class MulOp(BroadcastOp):
     name = "hip.mul"
     C_EXPR: ClassVar[str | None] = "{a} * {b}"
+    ONNX: ClassVar[str | None] = "onnx.Mul"
+    REFERENCE: ClassVar[str | None] = "np.multiply(a, b)"
+    HOST_FOLD: ClassVar[str | None] = "mul"
 
 
 @irdl_op_definition
 class DivOp(BroadcastOp):
     name = "hip.div"
     C_EXPR: ClassVar[str | None] = "{a} / {b}"
+    ONNX: ClassVar[str | None] = "onnx.Div"
+    REFERENCE: ClassVar[str | None] = "divide(a, b)"
+    HOST_FOLD: ClassVar[str | None] = "div"
 
 
 @irdl_op_definition
@@ -251,6 +302,7 @@ class PowOp(BroadcastOp):
 
     name = "hip.pow"
     C_EXPR: ClassVar[str | None] = "xhip_pow({a}, {b})"
+    ONNX: ClassVar[str | None] = "onnx.Pow"
 
     def data_inputs(self) -> Sequence[SSAValue]:
         return self.inputs[:1]
@@ -264,6 +316,9 @@ class PowOp(BroadcastOp):
 class MaxOp(BroadcastOp):
     name = "hip.max"
     C_EXPR: ClassVar[str | None] = "xhip_max({a}, {b})"
+    ONNX: ClassVar[str | None] = "onnx.Max"
+    REFERENCE: ClassVar[str | None] = "fold(np.maximum, xs)"
+    HOST_FOLD: ClassVar[str | None] = "max"
     INPUTS: ClassVar[Arity] = (1, None)
 
 
@@ -271,6 +326,9 @@ class MaxOp(BroadcastOp):
 class MinOp(BroadcastOp):
     name = "hip.min"
     C_EXPR: ClassVar[str | None] = "xhip_min({a}, {b})"
+    ONNX: ClassVar[str | None] = "onnx.Min"
+    REFERENCE: ClassVar[str | None] = "fold(np.minimum, xs)"
+    HOST_FOLD: ClassVar[str | None] = "min"
     INPUTS: ClassVar[Arity] = (1, None)
 
 
@@ -278,6 +336,8 @@ class MinOp(BroadcastOp):
 class AndOp(BroadcastOp):
     name = "hip.and"
     C_EXPR: ClassVar[str | None] = "({a} && {b})"
+    ONNX: ClassVar[str | None] = "onnx.And"
+    REFERENCE: ClassVar[str | None] = "np.logical_and(a, b)"
     ELEMENT: ClassVar[ElementKind] = ElementKind.BOOL
 
 
@@ -285,6 +345,8 @@ class AndOp(BroadcastOp):
 class OrOp(BroadcastOp):
     name = "hip.or"
     C_EXPR: ClassVar[str | None] = "({a} || {b})"
+    ONNX: ClassVar[str | None] = "onnx.Or"
+    REFERENCE: ClassVar[str | None] = "np.logical_or(a, b)"
     ELEMENT: ClassVar[ElementKind] = ElementKind.BOOL
 
 
@@ -305,6 +367,9 @@ class ComparisonOp(BroadcastOp):
 class EqualOp(ComparisonOp):
     name = "hip.equal"
     C_EXPR: ClassVar[str | None] = "({a} == {b})"
+    ONNX: ClassVar[str | None] = "onnx.Equal"
+    REFERENCE: ClassVar[str | None] = "np.equal(a, b)"
+    HOST_FOLD: ClassVar[str | None] = "eq"
     ELEMENT: ClassVar[ElementKind] = ElementKind.ANY
 
 
@@ -312,24 +377,36 @@ class EqualOp(ComparisonOp):
 class LessOp(ComparisonOp):
     name = "hip.less"
     C_EXPR: ClassVar[str | None] = "({a} < {b})"
+    ONNX: ClassVar[str | None] = "onnx.Less"
+    REFERENCE: ClassVar[str | None] = "np.less(a, b)"
+    HOST_FOLD: ClassVar[str | None] = "slt"
 
 
 @irdl_op_definition
 class GreaterOp(ComparisonOp):
     name = "hip.greater"
     C_EXPR: ClassVar[str | None] = "({a} > {b})"
+    ONNX: ClassVar[str | None] = "onnx.Greater"
+    REFERENCE: ClassVar[str | None] = "np.greater(a, b)"
+    HOST_FOLD: ClassVar[str | None] = "sgt"
 
 
 @irdl_op_definition
 class LessEqualOp(ComparisonOp):
     name = "hip.less_equal"
     C_EXPR: ClassVar[str | None] = "({a} <= {b})"
+    ONNX: ClassVar[str | None] = "onnx.LessOrEqual"
+    REFERENCE: ClassVar[str | None] = "np.less_equal(a, b)"
+    HOST_FOLD: ClassVar[str | None] = "sle"
 
 
 @irdl_op_definition
 class GreaterEqualOp(ComparisonOp):
     name = "hip.greater_equal"
     C_EXPR: ClassVar[str | None] = "({a} >= {b})"
+    ONNX: ClassVar[str | None] = "onnx.GreaterOrEqual"
+    REFERENCE: ClassVar[str | None] = "np.greater_equal(a, b)"
+    HOST_FOLD: ClassVar[str | None] = "sge"
 
 
 @irdl_op_definition
@@ -716,3 +793,33 @@ class NonZeroOp(DPSOp):
             raise verify_error(self, f"indices output must have i64 elements, got {element}")
         self.check_rank(count, 0, "count output")
         self.check_element(count, ElementKind.INDICES, "count output")
+
+
+COMPUTE_OPS: tuple[type[DPSOp], ...] = (
+    # Elementwise.
+    AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
+    EqualOp, LessOp, GreaterOp, LessEqualOp, GreaterEqualOp, AndOp, OrOp, NotOp, WhereOp,
+    ReluOp, SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, LogOp, NegOp, AbsOp, ReciprocalOp,
+    IsNaNOp, CastOp, GeluOp, CopyOp,
+    # Linear algebra, normalization, reductions and scans.
+    MatmulOp, GemmOp, SoftmaxOp, LayerNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
+    CumSumOp,
+    # Data movement and generators.
+    TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherNDOp, ExpandOp,
+    RangeOp, NonZeroOp, FillOp,
+)  # fmt: skip
+"""Every compute op, in the hip Dialect's order (xDSL keeps the op list beside the ops):
+a new op is added here, and the dialect, its exports and the tables built from the
+op classes' facts (converter, reference kernels, GPU kernels) follow."""
+
+__all__ = [
+    "COMPUTE_OPS",
+    "BroadcastOp",
+    "ComparisonOp",
+    "DataMovementOp",
+    "GeneratorOp",
+    "IndexedGatherOp",
+    "ReduceOp",
+    "UnaryElementwiseOp",
+    *(op.__name__ for op in COMPUTE_OPS),
+]

@@ -580,3 +580,24 @@ class EntryPointOp(IRDLOperation):
     def verify_(self) -> None:
         if SymbolTable.lookup_symbol(self, self.func) is None:
             raise VerifyException(f"onnx.EntryPoint: no function named {self.func}")
+
+
+OPERATORS: tuple[type[OnnxOp], ...] = (
+    AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
+    LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
+    SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, LogOp, NegOp, AbsOp, ReciprocalOp, CastOp,
+    GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
+    ReduceMaxOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
+    ConcatOp, SplitOp, SliceOp, GatherOp, GatherNDOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
+    RangeOp, NonZeroOp, IdentityOp, ConstantOp,
+    )  # fmt: skip
+"""Every ONNX operator the dialect models (xDSL keeps the op list beside the ops): a new
+op is added here, and the Dialect, ONNX_OPS (importer, evaluator) and exports follow."""
+
+__all__ = [
+    "OPERATORS",
+    "EntryPointEffect",
+    "EntryPointOp",
+    "NoValueOp",
+    *(op.__name__ for op in OPERATORS),
+]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects.builtin import IntegerType, StringAttr, i1
+from xdsl.dialects.builtin import IntegerType, i1
 from xdsl.ir import Operation
 
 from xhip.dialects import hip
@@ -17,58 +17,30 @@ from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
 from xhip.shapes import Dim, IndexEmitter, broadcast, same_shape
 
-UNARY: dict[str, type[hip.DPSOp]] = {
-    "onnx.Relu": hip.ReluOp,
-    "onnx.Sigmoid": hip.SigmoidOp,
-    "onnx.Tanh": hip.TanhOp,
-    "onnx.Erf": hip.ErfOp,
-    "onnx.Sqrt": hip.SqrtOp,
-    "onnx.Exp": hip.ExpOp,
-    "onnx.Log": hip.LogOp,
-    "onnx.Neg": hip.NegOp,
-    "onnx.Abs": hip.AbsOp,
-    "onnx.Reciprocal": hip.ReciprocalOp,
-    "onnx.Not": hip.NotOp,
-    "onnx.IsNaN": hip.IsNaNOp,
-    "onnx.Gelu": hip.GeluOp,
-}
+def _implementing(base: type[hip.DPSOp], but: tuple[type[hip.DPSOp], ...] = ()) -> dict[str, type[hip.DPSOp]]:
+    """ONNX op name -> the hip op of kind `base` (not of `but`) that implements it one-to-one."""
+    return {
+        op.ONNX: op  # type: ignore[attr-defined]
+        for op in hip.COMPUTE_OPS
+        if issubclass(op, base) and not issubclass(op, but) and getattr(op, "ONNX", None)
+    }
 
-BINARY: dict[str, type[hip.DPSOp]] = {
-    "onnx.Add": hip.AddOp,
-    "onnx.Sub": hip.SubOp,
-    "onnx.Mul": hip.MulOp,
-    "onnx.Div": hip.DivOp,
-    "onnx.Pow": hip.PowOp,
-    "onnx.And": hip.AndOp,
-    "onnx.Or": hip.OrOp,
-    "onnx.Max": hip.MaxOp,
-    "onnx.Min": hip.MinOp,
-}
 
-COMPARISONS: dict[str, type[hip.DPSOp]] = {
-    "onnx.Equal": hip.EqualOp,
-    "onnx.Less": hip.LessOp,
-    "onnx.Greater": hip.GreaterOp,
-    "onnx.LessOrEqual": hip.LessEqualOp,
-    "onnx.GreaterOrEqual": hip.GreaterEqualOp,
-}
+UNARY = _implementing(hip.UnaryElementwiseOp)
+BINARY = _implementing(hip.BroadcastOp, but=(hip.ComparisonOp,))
+COMPARISONS = _implementing(hip.ComparisonOp)
 
 # Host folding of integer shape arithmetic: (emitter, lhs, rhs) -> result dim.
 HOST_ARITHMETIC: dict[str, Callable[[IndexEmitter, Dim, Dim], Dim]] = {
-    "onnx.Add": IndexEmitter.add,
-    "onnx.Sub": IndexEmitter.sub,
-    "onnx.Mul": IndexEmitter.mul,
-    "onnx.Div": IndexEmitter.div,
-    "onnx.Max": IndexEmitter.max,
-    "onnx.Min": IndexEmitter.min,
+    name: getattr(IndexEmitter, op.HOST_FOLD)  # type: ignore[attr-defined]
+    for name, op in BINARY.items()
+    if op.HOST_FOLD  # type: ignore[attr-defined]
 }
 
 HOST_COMPARISONS: dict[str, str] = {
-    "onnx.Equal": "eq",
-    "onnx.Less": "slt",
-    "onnx.Greater": "sgt",
-    "onnx.LessOrEqual": "sle",
-    "onnx.GreaterOrEqual": "sge",
+    name: op.HOST_FOLD  # type: ignore[attr-defined]
+    for name, op in COMPARISONS.items()
+    if op.HOST_FOLD  # type: ignore[attr-defined]
 }
 
 
@@ -125,26 +97,28 @@ def _operand_dims(op: Operation, state: ConversionState) -> list[list[Dim]]:
 def convert_unary(op: Operation, state: ConversionState) -> list[Lowered]:
     (x,) = op.operands
     dims = state.fit_to_declared(state.check(same_shape(state.emitter, state.dims(x))), op.results[0].type)
-    properties = {}
-    if op.name == "onnx.Gelu":
-        properties["approximate"] = StringAttr(op.approximate.data)  # type: ignore[attr-defined]
+    hip_op = UNARY[op.name]
+    # The hip op's properties are the ONNX op's attributes of the same name (Gelu's
+    # approximate), defaults spelled out as the onnx accessors return them.
+    shared = hip_op.get_irdl_definition().properties.keys() & op.get_irdl_definition().properties.keys()  # type: ignore[attr-defined]
+    properties = {name: getattr(op, name) for name in sorted(shared)}
     # The onnx verifier fixed the result's element type: x's, or bool for IsNaN.
     result_element = op.results[0].type.element_type  # type: ignore[attr-defined]
-    return state.compute(UNARY[op.name], [state.tensor(x)], [(dims, result_element)], properties=properties)
+    return state.compute(hip_op, [state.tensor(x)], [(dims, result_element)], properties=properties)
 
 
 @converts(*(name.removeprefix("onnx.") for name in (*BINARY, *COMPARISONS)))
 def convert_broadcast(op: Operation, state: ConversionState) -> list[Lowered]:
-    if op.name in ("onnx.Max", "onnx.Min") and len(op.operands) == 1:
+    is_comparison = op.name in COMPARISONS
+    hip_op = COMPARISONS[op.name] if is_comparison else BINARY[op.name]
+    if len(op.operands) == 1:  # a variadic op of one input (Max, Min) is that input
         return [state.lowered(op.operands[0])]
     dims = state.check(broadcast(state.emitter, *_operand_dims(op, state)))
     dims = state.fit_to_declared(dims, op.results[0].type)
     folded = _fold_on_host(op, state, dims)
     if folded is not None:
         return [folded]
-    is_comparison = op.name in COMPARISONS
     element_type = i1 if is_comparison else state.element_type(op.operands[0])
-    hip_op = COMPARISONS[op.name] if is_comparison else BINARY[op.name]
     inputs = [state.tensor(v) for v in op.operands]
     return state.compute(hip_op, inputs, [(dims, element_type)])
 

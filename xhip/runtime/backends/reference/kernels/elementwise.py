@@ -1,6 +1,10 @@
 """Elementwise kernels: unary math, broadcasting binary and variadic ops, comparisons,
 where and cast. Inputs broadcast (NumPy rules) to the output shape.
 
+Most kernels are built from the hip op classes' facts: each op's `REFERENCE` NumPy
+expression is evaluated in this module's namespace, its dtypes checked by its `ELEMENT`,
+`RESULT` and `INPUTS`. Only pow, where and cast are written out here.
+
 Arithmetic runs in the operands' dtype (float32 stays float32, like onnxruntime), half
 floats in float32. erf and GELU are the exceptions: they are evaluated in float64 and
 rounded, because their float32 forms cancel (1 + erf(x) for negative x)."""
@@ -9,10 +13,11 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from xhip.dialects import hip
 from xhip.runtime.backends.reference.kernels import special
 from xhip.runtime.backends.reference.kernels.base import (
     BOOL_DTYPE,
@@ -49,56 +54,21 @@ def _elementwise(call: KernelCall, fn: ArrayFn, operands: Sequence[np.ndarray]) 
         call.store(call.out, fn(*operands), broadcast=True)
 
 
-# ---- unary ------------------------------------------------------------------------------
+# ---- functions the ops' REFERENCE expressions name ---------------------------------------
+# Only what a NumPy expression cannot say in place: float64 evaluation, truncating integer
+# division, a variadic fold, an attribute check. A plain op names NumPy directly.
 
 
-def _relu(x: np.ndarray) -> np.ndarray:
-    return np.maximum(x, x.dtype.type(0))
+class BadAttribute(ValueError):
+    """A REFERENCE function's complaint about an attribute; the kernel names the op."""
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
+def sigmoid(x: np.ndarray) -> np.ndarray:
     """1 / (1 + exp(-x)) in x's dtype, through exp(-|x|) so that nothing overflows."""
     e = np.exp(-np.abs(x))
     one = x.dtype.type(1)
     positive = one / (one + e)
     return np.where(x >= 0, positive, e * positive)
-
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    return special.erf(x)
-
-
-def _identity(x: np.ndarray) -> np.ndarray:
-    return x
-
-
-_UNARY: dict[str, tuple[Elements, ArrayFn]] = {
-    "relu": (Elements.NUMERIC, _relu),
-    "neg": (Elements.NUMERIC, np.negative),
-    "abs": (Elements.NUMERIC, np.absolute),
-    "sigmoid": (Elements.FLOAT, _sigmoid),
-    "tanh": (Elements.FLOAT, np.tanh),
-    "erf": (Elements.FLOAT, _erf),
-    "sqrt": (Elements.FLOAT, np.sqrt),
-    "exp": (Elements.FLOAT, np.exp),
-    "log": (Elements.FLOAT, np.log),
-    "reciprocal": (Elements.FLOAT, np.reciprocal),
-    "not": (Elements.BOOL, np.logical_not),
-    "copy": (Elements.ANY, _identity),
-}
-
-
-def _unary_kernel(fn: ArrayFn) -> Callable[[KernelCall], None]:
-    def compute(call: KernelCall) -> None:
-        x = call.inputs[0]
-        _same_dtype(call, [x], "input")
-        _elementwise(call, fn, [_widen(x)])
-
-    return compute
-
-
-for _name, (_elements, _fn) in _UNARY.items():
-    register(_name, elements=_elements)(_unary_kernel(_fn))
 
 
 def _gelu_exact(x: np.ndarray) -> np.ndarray:
@@ -109,26 +79,91 @@ def _gelu_exact(x: np.ndarray) -> np.ndarray:
 def _gelu_tanh(x: np.ndarray) -> np.ndarray:
     """0.5 x (1 + tanh(u)), written as x * sigmoid(2u) so that it does not cancel."""
     u = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)
-    return x * _sigmoid(2.0 * u)
+    return x * sigmoid(2.0 * u)
 
 
 _GELU: dict[str, ArrayFn] = {"none": _gelu_exact, "tanh": _gelu_tanh}
 
 
-@register("gelu", elements=Elements.FLOAT)
-def gelu(call: KernelCall) -> None:
-    x = call.inputs[0]
-    _same_dtype(call, [x], "input")
-    approximate = call.attr("approximate", "none")
+def gelu(x: np.ndarray, attributes: Mapping[str, object]) -> np.ndarray:
+    """GELU in float64 (its float32 forms cancel), exact or tanh-approximated."""
+    approximate = attributes.get("approximate", "none")
     if approximate not in _GELU:
-        raise call.error(f'approximate must be "none" or "tanh", got "{approximate}"')
-    _elementwise(call, _GELU[approximate], [x.astype(np.float64)])
+        raise BadAttribute(f'approximate must be "none" or "tanh", got "{approximate}"')
+    return _GELU[approximate](x.astype(np.float64))  # type: ignore[index]
 
 
-@register("isnan", elements=Elements.FLOAT)
-def isnan(call: KernelCall) -> None:
-    call.require_dtype(call.out, BOOL_DTYPE, "output")
-    _elementwise(call, np.isnan, [call.inputs[0]])
+def divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer division truncates toward zero (C, onnxruntime), floats divide."""
+    if a.dtype in INT_DTYPES:
+        return truncating_divide(a, b)
+    return np.true_divide(a, b)
+
+
+def fold(fn: ArrayFn, xs: Sequence[np.ndarray]) -> np.ndarray:
+    """A variadic op (Max, Min) as its binary form folded left to right."""
+    return functools.reduce(fn, xs)
+
+
+# ---- kernels built from the op classes' facts ------------------------------------------------
+
+
+def _expression(op_class: type) -> Callable[[Sequence[np.ndarray], Mapping[str, object]], np.ndarray]:
+    """The op's REFERENCE expression as a function of the (widened) inputs and attributes."""
+    code = compile(op_class.REFERENCE, f"<{op_class.name} REFERENCE>", "eval")  # type: ignore[attr-defined]
+
+    def evaluate(xs: Sequence[np.ndarray], attributes: Mapping[str, object]) -> np.ndarray:
+        named = dict(zip("abc", xs), xs=xs, attributes=attributes)
+        return eval(code, globals(), named)  # noqa: S307 -- the dialect's own expression
+
+    return evaluate
+
+
+def _check_dtypes(op_class: type, call: KernelCall) -> None:
+    """Comparisons: one input dtype, bool out; a RESULT kind (IsNaN): bool out; otherwise
+    every input has the output's dtype."""
+    comparison = issubclass(op_class, hip.ComparisonOp)
+    if comparison:
+        call.require_dtype(call.inputs[1], call.inputs[0].dtype, "rhs")
+    elif getattr(op_class, "RESULT", None) is None:
+        _same_dtype(call, call.inputs, "input")
+    if comparison or getattr(op_class, "RESULT", None) is not None:
+        call.require_dtype(call.out, BOOL_DTYPE, "output")
+
+
+def _fact_kernel(op_class: type) -> Callable[[KernelCall], None]:
+    evaluate = _expression(op_class)
+
+    def compute(call: KernelCall) -> None:
+        _check_dtypes(op_class, call)
+        inputs = [_widen(x) for x in call.inputs]
+        for i, operand in enumerate(inputs):
+            call.require_broadcast(operand.shape, call.out.shape, f"input #{i}")
+        try:
+            value = evaluate(inputs, call.attributes)
+        except BadAttribute as err:
+            raise call.error(str(err)) from None
+        call.store(call.out, value, broadcast=True)
+
+    return compute
+
+
+def _register_from_facts() -> None:
+    """A kernel for every hip op with a REFERENCE expression, checked by its ELEMENT kind
+    and INPUTS arity: a plain elementwise op needs nothing here."""
+    for op_class in hip.COMPUTE_OPS:
+        if getattr(op_class, "REFERENCE", None) is None:
+            continue
+        kernel_name = op_class.name.removeprefix("hip.")
+        elements = Elements[op_class.ELEMENT.name]  # type: ignore[attr-defined]
+        register(kernel_name, inputs=getattr(op_class, "INPUTS", (1, 1)), elements=elements)(_fact_kernel(op_class))
+
+
+_register_from_facts()
+
+
+def _identity(x: np.ndarray) -> np.ndarray:
+    return x
 
 
 @register("cast")
@@ -139,60 +174,6 @@ def cast(call: KernelCall) -> None:
 
 
 # ---- binary, variadic, comparisons, where --------------------------------------------------
-
-
-def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if a.dtype in INT_DTYPES:
-        return truncating_divide(a, b)
-    return np.true_divide(a, b)
-
-
-def _broadcast_kernel(fn: ArrayFn) -> Callable[[KernelCall], None]:
-    """Inputs of the output's dtype, computed in its compute dtype."""
-
-    def compute(call: KernelCall) -> None:
-        _same_dtype(call, call.inputs, "input")
-        _elementwise(call, fn, [_widen(x) for x in call.inputs])
-
-    return compute
-
-
-_BROADCAST: dict[str, tuple[Elements, int | None, ArrayFn]] = {
-    "add": (Elements.NUMERIC, 2, np.add),
-    "sub": (Elements.NUMERIC, 2, np.subtract),
-    "mul": (Elements.NUMERIC, 2, np.multiply),
-    "div": (Elements.NUMERIC, 2, _divide),
-    "max": (Elements.NUMERIC, None, lambda *xs: functools.reduce(np.maximum, xs)),
-    "min": (Elements.NUMERIC, None, lambda *xs: functools.reduce(np.minimum, xs)),
-    "and": (Elements.BOOL, 2, np.logical_and),
-    "or": (Elements.BOOL, 2, np.logical_or),
-}
-
-for _name, (_elements, _count, _fn) in _BROADCAST.items():
-    _arity = (2, 2) if _count == 2 else (1, None)
-    register(_name, inputs=_arity, elements=_elements)(_broadcast_kernel(_fn))
-
-
-def _comparison_kernel(ufunc: np.ufunc) -> Callable[[KernelCall], None]:
-    def compute(call: KernelCall) -> None:
-        lhs, rhs = call.inputs
-        call.require_dtype(rhs, lhs.dtype, "rhs")
-        call.require_dtype(call.out, BOOL_DTYPE, "output")
-        _elementwise(call, ufunc, [_widen(lhs), _widen(rhs)])
-
-    return compute
-
-
-_COMPARISONS: dict[str, tuple[Elements, np.ufunc]] = {
-    "equal": (Elements.ANY, np.equal),
-    "less": (Elements.NUMERIC, np.less),
-    "greater": (Elements.NUMERIC, np.greater),
-    "less_equal": (Elements.NUMERIC, np.less_equal),
-    "greater_equal": (Elements.NUMERIC, np.greater_equal),
-}
-
-for _name, (_elements, _ufunc) in _COMPARISONS.items():
-    register(_name, inputs=(2, 2), elements=_elements)(_comparison_kernel(_ufunc))
 
 
 def _power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
