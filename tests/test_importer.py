@@ -34,7 +34,8 @@ from xhip.testing.models import graph_model
 
 REPO = Path(__file__).resolve().parents[1]
 ATTENTION = REPO / "examples" / "attention.onnx"
-SEED_003 = Path("/work/shared/seeds/003_93879bf0b9ffa4f0.txt")
+SEED_003 = REPO.parent / "shared" / "seeds" / "003_93879bf0b9ffa4f0.txt"
+"""The seed documents sit beside the checkout (shared/), in a session and in CI alike."""
 
 
 def tensor(name: str, shape, elem=TensorProto.FLOAT) -> onnx.ValueInfoProto:
