@@ -34,8 +34,11 @@ from xhip.testing.models import graph_model
 
 REPO = Path(__file__).resolve().parents[1]
 ATTENTION = REPO / "examples" / "attention.onnx"
-SEED_003 = REPO.parent / "shared" / "seeds" / "003_93879bf0b9ffa4f0.txt"
-"""The seed documents sit beside the checkout (shared/), in a session and in CI alike."""
+SEED_003 = next(
+    (folder / "seeds" / "003_93879bf0b9ffa4f0.txt" for folder in (REPO.parent / "shared", Path("/work/shared")) if folder.is_dir()),
+    REPO.parent / "shared" / "seeds" / "003_93879bf0b9ffa4f0.txt",
+)
+"""The seed documents: shared/ beside the checkout (as CI lays it out), else the workplace's."""
 
 
 def tensor(name: str, shape, elem=TensorProto.FLOAT) -> onnx.ValueInfoProto:
