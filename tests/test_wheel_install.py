@@ -68,6 +68,17 @@ def _venv_with_wheel(tmp_path: Path, wheel: Path) -> Path:
     return venv / "bin"
 
 
+RENDER_FROM_THE_WHEEL = """
+import numpy as np
+from xhip.dialects import hip
+from xhip.runtime.kernels import render
+from xhip.runtime.kernels.specs import Operand, specs_for_launch
+facts = Operand(np.dtype(np.float32), (None,), True)
+source = render.render(specs_for_launch(hip.ReluOp, {}, [facts], [facts])[0]).source
+print(render.TEMPLATES, "extern-C-kernel" if 'extern "C" __global__' in source else "no-kernel")
+"""
+
+
 def test_the_wheel_runs_the_readme_workflow_away_from_the_checkout(tmp_path):
     tools = _venv_with_wheel(tmp_path, _build_wheel(tmp_path))
     folders = {name: tmp_path / name for name in ("first", "second", "third")}
@@ -79,6 +90,9 @@ def test_the_wheel_runs_the_readme_workflow_away_from_the_checkout(tmp_path):
 
     located = _run([str(tools / "python"), "-c", "import xhip.shipped as s; print(s.shipped_folder('pipelines'))"], tmp_path)
     assert Path(located.strip()).is_relative_to(tmp_path / "venv"), located
+    # The kernel templates travel in the wheel too, and render from there.
+    rendered = _run([str(tools / "python"), "-c", RENDER_FROM_THE_WHEEL], tmp_path).split()
+    assert Path(rendered[0]).is_relative_to(tmp_path / "venv") and rendered[1] == "extern-C-kernel", rendered
 
     checked = _run([str(tools / "xhip-run"), "model.onnx", "--inputs", "in.npz", "--check", "--save-outputs", "direct.npz"], folders["first"])
     assert "check against onnxruntime: passed" in checked
