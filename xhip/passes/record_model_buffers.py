@@ -1,0 +1,153 @@
+"""hip-record-model-buffers: write down the model's own intermediates before any reuse.
+
+Runs before hip-optimize-memrefs, while every intermediate is still its own
+`memref.alloc`. For each function it records the buffers that hip-pool-allocs
+would pool (entry-block allocations with an identity layout whose bytes do not
+leave the function): each one's byte size as a printed `SizeExpr` over the same
+dim names as the pool sizes (`batch`, `seq`, `%load`), its live interval
+(`xhip.analysis.liveness`: from the allocation to the last use through any
+view), and whether its producer could write it over a dying input.
+
+That last fact follows the kernels' contract: the producer is a hip DPS op whose
+class says MAY_ALIAS_INPUT (elementwise, softmax, layer-norm, ...), the input is
+an allocation of the same type and byte size, the input's last use is that op,
+and the host never touches the input (`xhip.analysis.host_access`).
+
+The IR is not changed; the module gets `hip.model_buffers` = {function name =
+{sizes = [...], intervals = array<i64: first0, last0, ...>, in_place =
+array<i64: ...>}} (`xhip.memory.model_bound` says what the lists mean), which
+the runtime evaluates at each run's dims for the report's honest bounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func, memref
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, ModuleOp, StringAttr, i64
+from xdsl.ir import Attribute, SSAValue
+from xdsl.passes import ModulePass
+
+from xhip.analysis.host_access import host_accessed_roots
+from xhip.analysis.liveness import Interval, live_intervals
+from xhip.dialects.hip.dps import DPSOp
+from xhip.memory import SizeExpr
+from xhip.memory.model_bound import ModelBuffers, model_buffers_from_text
+from xhip.passes.contracts import escapes
+from xhip.passes.pool_allocs import DimNames, _is_poolable, byte_size, symbolic_dim
+
+MODEL_BUFFERS_ATTR = "hip.model_buffers"
+
+
+def _in_place_targets(
+    allocs: list[memref.AllocOp], sizes: list[SizeExpr], intervals: dict[SSAValue, Interval], block
+) -> list[int]:
+    """Per allocation, the earlier one its producer may overwrite, or -1."""
+    index_of = {alloc.memref: i for i, alloc in enumerate(allocs)}
+    positions = {op: i for i, op in enumerate(block.ops)}
+    host_touched = host_accessed_roots(block)
+    targets = [-1] * len(allocs)
+    taken: set[int] = set()
+    for op in block.ops:
+        if not isinstance(op, DPSOp) or not getattr(type(op), "MAY_ALIAS_INPUT", False) or len(op.outputs) != 1:
+            continue
+        written = index_of.get(op.outputs[0])
+        if written is None or targets[written] >= 0:
+            continue
+        for operand in op.inputs:
+            source = index_of.get(operand)
+            if (
+                source is not None
+                and source != written
+                and source not in taken
+                and operand.type == op.outputs[0].type
+                and sizes[source] == sizes[written]
+                and intervals[operand].last == positions[op]
+                and operand not in host_touched
+            ):
+                targets[written] = source
+                taken.add(source)
+                break
+    return targets
+
+
+class SymbolNames(DimNames):
+    """Like the pool's names, but every dim read from a graph input is its ONNX symbol
+    itself: two inputs that declare `batch` give one dim (the runtime rejects feeds
+    where they disagree), and a run binds it by that name."""
+
+    def __call__(self, value: SSAValue) -> str:
+        return symbolic_dim(value) or super().__call__(value)
+
+
+def model_buffers(function: func.FuncOp, names: DimNames) -> ModelBuffers | None:
+    """The function's poolable intermediates, each its own buffer; None if it has none."""
+    block = function.body.blocks.first
+    if block is None:
+        return None
+    allocs = [a for a in block.ops if isinstance(a, memref.AllocOp) and _is_poolable(a) and not escapes(a.memref)]
+    if not allocs:
+        return None
+    intervals = live_intervals(block, [a.memref for a in allocs])
+    sizes = [byte_size(a, names) for a in allocs]
+    return ModelBuffers(
+        tuple(sizes),
+        tuple((intervals[a.memref].first, intervals[a.memref].last) for a in allocs),
+        tuple(_in_place_targets(allocs, sizes, intervals, block)),
+    )
+
+
+def format_model_buffers(buffers: ModelBuffers) -> DictionaryAttr:
+    return DictionaryAttr(
+        {
+            "sizes": ArrayAttr([StringAttr(str(size)) for size in buffers.sizes]),
+            "intervals": DenseArrayBase.from_list(i64, [point for interval in buffers.intervals for point in interval]),
+            "in_place": DenseArrayBase.from_list(i64, list(buffers.in_place)),
+        }
+    )
+
+
+def parse_model_buffers(attr: Attribute) -> ModelBuffers:
+    """One function's entry of `hip.model_buffers`; a ValueError says what is wrong."""
+    if not isinstance(attr, DictionaryAttr):
+        raise ValueError(f"{MODEL_BUFFERS_ATTR}: each entry must be a dictionary")
+    sizes, intervals, in_place = (attr.data.get(key) for key in ("sizes", "intervals", "in_place"))
+    if not (
+        isinstance(sizes, ArrayAttr)
+        and all(isinstance(s, StringAttr) for s in sizes.data)
+        and isinstance(intervals, DenseArrayBase)
+        and isinstance(in_place, DenseArrayBase)
+    ):
+        raise ValueError(f"{MODEL_BUFFERS_ATTR}: an entry needs sizes (strings), intervals and in_place (array<i64>)")
+    points = intervals.get_values()
+    if len(points) % 2:
+        raise ValueError(f"{MODEL_BUFFERS_ATTR}: intervals must be (first, last) pairs")
+    pairs = [(int(points[i]), int(points[i + 1])) for i in range(0, len(points), 2)]
+    texts = [s.data for s in sizes.data]  # type: ignore[union-attr]
+    return model_buffers_from_text(texts, pairs, [int(t) for t in in_place.get_values()])
+
+
+def recorded_model_buffers(module: ModuleOp, function: str) -> ModelBuffers | None:
+    """What hip-record-model-buffers wrote for `function`, None if nothing was recorded."""
+    table = module.attributes.get(MODEL_BUFFERS_ATTR)
+    if not isinstance(table, DictionaryAttr) or function not in table.data:
+        return None
+    return parse_model_buffers(table.data[function])
+
+
+@dataclass(frozen=True)
+class RecordModelBuffersPass(ModulePass):
+    """Record each function's intermediates (size, interval, in-place target) as `hip.model_buffers`."""
+
+    name = "hip-record-model-buffers"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        names = SymbolNames()
+        table: dict[str, Attribute] = {}
+        for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
+            buffers = model_buffers(function, names)
+            if buffers is not None:
+                table[function.sym_name.data] = format_model_buffers(buffers)
+        if table:
+            op.attributes[MODEL_BUFFERS_ATTR] = DictionaryAttr(table)
