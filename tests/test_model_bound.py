@@ -20,6 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import xhip
 from xhip.memory import SizeExpr
+from xhip.runtime.executable import Executable
 from xhip.memory.model_bound import ModelBuffers, parse_size
 from xhip.shipped import shipped_pipelines
 from xhip.testing.models import MODELS, SHAPE_VARIANTS, attention, feeds_at, graph_model, value
@@ -28,10 +29,21 @@ MiB = 2**20
 PIPELINES = sorted(shipped_pipelines())
 
 
-def _report(model: onnx.ModelProto, feeds: dict[str, np.ndarray], pipeline: object = None):
+def _run(model: onnx.ModelProto, feeds: dict[str, np.ndarray], pipeline: object = None) -> Executable:
     executable = xhip.compile(model, pipeline, backend="reference")
     executable.run(feeds)
-    return executable.report
+    return executable
+
+
+def _report(model: onnx.ModelProto, feeds: dict[str, np.ndarray], pipeline: object = None):
+    return _run(model, feeds, pipeline).report
+
+
+def _needs_an_unbound_dim(executable: Executable) -> bool:
+    """Whether some recorded size depends on a value no graph input's symbol names
+    (a Reshape target computed at run time): then the run cannot give the bound."""
+    symbols = {d for spec in executable.inputs for d in spec.shape if isinstance(d, str)}
+    return any(not size.dims <= symbols for size in executable.model_buffers.sizes)
 
 
 # -- sizes survive the attribute -------------------------------------------------------------
@@ -72,12 +84,15 @@ def test_an_in_place_target_must_be_an_earlier_buffer():
 def test_the_bound_is_never_above_the_pool(name, pipeline):
     for shapes in SHAPE_VARIANTS[name]:
         model, feeds = feeds_at(name, shapes, np.random.default_rng(0))
-        report = _report(model, feeds, shipped_pipelines()[pipeline])
+        executable = _run(model, feeds, shipped_pipelines()[pipeline])
+        report = executable.report
         where = f"{name} at {shapes} under {pipeline}"
         if report.merged_lower_bound_bytes is None:  # nothing pooled
             assert report.lower_bound_bytes in (None, 0), where
             continue
-        assert report.lower_bound_bytes is not None, where
+        if report.lower_bound_bytes is None:
+            assert _needs_an_unbound_dim(executable), where
+            continue
         assert report.in_place_lower_bound_bytes <= report.lower_bound_bytes <= report.pool_bytes, where
         assert report.lower_bound_bytes <= report.merged_lower_bound_bytes, where
 

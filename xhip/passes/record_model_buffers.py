@@ -3,7 +3,8 @@
 Runs before hip-optimize-memrefs, while every intermediate is still its own
 `memref.alloc`. For each function it records the buffers that hip-pool-allocs
 would pool (entry-block allocations with an identity layout whose bytes do not
-leave the function): each one's byte size as a printed `SizeExpr` over the same
+leave the function, less the tiny host-touched ones that hip-materialize-host-scalars
+moves to host scratch): each one's byte size as a printed `SizeExpr` over the same
 dim names as the pool sizes (`batch`, `seq`, `%load`), its live interval
 (`xhip.analysis.liveness`: from the allocation to the last use through any
 view), and whether its producer could write it over a dying input.
@@ -35,6 +36,7 @@ from xhip.dialects.hip.dps import DPSOp
 from xhip.memory import SizeExpr
 from xhip.memory.model_bound import ModelBuffers, model_buffers_from_text
 from xhip.passes.contracts import escapes
+from xhip.passes.materialize_host_scalars import MaterializeHostScalarsPass, is_host_scalar
 from xhip.passes.pool_allocs import DimNames, _is_poolable, byte_size, symbolic_dim
 
 MODEL_BUFFERS_ATTR = "hip.model_buffers"
@@ -81,12 +83,22 @@ class SymbolNames(DimNames):
         return symbolic_dim(value) or super().__call__(value)
 
 
+def _is_device_transient(alloc: memref.AllocOp) -> bool:
+    """What hip-pool-allocs pools, less what hip-materialize-host-scalars moves to host
+    scratch (where a pipeline runs it after this pass, as reuse-before-host-scalars does)."""
+    return (
+        _is_poolable(alloc)
+        and not escapes(alloc.memref)
+        and not is_host_scalar(alloc, MaterializeHostScalarsPass.max_elements)
+    )
+
+
 def model_buffers(function: func.FuncOp, names: DimNames) -> ModelBuffers | None:
     """The function's poolable intermediates, each its own buffer; None if it has none."""
     block = function.body.blocks.first
     if block is None:
         return None
-    allocs = [a for a in block.ops if isinstance(a, memref.AllocOp) and _is_poolable(a) and not escapes(a.memref)]
+    allocs = [a for a in block.ops if isinstance(a, memref.AllocOp) and _is_device_transient(a)]
     if not allocs:
         return None
     intervals = live_intervals(block, [a.memref for a in allocs])

@@ -161,7 +161,8 @@ class Executable:
         self._intervals = live_intervals(block, self._pooled) if self._pooled and block is not None else {}
         self._alignment = _pool_alignment(module)
         try:
-            self._model_buffers = recorded_model_buffers(module, function.sym_name.data)
+            # What hip-record-model-buffers wrote for this function (None: nothing recorded).
+            self.model_buffers = recorded_model_buffers(module, function.sym_name.data)
         except ValueError as err:
             raise op_error(module, str(err)) from None
 
@@ -267,7 +268,7 @@ class Executable:
 
     def _honest_bounds(self, dims: Mapping[str, int]) -> None:
         """The model's bounds at this run's dims, and pool / bound."""
-        bounds = self._model_buffers.bounds(dims, self._alignment) if self._model_buffers else None
+        bounds = self.model_buffers.bounds(dims, self._alignment) if self.model_buffers else None
         self.report.lower_bound_bytes = bounds.lower if bounds else None
         self.report.in_place_lower_bound_bytes = bounds.in_place if bounds else None
         self.report.pool_over_bound = (
