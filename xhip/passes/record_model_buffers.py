@@ -22,24 +22,107 @@ the runtime evaluates at each run's dims for the report's honest bounds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, memref
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, ModuleOp, StringAttr, i64
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from xhip.analysis.host_access import host_accessed_roots
+from xhip.context import make_context
+from xhip.diagnostics import XhipError
+from xhip.index.host_eval import evaluate
+from xhip.parsing import parse_module
 from xhip.analysis.liveness import Interval, live_intervals
 from xhip.dialects.hip.dps import DPSOp
 from xhip.memory import SizeExpr
-from xhip.memory.model_bound import ModelBuffers, model_buffers_from_text
-from xhip.passes.contracts import escapes
+from xhip.memory.model_bound import HonestBounds, ModelBuffers, model_buffers_from_text
+from xhip.passes.contracts import escapes, is_pure
 from xhip.passes.materialize_host_scalars import MaterializeHostScalarsPass, is_host_scalar
 from xhip.passes.pool_allocs import DimNames, _is_poolable, byte_size, symbolic_dim
 
 MODEL_BUFFERS_ATTR = "hip.model_buffers"
+
+
+# -- dims no graph input names -------------------------------------------------------------
+
+
+class _NotComputable(Exception):
+    """A dim whose value needs more than index arithmetic on the graph inputs' symbols."""
+
+
+def _collect_cone(value: SSAValue, ops: set[Operation], symbols: dict[str, SSAValue]) -> None:
+    symbol = symbolic_dim(value)
+    if symbol:
+        symbols.setdefault(symbol, value)
+        return
+    owner = value.owner
+    if not isinstance(owner, Operation) or not is_pure(owner) or isinstance(owner, memref.DimOp):
+        raise _NotComputable
+    if owner not in ops:
+        ops.add(owner)
+        for operand in owner.operands:
+            _collect_cone(operand, ops, symbols)
+
+
+def dim_rules(dims: dict[str, SSAValue]) -> str | None:
+    """The dims (name -> value) as one function of the graph inputs' symbols, printed:
+    `func.func @dims(%batch: index, ...) -> (index, ...)` with `onnx.name` on each
+    argument and the names of `dims` in `hip.dim_names`; None if one needs more
+    than index arithmetic on symbols (a load, a dim of an intermediate)."""
+    ops: set[Operation] = set()
+    symbols: dict[str, SSAValue] = {}
+    computable = {}
+    for name, value in dims.items():
+        try:
+            cone: set[Operation] = set()
+            _collect_cone(value, cone, symbols)
+        except _NotComputable:
+            continue
+        ops |= cone
+        computable[name] = value
+    if not computable:
+        return None
+    block = Block(arg_types=[symbols[s].type for s in symbols])
+    mapper: dict[SSAValue, SSAValue] = {symbols[s]: arg for s, arg in zip(symbols, block.args)}
+    first_block = next(iter(computable.values())).owner.parent_block()
+    positions = {op: i for i, op in enumerate(first_block.ops)} if first_block else {}
+    for op in sorted(ops, key=lambda o: positions.get(o, 0)):
+        block.add_op(op.clone(value_mapper=mapper))
+    block.add_op(func.ReturnOp(*(mapper[v] for v in computable.values())))
+    function = func.FuncOp.from_region(
+        "dims", [a.type for a in block.args], [v.type for v in computable.values()], Region(block)
+    )
+    function.arg_attrs = ArrayAttr([DictionaryAttr({"onnx.name": StringAttr(s)}) for s in symbols])
+    function.attributes["hip.dim_names"] = ArrayAttr([StringAttr(n) for n in computable])
+    return str(ModuleOp([function]))
+
+
+def evaluate_dim_rules(text: str, symbols: Mapping[str, int]) -> dict[str, int]:
+    """What `dim_rules` gives at these symbol values; dims it cannot compute are left out."""
+    module = parse_module(make_context(), text, MODEL_BUFFERS_ATTR)
+    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    names = [n.data for n in function.attributes["hip.dim_names"].data]  # type: ignore[union-attr]
+    block = function.body.blocks.first
+    assert block is not None
+    bindings = {}
+    for arg, attrs in zip(block.args, function.arg_attrs.data if function.arg_attrs else ()):
+        symbol = attrs.data["onnx.name"].data  # type: ignore[union-attr]
+        if symbol not in symbols:
+            return {}
+        bindings[arg] = symbols[symbol]
+    returned = block.last_op
+    assert isinstance(returned, func.ReturnOp)
+    values = {}
+    for name, value in zip(names, returned.operands):
+        try:
+            values[name] = evaluate(value, bindings)
+        except XhipError:
+            continue
+    return values
 
 
 def _in_place_targets(
@@ -93,7 +176,23 @@ def _is_device_transient(alloc: memref.AllocOp) -> bool:
     )
 
 
-def model_buffers(function: func.FuncOp, names: DimNames) -> ModelBuffers | None:
+@dataclass(frozen=True)
+class RecordedBuffers:
+    """One function's `hip.model_buffers` entry: its buffers and how to compute the
+    dims of their sizes that no graph input names (`dim_rules`)."""
+
+    buffers: ModelBuffers
+    dim_rules: str | None = None
+
+    def bounds(self, symbols: Mapping[str, int], alignment: int) -> HonestBounds | None:
+        """Both bounds at the run's symbol values; None if a size needs a dim not computable."""
+        dims = dict(symbols)
+        if self.dim_rules is not None:
+            dims.update(evaluate_dim_rules(self.dim_rules, symbols))
+        return self.buffers.bounds(dims, alignment)
+
+
+def model_buffers(function: func.FuncOp, names: DimNames) -> RecordedBuffers | None:
     """The function's poolable intermediates, each its own buffer; None if it has none."""
     block = function.body.blocks.first
     if block is None:
@@ -103,44 +202,53 @@ def model_buffers(function: func.FuncOp, names: DimNames) -> ModelBuffers | None
         return None
     intervals = live_intervals(block, [a.memref for a in allocs])
     sizes = [byte_size(a, names) for a in allocs]
-    return ModelBuffers(
+    buffers = ModelBuffers(
         tuple(sizes),
         tuple((intervals[a.memref].first, intervals[a.memref].last) for a in allocs),
         tuple(_in_place_targets(allocs, sizes, intervals, block)),
     )
+    unnamed = {names(key): key for size in sizes for key in size.dims if symbolic_dim(key) is None}
+    return RecordedBuffers(buffers, dim_rules(unnamed) if unnamed else None)
 
 
-def format_model_buffers(buffers: ModelBuffers) -> DictionaryAttr:
-    return DictionaryAttr(
-        {
-            "sizes": ArrayAttr([StringAttr(str(size)) for size in buffers.sizes]),
-            "intervals": DenseArrayBase.from_list(i64, [point for interval in buffers.intervals for point in interval]),
-            "in_place": DenseArrayBase.from_list(i64, list(buffers.in_place)),
-        }
-    )
+def format_model_buffers(recorded: RecordedBuffers) -> DictionaryAttr:
+    buffers = recorded.buffers
+    entry: dict[str, Attribute] = {
+        "sizes": ArrayAttr([StringAttr(str(size)) for size in buffers.sizes]),
+        "intervals": DenseArrayBase.from_list(i64, [point for interval in buffers.intervals for point in interval]),
+        "in_place": DenseArrayBase.from_list(i64, list(buffers.in_place)),
+    }
+    if recorded.dim_rules is not None:
+        entry["dims"] = StringAttr(recorded.dim_rules)
+    return DictionaryAttr(entry)
 
 
-def parse_model_buffers(attr: Attribute) -> ModelBuffers:
+def parse_model_buffers(attr: Attribute) -> RecordedBuffers:
     """One function's entry of `hip.model_buffers`; a ValueError says what is wrong."""
     if not isinstance(attr, DictionaryAttr):
         raise ValueError(f"{MODEL_BUFFERS_ATTR}: each entry must be a dictionary")
-    sizes, intervals, in_place = (attr.data.get(key) for key in ("sizes", "intervals", "in_place"))
+    sizes, intervals, in_place, dims = (attr.data.get(key) for key in ("sizes", "intervals", "in_place", "dims"))
     if not (
         isinstance(sizes, ArrayAttr)
         and all(isinstance(s, StringAttr) for s in sizes.data)
         and isinstance(intervals, DenseArrayBase)
         and isinstance(in_place, DenseArrayBase)
+        and (dims is None or isinstance(dims, StringAttr))
     ):
-        raise ValueError(f"{MODEL_BUFFERS_ATTR}: an entry needs sizes (strings), intervals and in_place (array<i64>)")
+        raise ValueError(
+            f"{MODEL_BUFFERS_ATTR}: an entry needs sizes (strings), intervals and in_place (array<i64>), "
+            "and dims, if any, a string"
+        )
     points = intervals.get_values()
     if len(points) % 2:
         raise ValueError(f"{MODEL_BUFFERS_ATTR}: intervals must be (first, last) pairs")
     pairs = [(int(points[i]), int(points[i + 1])) for i in range(0, len(points), 2)]
     texts = [s.data for s in sizes.data]  # type: ignore[union-attr]
-    return model_buffers_from_text(texts, pairs, [int(t) for t in in_place.get_values()])
+    buffers = model_buffers_from_text(texts, pairs, [int(t) for t in in_place.get_values()])
+    return RecordedBuffers(buffers, dims.data if isinstance(dims, StringAttr) else None)
 
 
-def recorded_model_buffers(module: ModuleOp, function: str) -> ModelBuffers | None:
+def recorded_model_buffers(module: ModuleOp, function: str) -> RecordedBuffers | None:
     """What hip-record-model-buffers wrote for `function`, None if nothing was recorded."""
     table = module.attributes.get(MODEL_BUFFERS_ATTR)
     if not isinstance(table, DictionaryAttr) or function not in table.data:
