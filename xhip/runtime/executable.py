@@ -26,11 +26,11 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from xhip.analysis.liveness import live_intervals, max_live_sum
+from xhip.analysis.model_buffers import recorded_model_buffers
 from xhip.constants_file import ConstantsStore
 from xhip.diagnostics import XhipError, op_error
 from xhip.dialects.hip import OUT_PARAM_ATTR, ContextType, GetPoolOp, pool_alignment
 from xhip.dialects.onnx.signature import entry_attributes, parse_dim_params, value_name
-from xhip.passes.record_model_buffers import recorded_model_buffers
 from xhip.runtime.backends import make_backend
 from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
 from xhip.runtime.limits import AllocationCap
