@@ -6,14 +6,19 @@ Three tables:
 
 - the seed attention (seed 003 after hip-optimize-memrefs: q, k, v, k^T of
   A = align256(b*s*256) bytes, scores and scaled scores of B = align256(b*s*s*4))
-  at the seed's (batch, seq) shapes: bytes per planner, the lower bound, and the
-  seed's stacked 4A + 2B;
+  at the seed's (batch, seq) shapes: bytes per planner, the lower bound, each
+  planner's pool / bound, and the seed's stacked 4A + 2B;
 - a GPT-2-like stack of 12 decoder layers (hidden 768, 12 heads, MLP 3072, f32;
   each layer's transient buffers with a residual stream that lives across it) at the
   same shapes;
 - random buffer sets (2 to 40 buffers, lifetimes in 0..60, static sizes or
   products of 2-3 runtime dims, random dims): the median and worst ratio of each
   planner's pool to the lower bound, and how often `tree` beats `lifetime-only`.
+
+The lower bound here is the max-live of the buffer set given (for the seed
+attention that set is already merged by hip-optimize-memrefs); the compiled
+model's own bound, before any reuse, is what `xhip-run` reports as
+`lower_bound_bytes` (benchmarks/attention_memory.py quotes it).
 
 Every layout is checked with `check_layout` at the dims it is measured at. Results
 go to benchmarks/results/pool_planners.json.
@@ -93,8 +98,12 @@ def measure(buffers: list[Buffer], envs: list[dict], plans: dict) -> dict[str, l
             problems = check_layout(buffers, plan, env, ALIGNMENT)
             if problems:
                 raise AssertionError(f"{name}: {problems[0]}")
-            ratios[name].append(plan.total.evaluate(env) / bound if bound else 1.0)
+            ratios[name].append(_ratio(plan.total.evaluate(env), bound))
     return ratios
+
+
+def _ratio(pool: int, bound: int) -> float:
+    return pool / bound if bound else 1.0
 
 
 def shape_table(buffers: list[Buffer], reference: SizeExpr | None = None) -> list[dict]:
@@ -108,6 +117,7 @@ def shape_table(buffers: list[Buffer], reference: SizeExpr | None = None) -> lis
         if reference is not None:
             row["seed_4A_2B"] = reference.evaluate(env)
         row.update({name: plan.total.evaluate(env) for name, plan in plans.items()})
+        row.update({f"{name} / bound": _ratio(row[name], row["lower_bound"]) for name in plans})
         rows.append(row)
     return rows
 
@@ -116,10 +126,10 @@ def print_shape_table(title: str, rows: list[dict]) -> None:
     names = list(PLANNERS)
     extra = [key for key in ("seed_4A_2B",) if key in rows[0]]
     print(title)
-    header = ["batch", "seq", "lower_bound", *extra, *names]
+    header = ["batch", "seq", "lower_bound", *extra, *names, *(f"{name} / bound" for name in names)]
     print(" ".join(f"{h:>14}" for h in header))
     for row in rows:
-        print(" ".join(f"{row[h]:>14}" for h in header))
+        print(" ".join(f"{row[h]:>14.3f}" if isinstance(row[h], float) else f"{row[h]:>14}" for h in header))
 
 
 def random_table(sets: int, seed: int) -> dict:

@@ -102,7 +102,7 @@ def test_pooled_attention_computes_what_the_unpooled_one_does(options, mode):
     executable = Executable(module, **mode)
     np.testing.assert_array_equal(executable.run(feeds)["out"], expected)
     report = executable.report
-    assert report.lower_bound_bytes <= report.pool_bytes
+    assert report.merged_lower_bound_bytes <= report.pool_bytes
 
 
 SEED_SHAPES = [(1, 128), (4, 512), (16, 2048)]

@@ -199,7 +199,7 @@ def test_report_counts_pool_bytes_and_the_liveness_lower_bound():
     report = executable.report
     assert report.pool_bytes == 512  # what the IR asked the pool for
     # The two scalars are never live together: one aligned 256-byte slot suffices.
-    assert report.lower_bound_bytes == 256
+    assert report.merged_lower_bound_bytes == 256
     assert report.kernel_launches == 4 and report.readbacks == 0
     assert report.outputs == {"result0": {"shape": [1], "dtype": "int64"}, "result1": {"shape": [1], "dtype": "int64"}}
 

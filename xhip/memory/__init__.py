@@ -4,7 +4,9 @@
 (its byte size as a `SizeExpr` over the SSA values of its dims, and its live
 interval), asks one of `PLANNERS` for a `Placement`, and emits the offsets and the
 pool size with `SizeExpr.emit`. Tests and the runtime sanitizer check placements
-with `check_layout`; reports divide pool sizes by `lower_bound`.
+with `check_layout`; reports divide pool sizes by `lower_bound`, evaluated on the
+model's own buffers (`xhip.memory.model_bound`, recorded by hip-record-model-buffers
+before any reuse pass).
 """
 
 from xhip.memory.buffers import Buffer, Placement, Region

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from xhip.analysis.liveness import live_intervals, max_live_sum
+from xhip.analysis.model_buffers import recorded_model_buffers
 from xhip.constants_file import ConstantsStore
 from xhip.diagnostics import XhipError, op_error
 from xhip.dialects.hip import OUT_PARAM_ATTR, ContextType, GetPoolOp, pool_alignment
@@ -93,6 +94,16 @@ class Report:
     """What ran the device work (`auto` resolved): e.g. 'cuda: NVIDIA H200 (sm_90)'."""
     pool_bytes: int = 0
     lower_bound_bytes: int | None = None
+    """The model's own max-live bound: every intermediate its own buffer, before any reuse
+    pass (hip-record-model-buffers), 256-byte aligned like the pool. None when the module
+    records no model buffers or a size needs a dim the inputs do not bind."""
+    in_place_lower_bound_bytes: int | None = None
+    """The same bound if every op that may write over its dying input (MAY_ALIAS_INPUT) did."""
+    merged_lower_bound_bytes: int | None = None
+    """Max-live of the pooled buffers of the final IR: the bound of the already-merged
+    program (after hip-optimize-memrefs), not of the model."""
+    pool_over_bound: float | None = None
+    """pool_bytes / lower_bound_bytes: what reports, tests and benchmarks quote."""
     host_scratch_bytes: int = 0
     kernel_launches: int = 0
     readbacks: int = 0
@@ -149,6 +160,11 @@ class Executable:
         block = function.body.blocks.first
         self._intervals = live_intervals(block, self._pooled) if self._pooled and block is not None else {}
         self._alignment = _pool_alignment(module)
+        try:
+            # What hip-record-model-buffers wrote for this function (None: nothing recorded).
+            self.model_buffers = recorded_model_buffers(module, function.sym_name.data)
+        except ValueError as err:
+            raise op_error(module, str(err)) from None
 
     # -- inputs --------------------------------------------------------------------------
 
@@ -242,15 +258,25 @@ class Executable:
         self.report.event_waits = stats.event_waits - before[3]
         self.report.kernel_compiles = stats.kernel_compiles - before[4]
         self.report.pool_bytes = self.session.run.pool_bytes
-        self.report.lower_bound_bytes = self._lower_bound(pooled)
+        self.report.merged_lower_bound_bytes = self._merged_lower_bound(pooled)
+        self._honest_bounds({symbol: extent for symbol, (extent, _) in bound.items()})
         self.report.host_scratch_bytes = self.session.run.scratch_bytes
         self.report.outputs = {
             name: {"shape": list(array.shape), "dtype": str(array.dtype)} for name, array in outputs.items()
         }
         return outputs
 
-    def _lower_bound(self, pooled: dict[int, object]) -> int | None:
-        """The most aligned pooled bytes live at one program point, from liveness alone."""
+    def _honest_bounds(self, dims: Mapping[str, int]) -> None:
+        """The model's bounds at this run's dims, and pool / bound."""
+        bounds = self.model_buffers.bounds(dims, self._alignment) if self.model_buffers else None
+        self.report.lower_bound_bytes = bounds.lower if bounds else None
+        self.report.in_place_lower_bound_bytes = bounds.in_place if bounds else None
+        self.report.pool_over_bound = (
+            self.report.pool_bytes / bounds.lower if bounds and bounds.lower else None
+        )
+
+    def _merged_lower_bound(self, pooled: dict[int, object]) -> int | None:
+        """The most aligned pooled bytes of the final IR live at one program point."""
         if not self._pooled:
             return None
         sizes = {}

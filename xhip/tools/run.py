@@ -137,11 +137,18 @@ def _check_each_pass(args: argparse.Namespace) -> int:
     return 0
 
 
+def _or_dash(value: object) -> object:
+    return "-" if value is None else value
+
+
 def _report_table(report) -> str:
     rows = [
         ("backend", report.backend),
         ("pool bytes", report.pool_bytes),
-        ("liveness lower bound", "-" if report.lower_bound_bytes is None else report.lower_bound_bytes),
+        ("lower bound (model)", _or_dash(report.lower_bound_bytes)),
+        ("lower bound (in place)", _or_dash(report.in_place_lower_bound_bytes)),
+        ("lower bound (merged IR)", _or_dash(report.merged_lower_bound_bytes)),
+        ("pool / bound", "-" if report.pool_over_bound is None else f"{report.pool_over_bound:.3f}"),
         ("host scratch bytes", report.host_scratch_bytes),
         ("kernel launches", report.kernel_launches),
         ("readbacks", report.readbacks),
