@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 
 from xdsl.dialects import memref
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, NoneAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from xhip.analysis.liveness import ALIASING_VIEWS, alias_roots
@@ -86,3 +87,39 @@ def host_accesses(block: Block) -> dict[SSAValue, list[Operation]]:
 def host_accessed_roots(block: Block) -> set[SSAValue]:
     """The roots host code loads or stores, directly or through a view."""
     return set(host_accesses(block))
+
+
+HOST_SCALAR_MAX_ELEMENTS = 16
+"""The largest buffer hip-materialize-host-scalars moves to host scratch, by default."""
+
+
+def _fits_scratch(buffer_type: MemRefType, max_elements: int) -> bool:
+    """Static, small, integer/index, identity layout, default memory space."""
+    return (
+        buffer_type.has_static_shape()
+        and buffer_type.element_count() <= max_elements
+        and isinstance(buffer_type.element_type, IntegerType | IndexType)
+        and isinstance(buffer_type.layout, NoneAttr)
+        and isinstance(buffer_type.memory_space, NoneAttr)
+    )
+
+
+def _accepts_host_mapping(user: Operation, value: SSAValue) -> bool:
+    """Whether `user` of `value` means the same when `value` lives in host scratch."""
+    if isinstance(user, (*HOST_ACCESS_OPS, memref.DimOp, memref.DeallocOp, memref.CopyOp)):
+        return True
+    # A kernel reads or writes through the pointer, host-mapped or not.
+    return is_view_of(user, value) or user.name.startswith("hip.")
+
+
+def is_host_scalar(alloc: memref.AllocOp, max_elements: int) -> bool:
+    """A static tiny integer buffer that host code touches and whose users all accept scratch."""
+    if not _fits_scratch(alloc.memref.type, max_elements):
+        return False
+    touched = False
+    for alias in forward_aliases(alloc.memref):
+        for use in alias.uses:
+            if not _accepts_host_mapping(use.operation, alias):
+                return False
+            touched |= isinstance(use.operation, HOST_ACCESS_OPS)
+    return touched

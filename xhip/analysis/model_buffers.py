@@ -46,9 +46,9 @@ from xhip.index.host_eval import evaluate
 from xhip.memory import SizeExpr
 from xhip.memory.model_bound import HonestBounds, ModelBuffers, model_buffers_from_text
 from xhip.passes.contracts import escapes, is_pure
-from xhip.passes.materialize_host_scalars import MaterializeHostScalarsPass, is_host_scalar
+from xhip.analysis.host_access import HOST_SCALAR_MAX_ELEMENTS, is_host_scalar
 from xhip.parsing import parse_module
-from xhip.passes.pool_allocs import DimNames, _is_poolable, byte_size, symbolic_dim
+from xhip.analysis.pool_sizes import DimNames, byte_size, is_poolable, symbolic_dim
 
 MODEL_BUFFERS_ATTR = "hip.model_buffers"
 
@@ -176,9 +176,9 @@ def _is_device_transient(alloc: memref.AllocOp) -> bool:
     """What hip-pool-allocs pools, less what hip-materialize-host-scalars moves to host
     scratch (where a pipeline runs it after this pass, as reuse-before-host-scalars does)."""
     return (
-        _is_poolable(alloc)
+        is_poolable(alloc)
         and not escapes(alloc.memref)
-        and not is_host_scalar(alloc, MaterializeHostScalarsPass.max_elements)
+        and not is_host_scalar(alloc, HOST_SCALAR_MAX_ELEMENTS)
     )
 
 

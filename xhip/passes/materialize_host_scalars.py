@@ -20,12 +20,12 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref
-from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, NoneAttr
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xhip.analysis.host_access import HOST_ACCESS_OPS, forward_aliases, is_view_of
+from xhip.analysis.host_access import HOST_SCALAR_MAX_ELEMENTS, is_host_scalar
 from xhip.diagnostics import XhipError, op_error
 from xhip.dialects.hip import GetHostScratchOp
 from xhip.passes.contracts import erase_deallocs, require_context
@@ -45,38 +45,6 @@ def _element_bytes(element: object) -> int:
         return 8
     assert isinstance(element, IntegerType)
     return max(1, -(-element.width.data // 8))
-
-
-def _fits_scratch(buffer_type: MemRefType, max_elements: int) -> bool:
-    """Static, small, integer/index, identity layout, default memory space."""
-    return (
-        buffer_type.has_static_shape()
-        and buffer_type.element_count() <= max_elements
-        and isinstance(buffer_type.element_type, IntegerType | IndexType)
-        and isinstance(buffer_type.layout, NoneAttr)
-        and isinstance(buffer_type.memory_space, NoneAttr)
-    )
-
-
-def _accepts_host_mapping(user: Operation, value: SSAValue) -> bool:
-    """Whether `user` of `value` means the same when `value` lives in host scratch."""
-    if isinstance(user, (*HOST_ACCESS_OPS, memref.DimOp, memref.DeallocOp, memref.CopyOp)):
-        return True
-    # A kernel reads or writes through the pointer, host-mapped or not.
-    return is_view_of(user, value) or user.name.startswith("hip.")
-
-
-def is_host_scalar(alloc: memref.AllocOp, max_elements: int) -> bool:
-    """A static tiny integer buffer that host code touches and whose users all accept scratch."""
-    if not _fits_scratch(alloc.memref.type, max_elements):
-        return False
-    touched = False
-    for alias in forward_aliases(alloc.memref):
-        for use in alias.uses:
-            if not _accepts_host_mapping(use.operation, alias):
-                return False
-            touched |= isinstance(use.operation, HOST_ACCESS_OPS)
-    return touched
 
 
 def _scratch_bytes(buffer_type: MemRefType) -> int:
@@ -154,7 +122,7 @@ class MaterializeHostScalarsPass(ModulePass):
 
     name = PASS
 
-    max_elements: int = 16
+    max_elements: int = HOST_SCALAR_MAX_ELEMENTS
     """The largest element count of a buffer that moves to host scratch (at least 1)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
