@@ -18,6 +18,7 @@ folding never turns a small constant into a huge one (an Expand of a scalar).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,8 +112,16 @@ def _erase_if_unused(operands: list[Operation]) -> None:
             Rewriter.erase_op(owner)
 
 
+def _declared_elements(result: SSAValue) -> int:
+    """The element count of a statically shaped result; 0 when its type leaves it open."""
+    shape = result.type.get_shape() if isinstance(result.type, TensorType) else (DYNAMIC_INDEX,)
+    return 0 if DYNAMIC_INDEX in shape else math.prod(shape)
+
+
 def _fold(op: Operation, max_result_elements: int) -> bool:
     """Replace `op` by the constants of its results; False when a result is too large to fold."""
+    if any(_declared_elements(r) > max_result_elements for r in op.results):
+        return False  # known too large without evaluating it (an Expand to a static shape)
     arrays = _evaluate(op)
     if len(arrays) != len(op.results) or any(a.size > max_result_elements for a in arrays):
         return False
