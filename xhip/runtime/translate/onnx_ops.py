@@ -34,7 +34,8 @@ def _tensor_proto_type(element_type: Attribute) -> int:
     return helper.np_dtype_to_tensor_dtype(numpy_dtype(element_type))
 
 
-def _dense_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+def dense_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The elements of a dense attribute as a read-only NumPy array of its shape."""
     dtype = numpy_dtype(attr.get_element_type())
     return np.frombuffer(attr.data.data, dtype=dtype).reshape(attr.get_shape())
 
@@ -50,13 +51,14 @@ def onnx_attribute(name: str, value: Attribute) -> onnx.AttributeProto:
     if isinstance(value, StringAttr):
         return helper.make_attribute(name, value.data)
     if isinstance(value, DenseIntOrFPElementsAttr):
-        return helper.make_attribute(name, numpy_helper.from_array(_dense_array(value)))
+        return helper.make_attribute(name, numpy_helper.from_array(dense_array(value)))
     if isinstance(value, TypeAttribute):
         return helper.make_attribute(name, _tensor_proto_type(value))
     raise ValueError(f"attribute {name} = {value} has no ONNX form")
 
 
-def _node_model(op: Operation) -> onnx.ModelProto:
+def node_model(op: Operation) -> onnx.ModelProto:
+    """`op` as a one-node ONNX model with inputs in0.. and outputs out0.. (absent inputs stay '')."""
     inputs = ["" if isinstance(v.type, NoneType) else f"in{i}" for i, v in enumerate(op.operands)]
     outputs = [f"out{i}" for i in range(len(op.results))]
     attributes = [onnx_attribute(name, value) for name, value in op.properties.items()]
@@ -78,7 +80,7 @@ def _node_model(op: Operation) -> onnx.ModelProto:
 
 def _translate_onnx(op: Operation, plan: PlanBuilder) -> Step:
     try:
-        evaluator = ReferenceEvaluator(_node_model(op))
+        evaluator = ReferenceEvaluator(node_model(op))
     except Exception as err:  # onnx raises many kinds for a node it cannot build
         raise op_error(op, f"cannot run '{op.name}' on the ONNX reference evaluator: {err}") from None
     feeds = [(f"in{i}", plan.slot(v)) for i, v in enumerate(op.operands) if not isinstance(v.type, NoneType)]
@@ -98,7 +100,7 @@ def translate_constant(op: Operation, plan: PlanBuilder) -> Step:
     value = op.attributes["value"]
     if not isinstance(value, DenseIntOrFPElementsAttr):
         raise op_error(op, "onnx.Constant without a dense value cannot run")
-    array, out = _dense_array(value).copy(), plan.slot(op.results[0])
+    array, out = dense_array(value).copy(), plan.slot(op.results[0])
 
     def step(regs: Registers) -> None:
         regs[out] = array
