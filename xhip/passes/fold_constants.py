@@ -35,7 +35,7 @@ from xhip.diagnostics import XhipError, op_error
 from xhip.dialects.onnx import ConstantOp, NoValueOp
 from xhip.dialects.onnx.base import NODE_NAME_ATTR, OnnxOp
 from xhip.runtime.buffers import numpy_dtype
-from xhip.runtime.translate.onnx_ops import dense_array, node_model
+from xhip.onnx_nodes import dense_array, node_model
 
 NEVER_FOLDED = frozenset({"Constant", "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike",
                           "Multinomial", "Bernoulli", "Dropout"})  # fmt: skip
