@@ -72,7 +72,9 @@ class GpuBackend:
     def upload(self, target: MemRef, values: np.ndarray) -> None:
         """Host data into device memory (inputs, constants): complete on return."""
         data = np.ascontiguousarray(values, dtype=target.dtype)
-        if target.buffer.host is not None:
+        if target.buffer.kind == "scratch":
+            # Host-mapped: the device reads these very bytes. (A constant's host bytes are
+            # only a copy, so a constant always goes to the device too.)
             target.array()[...] = data
             return
         self._require_dense(target, "upload into")

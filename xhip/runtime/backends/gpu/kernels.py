@@ -180,7 +180,7 @@ class StatusWords:
         if not self.armed:
             return
         self.armed = False
-        words = np.empty(2 * len(self._sites), np.int64)
+        words = np.empty(2 * min(len(self._sites), self.SLOTS), np.int64)  # slots wrap past SLOTS sites
         self._driver.download(words.view(np.uint8), self._address)
         for location, slot in self._sites.items():
             if words[2 * slot]:
