@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import textwrap
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,9 +33,15 @@ run and written (exactly at the paths given) only when it completed.
 """
 
 
+def _epilog() -> str:
+    from xhip.runtime.check.compare import rule_text
+
+    return EPILOG + "\n--check passes when:\n" + textwrap.fill(rule_text(), 79, initial_indent="  ", subsequent_indent="  ") + "\n"
+
+
 def build_arg_parser() -> argparse.ArgumentParser:
     ap = ArgumentParser(
-        prog="xhip-run", description=__doc__.splitlines()[0], epilog=EPILOG,
+        prog="xhip-run", description=__doc__.splitlines()[0], epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
     )
     ap.add_argument("model", help="an .onnx model (or .mlir IR of any stage)")
@@ -54,9 +61,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--shape", action="append", default=[], metavar="NAME=D0xD1", help="input shape (repeatable)")
     ap.add_argument("--inputs", metavar="FILE.npz", help="input arrays by name instead of random ones")
     ap.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    ap.add_argument("--check", action="store_true", help="compare the outputs with onnxruntime on the CPU: every element within rtol 1e-4, atol 1e-6 "
-        "(rtol 1e-3, atol 1e-5 when a GPU computed them: its fp32 sums run in another order), NaN and Inf exactly "
-        "where onnxruntime has them; exit 1 when they differ")
+    ap.add_argument("--check", action="store_true", help="compare the outputs with onnxruntime fp32 and with the model run in "
+        "float64 on the CPU, by the rule below; exit 1 when they differ")
     ap.add_argument("--check-each-pass", action="store_true", help="run and check after every pass; stop at the first failure")
     ap.add_argument("--report", metavar="FILE.json", help="write the run report as JSON")
     ap.add_argument("--save-outputs", metavar="FILE.npz", help="write the outputs (numpy .npz, at exactly this path)")
@@ -104,37 +110,44 @@ def _feeds(args: argparse.Namespace, executable) -> dict[str, np.ndarray]:
     return random_feeds(executable.inputs, shapes, args.seed)
 
 
-def _reference(args: argparse.Namespace, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _references(args: argparse.Namespace, feeds: dict[str, np.ndarray]):
     if not args.model.endswith(".onnx"):
         raise XhipError("--check needs an .onnx model to run on onnxruntime")
-    from xhip.runtime.check import onnxruntime_outputs
+    from xhip.runtime.check import references
 
-    return onnxruntime_outputs(args.model, feeds)
+    return references(args.model, feeds)
 
 
 def _check_each_pass(args: argparse.Namespace) -> int:
     from xhip.api import compile_stages
-    from xhip.runtime.check import compare, tolerances
+    from xhip.runtime.check import check_outputs
     from xhip.runtime.executable import Executable
 
     # Stages before bufferization are tensor-mode IR, which only the reference backend runs.
     backend = "reference" if args.backend == "auto" else args.backend
-    reference = feeds = None
-    emit(f"{'pass':<32} {'max abs err':>12}  result\n")
+    refs = feeds = None
+    emit(f"{'pass':<32} {'vs ort fp32':>12} {'vs float64':>12} {'bound':>12}  result\n")
     for name, module, store in compile_stages(args.model, _pipeline(args), args.stop_after):
         executable = Executable(module.clone(), backend, deferred=args.deferred, sanitize=args.sanitize, constants=store)
         if feeds is None:
             feeds = _feeds(args, executable)
-            reference = _reference(args, feeds)
+            refs = _references(args, feeds)
         try:
-            result = compare(executable.run(feeds), reference, **tolerances(executable.backend.name))
-            error, verdict = f"{result.max_abs_err:12.3g}", "pass" if result.passed else "FAIL: " + result.problems[0]
+            result = check_outputs(executable.run(feeds), refs, executable.backend.name)
+            error, verdict = _stage_errors(result), "pass" if result.passed else "FAIL: " + result.problems[0]
         except XhipError as err:
-            error, verdict, result = f"{'-':>12}", f"FAIL: {err}", None
+            error, verdict, result = f"{'-':>12} {'-':>12} {'-':>12}", f"FAIL: {err}", None
         emit(f"{name:<32} {error}  {verdict}\n")
         if result is None or not result.passed:
             return 1
     return 0
+
+
+def _stage_errors(result) -> str:
+    """Max error against onnxruntime fp32, then the worst output's error against float64 and its bound."""
+    worst = result.worst
+    wide = [worst.err_vs_float64, worst.bound] if worst is not None and worst.rule == "float64" else [None, None]
+    return " ".join(f"{value:12.3g}" if value is not None else f"{'-':>12}" for value in [result.max_abs_err, *wide])
 
 
 def _or_dash(value: object) -> object:
@@ -186,10 +199,9 @@ def _write_files(args: argparse.Namespace, report: dict[str, object], outputs: d
 
 
 def _check_text(result) -> str:
-    lines = [
-        f"check against onnxruntime: {'passed' if result.passed else 'FAILED'} "
-        f"(max abs err {result.max_abs_err:.3g}, max rel err {result.max_rel_err:.3g})"
-    ]
+    lines = [f"check against onnxruntime: {result.summary()}"]
+    if len(result.outputs) > 1:
+        lines += [f"  output {output.describe()}" for output in result.outputs]
     lines += [f"  {problem}" for problem in result.problems]
     return "\n".join(lines) + "\n"
 
@@ -208,9 +220,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     outputs = executable.run(feeds)
     status, text = 0, ""
     if args.check:
-        from xhip.runtime.check import compare, tolerances
+        from xhip.runtime.check import check_outputs
 
-        result = compare(outputs, _reference(args, feeds), **tolerances(executable.backend.name))
+        result = check_outputs(outputs, _references(args, feeds), executable.backend.name)
         executable.report.check = result.as_dict()
         text += _check_text(result)
         status = 0 if result.passed else 1

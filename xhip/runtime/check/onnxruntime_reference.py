@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 from collections.abc import Mapping
@@ -16,28 +17,39 @@ def onnxruntime_outputs(
     model: str | os.PathLike[str] | onnx.ModelProto, feeds: Mapping[str, np.ndarray]
 ) -> dict[str, np.ndarray]:
     """The reference outputs; onnxruntime's refusal (to load or to run) is one XhipError line."""
-    try:
-        import onnxruntime
-    except ImportError:
-        raise XhipError("checking needs onnxruntime, which is not installed (pip install onnxruntime)") from None
+    if importlib.util.find_spec("onnxruntime") is None:
+        raise XhipError("checking needs onnxruntime, which is not installed (pip install onnxruntime)")
     where = None if isinstance(model, onnx.ModelProto) else os.fspath(model)
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.log_severity_level = 3  # its warnings are not ours to print
-    source = model.SerializeToString() if isinstance(model, onnx.ModelProto) else os.fspath(model)
     try:
-        session = onnxruntime.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+        session = onnxruntime_session(model)
     except Exception as err:  # onnxruntime's pybind errors share no useful base class
-        raise XhipError(f"onnxruntime cannot load the model: {_onnxruntime_reason(err)}", where) from None
-    names = [o.name for o in session.get_outputs()]
+        raise XhipError(f"onnxruntime cannot load the model: {onnxruntime_reason(err)}", where) from None
     try:
-        return dict(zip(names, session.run(names, dict(feeds))))
+        return run_session(session, feeds)
     except Exception as err:
-        reason = _onnxruntime_reason(err)
+        reason = onnxruntime_reason(err)
         raise XhipError(f"onnxruntime cannot run the model on these inputs: {reason}", where) from None
 
 
-def _onnxruntime_reason(err: Exception) -> str:
+def onnxruntime_session(model: str | os.PathLike[str] | onnx.ModelProto, optimize: bool = True):
+    """A single-threaded CPU session; `optimize=False` runs the graph as written (no fused kernels)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 3  # its warnings are not ours to print
+    if not optimize:
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+    source = model.SerializeToString() if isinstance(model, onnx.ModelProto) else os.fspath(model)
+    return onnxruntime.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+
+
+def run_session(session, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(names, dict(feeds))))
+
+
+def onnxruntime_reason(err: Exception) -> str:
     """onnxruntime's message without its `[ONNXRuntimeError] : 2 : INVALID_ARGUMENT :` prefix."""
     text = " ".join(line.strip() for line in str(err).splitlines() if line.strip()) or type(err).__name__
     text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : [A-Z_]+ : ", "", text)

@@ -1,0 +1,160 @@
+"""A float64 run of an fp32 model: the yardstick that says how far fp32 can be from the exact result.
+
+`to_float64(model)` rewrites every float32 in the model to float64: initializers
+(dense and sparse), graph inputs, outputs and value_info, tensor attributes
+(Constant, ConstantOfShape's value), `Constant`'s value_float(s), Cast targets
+and the `dtype` of the ops that create floats (EyeLike, Random*, Bernoulli),
+inside subgraphs and model-local functions too. Integer and boolean tensors and
+ops on them stay as they are, so shape code computes the same extents.
+LayerNormalization's `stash_type` stays float: both engines compute a double
+LayerNormalization's statistics in double anyway, and onnx.reference refuses
+any other stash type.
+
+`float64_outputs(model, feeds)` runs the rewritten model with onnxruntime (CPU,
+graph optimizations off, so no fused kernel computes in float32 behind the
+model's back) on the same feeds widened exactly to float64; where onnxruntime
+has no double kernel for an op it falls back to `onnx.reference`'s evaluator.
+Nothing is cached on disk.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+from onnx import AttributeProto, TensorProto, numpy_helper
+
+from xhip.runtime.check.onnxruntime_reference import onnxruntime_reason, onnxruntime_session, run_session
+
+FLOAT, DOUBLE = TensorProto.FLOAT, TensorProto.DOUBLE
+DTYPE_ATTRIBUTES = {"Cast": "to", "EyeLike": "dtype", "Bernoulli": "dtype", "RandomNormal": "dtype",
+                    "RandomUniform": "dtype", "RandomNormalLike": "dtype", "RandomUniformLike": "dtype"}  # fmt: skip
+"""Ops whose integer attribute names the float type they create."""
+
+
+@dataclass(frozen=True)
+class Float64Outputs:
+    """The float64 run's outputs and what computed them (`engine`), or why there is none (`reason`)."""
+
+    outputs: dict[str, np.ndarray] | None
+    engine: str | None
+    reason: str | None = None
+
+
+def to_float64(model: onnx.ModelProto, in_place: bool = False) -> onnx.ModelProto:
+    """`model` (a copy unless `in_place`) with every float32 tensor, type and float-creating attribute widened to float64."""
+    wide = model if in_place else copy.deepcopy(model)
+    _widen_graph(wide.graph)
+    for function in wide.functions:
+        for node in function.node:
+            _widen_node(node)
+        for info in function.value_info:
+            _widen_type(info.type)
+    return wide
+
+
+def _widen_graph(graph: onnx.GraphProto) -> None:
+    for tensor in graph.initializer:
+        _widen_tensor(tensor)
+    for sparse in graph.sparse_initializer:
+        _widen_tensor(sparse.values)
+    for info in (*graph.input, *graph.output, *graph.value_info):
+        _widen_type(info.type)
+    for node in graph.node:
+        _widen_node(node)
+
+
+def _widen_tensor(tensor: TensorProto) -> None:
+    if tensor.data_type != FLOAT:
+        return
+    wide = numpy_helper.from_array(numpy_helper.to_array(tensor).astype(np.float64), tensor.name)
+    tensor.Clear()
+    tensor.CopyFrom(wide)
+
+
+def _widen_type(type_proto: onnx.TypeProto) -> None:
+    """Tensor types, and the tensor types inside sequence, optional and map types."""
+    kind = type_proto.WhichOneof("value")
+    if kind in ("tensor_type", "sparse_tensor_type"):
+        element = getattr(type_proto, kind)
+        if element.elem_type == FLOAT:
+            element.elem_type = DOUBLE
+    elif kind in ("sequence_type", "optional_type"):
+        _widen_type(getattr(type_proto, kind).elem_type)
+    elif kind == "map_type":
+        _widen_type(type_proto.map_type.value_type)
+
+
+def _widen_node(node: onnx.NodeProto) -> None:
+    if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
+        _constant_floats_as_tensor(node)
+    dtype_name = DTYPE_ATTRIBUTES.get(node.op_type)
+    for attribute in node.attribute:
+        if attribute.name == dtype_name and attribute.i == FLOAT:
+            attribute.i = DOUBLE
+        for tensor in _attribute_tensors(attribute):
+            _widen_tensor(tensor)
+        for subgraph in _attribute_graphs(attribute):
+            _widen_graph(subgraph)
+
+
+def _constant_floats_as_tensor(node: onnx.NodeProto) -> None:
+    """`value_float(s)` always makes a float32 Constant: say the same values as a float64 tensor."""
+    for attribute in node.attribute:
+        if attribute.name in ("value_float", "value_floats"):
+            scalar = attribute.name == "value_float"
+            values = np.array(attribute.f if scalar else list(attribute.floats), np.float32).astype(np.float64)
+            tensor = onnx.helper.make_attribute("value", numpy_helper.from_array(values))
+            attribute.CopyFrom(tensor)
+            return
+
+
+def _attribute_tensors(attribute: AttributeProto) -> Iterator[TensorProto]:
+    if attribute.type == AttributeProto.TENSOR:
+        yield attribute.t
+    elif attribute.type == AttributeProto.TENSORS:
+        yield from attribute.tensors
+    elif attribute.type == AttributeProto.SPARSE_TENSOR:
+        yield attribute.sparse_tensor.values
+    elif attribute.type == AttributeProto.SPARSE_TENSORS:
+        yield from (sparse.values for sparse in attribute.sparse_tensors)
+
+
+def _attribute_graphs(attribute: AttributeProto) -> Iterator[onnx.GraphProto]:
+    if attribute.type == AttributeProto.GRAPH:
+        yield attribute.g
+    elif attribute.type == AttributeProto.GRAPHS:
+        yield from attribute.graphs
+
+
+def widen_feeds(feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """float32 feeds as float64 (exactly: every float32 is a float64); other dtypes as they are."""
+    return {name: array.astype(np.float64) if array.dtype == np.float32 else array for name, array in feeds.items()}
+
+
+def float64_outputs(model: str | os.PathLike[str] | onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> Float64Outputs:
+    """The model run in float64: by onnxruntime where it has double kernels, else by onnx.reference."""
+    if isinstance(model, onnx.ModelProto):
+        wide = to_float64(model)
+    else:  # a model loaded here is ours to widen: no second copy of its weights
+        wide = to_float64(onnx.load(os.fspath(model)), in_place=True)
+    wide_feeds = widen_feeds(feeds)
+    try:
+        session = onnxruntime_session(wide, optimize=False)
+        return Float64Outputs(run_session(session, wide_feeds), "onnxruntime-cpu")
+    except Exception as err:  # onnxruntime's pybind errors share no useful base class
+        ort_reason = onnxruntime_reason(err)
+    try:
+        from onnx.reference import ReferenceEvaluator
+
+        evaluator = ReferenceEvaluator(wide)
+        names = [output.name for output in wide.graph.output]
+        return Float64Outputs(dict(zip(names, evaluator.run(names, wide_feeds))), "onnx.reference")
+    except Exception as err:  # the evaluator raises whatever its op implementations raise
+        reason = f"onnxruntime: {ort_reason}; onnx.reference: {onnxruntime_reason(err)}"
+        return Float64Outputs(None, None, reason)
+
