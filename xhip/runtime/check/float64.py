@@ -20,6 +20,7 @@ Nothing is cached on disk.
 from __future__ import annotations
 
 import copy
+import math
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -90,8 +91,8 @@ def _widen_type(type_proto: onnx.TypeProto) -> None:
 
 
 def _widen_node(node: onnx.NodeProto) -> None:
-    if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
-        _constant_floats_as_tensor(node)
+    if node.domain in ("", "ai.onnx"):
+        _widen_float_defaults(node)
     dtype_name = DTYPE_ATTRIBUTES.get(node.op_type)
     for attribute in node.attribute:
         if attribute.name == dtype_name and attribute.i == FLOAT:
@@ -100,6 +101,15 @@ def _widen_node(node: onnx.NodeProto) -> None:
             _widen_tensor(tensor)
         for subgraph in _attribute_graphs(attribute):
             _widen_graph(subgraph)
+
+
+def _widen_float_defaults(node: onnx.NodeProto) -> None:
+    """Attributes that make float32 without saying so: ConstantOfShape without `value` (float32 zeros),
+    Constant's `value_float(s)`."""
+    if node.op_type == "ConstantOfShape" and not any(a.name == "value" for a in node.attribute):
+        node.attribute.append(onnx.helper.make_attribute("value", numpy_helper.from_array(np.zeros(1))))
+    elif node.op_type == "Constant":
+        _constant_floats_as_tensor(node)
 
 
 def _constant_floats_as_tensor(node: onnx.NodeProto) -> None:
@@ -151,10 +161,23 @@ def float64_outputs(model: str | os.PathLike[str] | onnx.ModelProto, feeds: Mapp
     try:
         from onnx.reference import ReferenceEvaluator
 
-        evaluator = ReferenceEvaluator(wide)
+        evaluator = ReferenceEvaluator(wide, new_ops=[_erf_in_own_dtype()])
         names = [output.name for output in wide.graph.output]
         return Float64Outputs(dict(zip(names, evaluator.run(names, wide_feeds))), "onnx.reference")
     except Exception as err:  # the evaluator raises whatever its op implementations raise
         reason = f"onnxruntime: {ort_reason}; onnx.reference: {onnxruntime_reason(err)}"
         return Float64Outputs(None, None, reason)
 
+
+def _erf_in_own_dtype():
+    """onnx.reference's Erf rounds every result to float32; this one keeps float64 (Gelu's Erf in BERT,
+    which onnxruntime has no double kernel for, is why the fallback exists at all)."""
+    from onnx.reference.ops._op import OpRunUnaryNum
+
+    class Erf(OpRunUnaryNum):
+        op_domain = ""
+
+        def _run(self, x):
+            return (np.vectorize(math.erf, otypes=[x.dtype])(x),)
+
+    return Erf
