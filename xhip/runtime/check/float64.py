@@ -70,11 +70,13 @@ def _widen_graph(graph: onnx.GraphProto) -> None:
 
 
 def _widen_tensor(tensor: TensorProto) -> None:
+    """In place, as little-endian raw bytes (no second message: GPT-2 124M's weights are 1 GB widened)."""
     if tensor.data_type != FLOAT:
         return
-    wide = numpy_helper.from_array(numpy_helper.to_array(tensor).astype(np.float64), tensor.name)
-    tensor.Clear()
-    tensor.CopyFrom(wide)
+    wide = numpy_helper.to_array(tensor).astype("<f8")
+    tensor.ClearField("float_data")
+    tensor.data_type = DOUBLE
+    tensor.raw_data = wide.tobytes()
 
 
 def _widen_type(type_proto: onnx.TypeProto) -> None:
@@ -149,29 +151,30 @@ def widen_feeds(feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 def float64_outputs(model: str | os.PathLike[str] | onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> Float64Outputs:
     """The model run in float64: by onnxruntime where it has double kernels, else by onnx.reference."""
     if isinstance(model, onnx.ModelProto):
-        wide = to_float64(model)
+        wide = to_float64(model).SerializeToString()
     else:  # a model loaded here is ours to widen: no second copy of its weights
-        wide = to_float64(onnx.load(os.fspath(model)), in_place=True)
+        wide = to_float64(onnx.load(os.fspath(model)), in_place=True).SerializeToString()
+    # Only the bytes stay alive while onnxruntime builds its own copy of the weights.
     wide_feeds = widen_feeds(feeds)
     try:
-        session = onnxruntime_session(wide, optimize=False)
-        return Float64Outputs(run_session(session, wide_feeds), "onnxruntime-cpu")
+        return Float64Outputs(run_session(onnxruntime_session(wide, optimize=False), wide_feeds), "onnxruntime-cpu")
     except Exception as err:  # onnxruntime's pybind errors share no useful base class
         ort_reason = onnxruntime_reason(err)
     try:
         from onnx.reference import ReferenceEvaluator
 
-        evaluator = ReferenceEvaluator(wide, new_ops=[_erf_in_own_dtype()])
-        names = [output.name for output in wide.graph.output]
-        return Float64Outputs(dict(zip(names, evaluator.run(names, wide_feeds))), "onnx.reference")
+        evaluator = ReferenceEvaluator(onnx.ModelProto.FromString(wide), new_ops=_evaluator_fixes())
+        return Float64Outputs(dict(zip(evaluator.output_names, evaluator.run(None, wide_feeds))), "onnx.reference")
     except Exception as err:  # the evaluator raises whatever its op implementations raise
         reason = f"onnxruntime: {ort_reason}; onnx.reference: {onnxruntime_reason(err)}"
         return Float64Outputs(None, None, reason)
 
 
-def _erf_in_own_dtype():
-    """onnx.reference's Erf rounds every result to float32; this one keeps float64 (Gelu's Erf in BERT,
-    which onnxruntime has no double kernel for, is why the fallback exists at all)."""
+def _evaluator_fixes() -> list[type]:
+    """Ops of onnx.reference (onnx 1.23) replaced for the float64 run: its Erf rounds every result to
+    float32 (and Erf, Gelu's in BERT, is why the fallback exists: onnxruntime has no double Erf); its
+    GatherElements fails on more than 64 rows along the axis (np.choose's limit: RoBERTa's position ids)."""
+    from onnx.reference.op_run import OpRun
     from onnx.reference.ops._op import OpRunUnaryNum
 
     class Erf(OpRunUnaryNum):
@@ -180,4 +183,12 @@ def _erf_in_own_dtype():
         def _run(self, x):
             return (np.vectorize(math.erf, otypes=[x.dtype])(x),)
 
-    return Erf
+    class GatherElements(OpRun):
+        op_domain = ""
+
+        def _run(self, data, indices, axis=None):
+            axis = axis or 0
+            wrapped = np.where(indices < 0, indices + data.shape[axis], indices)
+            return (np.take_along_axis(data, wrapped, axis=axis),)
+
+    return [Erf, GatherElements]

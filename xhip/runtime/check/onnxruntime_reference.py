@@ -31,8 +31,9 @@ def onnxruntime_outputs(
         raise XhipError(f"onnxruntime cannot run the model on these inputs: {reason}", where) from None
 
 
-def onnxruntime_session(model: str | os.PathLike[str] | onnx.ModelProto, optimize: bool = True):
-    """A single-threaded CPU session; `optimize=False` runs the graph as written (no fused kernels)."""
+def onnxruntime_session(model: str | os.PathLike[str] | onnx.ModelProto | bytes, optimize: bool = True):
+    """A single-threaded CPU session of a model (a path, a proto or its bytes); `optimize=False` runs the
+    graph as written (no fused kernels)."""
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
@@ -40,7 +41,8 @@ def onnxruntime_session(model: str | os.PathLike[str] | onnx.ModelProto, optimiz
     options.log_severity_level = 3  # its warnings are not ours to print
     if not optimize:
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
-    source = model.SerializeToString() if isinstance(model, onnx.ModelProto) else os.fspath(model)
+    source = model.SerializeToString() if isinstance(model, onnx.ModelProto) else model
+    source = source if isinstance(source, bytes) else os.fspath(source)
     return onnxruntime.InferenceSession(source, options, providers=["CPUExecutionProvider"])
 
 
