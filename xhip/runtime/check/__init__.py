@@ -9,7 +9,7 @@ from xhip.runtime.check.onnxruntime_reference import onnxruntime_outputs
 from xhip.runtime.check.references import References, check_outputs, references
 
 __all__ = [
-    "ATOL", "GPU_TOLERANCE", "REFERENCE_TOLERANCE", "RTOL", "CheckResult", "Float64Outputs", "OutputCheck",
-    "References", "Tolerance", "available_memory_bytes", "check_outputs", "compare", "float64_outputs", "onnxruntime_outputs", "parse_shape",
-    "random_feeds", "references", "rule_text", "to_float64", "tolerances",
+    "ATOL", "GPU_TOLERANCE", "REFERENCE_TOLERANCE", "RTOL", "CheckResult", "Float64Outputs", "OutputCheck", "References",
+    "Tolerance", "available_memory_bytes", "check_outputs", "compare", "float64_outputs", "onnxruntime_outputs",
+    "parse_shape", "random_feeds", "references", "rule_text", "to_float64", "tolerances",
 ]

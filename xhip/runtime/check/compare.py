@@ -16,7 +16,7 @@ passes (it is reported, and those elements are left out of the errors).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -81,7 +81,7 @@ def _num(value: float) -> str:
 @dataclass(frozen=True)
 class OutputCheck:
     """One output's errors and verdict. Errors are max absolute differences over the elements
-    finite in every array compared; `scale` is max |float64 output| (relative forms divide by it)."""
+    finite in every array compared; `scale` is max |float64 output| (an error over it is its relative form)."""
 
     name: str
     rule: str
@@ -119,7 +119,7 @@ class OutputCheck:
 
     @property
     def margin(self) -> float:
-        """err / bound of the deciding rule (how close to failing); 0 for an exact match."""
+        """err / bound of the float64 rule (how close to failing); 0 or inf for the fixed rule's verdict."""
         if self.rule == "float64" and self.bound:
             return (self.err_vs_float64 or 0.0) / self.bound
         return 0.0 if self.within_fixed_tolerance else float("inf")
@@ -136,7 +136,7 @@ class CheckResult:
     outputs: tuple[OutputCheck, ...] = ()
     float64_engine: str | None = None
     float64_unavailable: str | None = None
-    tolerance: Tolerance = field(default=REFERENCE_TOLERANCE)
+    tolerance: Tolerance = REFERENCE_TOLERANCE
 
     @property
     def worst(self) -> OutputCheck | None:
