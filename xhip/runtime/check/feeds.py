@@ -11,11 +11,14 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from math import prod
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from xhip.diagnostics import XhipError, shorten
-from xhip.runtime.executable import TensorSpec
+
+if TYPE_CHECKING:  # the runtime's import is heavy (xdsl); `xhip-run --help` prints the check's rule without it
+    from xhip.runtime.executable import TensorSpec
 
 DRAW_CHUNK_ELEMENTS = 1 << 20
 """Random values are drawn this many at a time, so drawing never needs a second full-size array."""
