@@ -263,3 +263,15 @@ def test_gpt2_2layer_against_float64(capsys, tmp_path: Path):
     logits = json.loads((tmp_path / "r.json").read_text())["check"]["outputs"]["logits"]
     assert logits["rule"] == "float64" and 0 < logits["onnxruntime_err_vs_float64"]
     assert logits["err_vs_float64"] <= REFERENCE_TOLERANCE.factor * logits["onnxruntime_err_vs_float64"]
+
+
+def test_check_each_pass_shows_the_error_against_float64_and_the_bound_per_pass(capsys, tmp_path: Path):
+    path = tmp_path / "deep.onnx"
+    path.write_bytes(deep_chain(layers=4).SerializeToString())
+    code, out = xhip_run(capsys, str(path), "--shape", f"x=2x{WIDTH}", "--check-each-pass")
+    assert code == 0, out
+    header, *rows = out.splitlines()
+    assert header.split() == ["pass", "vs", "ort", "fp32", "vs", "float64", "bound", "result"]
+    for row in rows:
+        _, vs_ort, vs_float64, bound, verdict = row.split()
+        assert verdict == "pass" and 0 < float(vs_float64) <= float(bound) and float(vs_ort) >= 0
