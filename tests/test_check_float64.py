@@ -253,6 +253,8 @@ def test_xhip_run_check_of_every_test_set_model_passes(capsys, tmp_path: Path, n
     check = json.loads((tmp_path / "r.json").read_text())["check"]
     assert check["float64_reference"] == "onnxruntime-cpu"
     assert {o["rule"] for o in check["outputs"].values()} <= {"float64", "exact"}
+    if len(check["outputs"]) > 1:  # a summary line names the worst output, then a line per output
+        assert [line.split(":")[0] for line in out.splitlines()[1:3]] == [f"  output '{n}'" for n in check["outputs"]][:2]
 
 
 def test_gpt2_2layer_against_float64(capsys, tmp_path: Path):
