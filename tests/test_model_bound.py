@@ -83,8 +83,10 @@ def test_the_bound_is_never_above_the_pool(name, pipeline):
             assert report.lower_bound_bytes in (None, 0), where
             continue
         assert report.lower_bound_bytes is not None, where
-        assert report.in_place_lower_bound_bytes <= report.lower_bound_bytes <= report.pool_bytes, where
-        assert report.lower_bound_bytes <= report.merged_lower_bound_bytes, where
+        # In-place writes (the default pipeline's) may take the pool below the model's own
+        # bound, never below the in-place bound: every merge is an in-place pair or a reuse.
+        assert report.in_place_lower_bound_bytes <= report.lower_bound_bytes, where
+        assert report.in_place_lower_bound_bytes <= report.merged_lower_bound_bytes <= report.pool_bytes, where
 
 
 # -- the merge stretches a lifetime ------------------------------------------------------------
