@@ -2,8 +2,8 @@
 
     python benchmarks/attention_memory.py [--shapes 1x128 4x512 16x2048] [--no-sanitize]
 
-For each (batch, seq) and each packing (hip-pool-allocs with planner tree (the
-default), lifetime-only, grouped = lifetime-only=false, stacked), the model is
+For each (batch, seq) and each packing (hip-pool-allocs planned at run time (the
+default), tree, lifetime-only, grouped = lifetime-only=false, stacked), the model is
 compiled with pipelines/default.yaml, run on the reference backend (sanitized
 by default: deferred work and byte ownership checked) and compared with
 onnxruntime. The table gives the pool bytes the run requested, the model's own
@@ -32,7 +32,8 @@ from xhip.testing.models import attention
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results" / "attention_memory.json"
 PACKINGS = {
-    "tree (default)": [],
+    "run-time (default)": [],
+    "tree": ['hip-pool-allocs.planner="tree"'],
     "lifetime-only": ['hip-pool-allocs.planner="lifetime-only"'],
     "grouped": ["hip-pool-allocs.lifetime-only=false", 'hip-pool-allocs.planner=""'],
     "stacked": ['hip-pool-allocs.planner="stacked"'],

@@ -73,4 +73,4 @@ def test_every_xhip_pass_option_is_described():
 
 def test_planner_choices_are_the_planners():
     hint = next(o.hint for o in pass_options(PoolAllocsPass) if o.key == "planner")
-    assert get_args(hint) == ("", *PLANNERS)
+    assert get_args(hint) == ("", "run-time", *PLANNERS)

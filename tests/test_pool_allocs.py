@@ -83,7 +83,7 @@ def _attention() -> ModuleOp:
     return after_passes(seed_attention(), ",".join(MEMORY_PASSES))
 
 
-PLANNER_OPTIONS = [{}, {"lifetime_only": False}, *({"planner": name} for name in PLANNERS)]
+PLANNER_OPTIONS = [{}, {"lifetime_only": False}, *({"planner": name} for name in PLANNERS), {"planner": "run-time"}]
 
 
 # -- the attention model ----------------------------------------------------------------

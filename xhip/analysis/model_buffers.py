@@ -9,10 +9,8 @@ named as in the pool sizes, `%select`), its live interval (`liveness`: from the
 allocation to the last use through any view), and whether its producer could
 write it over a dying input.
 
-That last fact follows the kernels' contract: the producer is a hip DPS op whose
-class says MAY_ALIAS_INPUT (elementwise, softmax, layer-norm, ...), the input is
-an allocation of the same type and byte size, the input's last use is that op,
-and the host never touches the input (`host_access`).
+That last fact is the kernels' aliasing contract (`xhip.analysis.in_place`), with
+"same size" meaning the same printed byte size.
 
 As a module attribute, `hip.model_buffers` = {function name = {sizes = [...],
 intervals = array<i64: first0, last0, ...>, in_place = array<i64: ...>, dims =
@@ -37,11 +35,10 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from xhip.analysis.host_access import host_accessed_roots
+from xhip.analysis.in_place import in_place_pairs
 from xhip.analysis.liveness import Interval, live_intervals
 from xhip.context import make_context
 from xhip.diagnostics import XhipError
-from xhip.dialects.hip.dps import DPSOp
 from xhip.index.host_eval import evaluate
 from xhip.memory import SizeExpr
 from xhip.memory.model_bound import HonestBounds, ModelBuffers, model_buffers_from_text
@@ -136,30 +133,10 @@ def _in_place_targets(
 ) -> list[int]:
     """Per allocation, the earlier one its producer may overwrite, or -1."""
     index_of = {alloc.memref: i for i, alloc in enumerate(allocs)}
-    positions = {op: i for i, op in enumerate(block.ops)}
-    host_touched = host_accessed_roots(block)
+    pairs = in_place_pairs(block, index_of, intervals, lambda a, b: sizes[index_of[a]] == sizes[index_of[b]])
     targets = [-1] * len(allocs)
-    taken: set[int] = set()
-    for op in block.ops:
-        if not isinstance(op, DPSOp) or not getattr(type(op), "MAY_ALIAS_INPUT", False) or len(op.outputs) != 1:
-            continue
-        written = index_of.get(op.outputs[0])
-        if written is None or targets[written] >= 0:
-            continue
-        for operand in op.inputs:
-            source = index_of.get(operand)
-            if (
-                source is not None
-                and source != written
-                and source not in taken
-                and operand.type == op.outputs[0].type
-                and sizes[source] == sizes[written]
-                and intervals[operand].last == positions[op]
-                and operand not in host_touched
-            ):
-                targets[written] = source
-                taken.add(source)
-                break
+    for written, source in pairs.items():
+        targets[index_of[written]] = index_of[source]
     return targets
 
 

@@ -1,9 +1,20 @@
-"""hip-optimize-memrefs: in-place reuse of dead buffers (liveness-based).
+"""hip-optimize-memrefs: later allocations take the buffers of dying ones.
 
 Device work on one stream runs in program order, so once every use of a buffer
 (through every view of it) is behind us, a later allocation can take its bytes.
-Allocations are visited in program order; one takes the slot of an earlier buffer
-whose last use comes strictly before the new allocation:
+Two modes (`reuse`):
+
+`in-place` (the default pipeline's): an op's output takes the buffer of an input
+that dies at that op, where the kernel may write over its input (the contract of
+`xhip.analysis.in_place`: same type and extents, no host access). Only those
+merges: they never lengthen a lifetime, so the planner (hip-pool-allocs) sees a
+program whose max-live is the model's in-place bound, and does the rest of the
+reuse itself. Merging any dead buffer instead ties same-type buffers of every
+layer into one slot live across all of them, which the planner cannot undo.
+
+`liveness` (the seed's pass, seed 003's pipeline): allocations are visited in
+program order; one takes the slot of an earlier buffer whose last use comes
+strictly before the new allocation:
 
 - static shapes: the same element type and memory space, enough bytes, the best
   fit (least waste). A different shape reads the slot through a
@@ -35,6 +46,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.analysis.host_access import host_accessed_roots
+from xhip.analysis.in_place import in_place_pairs
 from xhip.analysis.liveness import live_intervals
 from xhip.analysis.memref_extents import same_extent
 from xhip.passes.contracts import erase_deallocs, escapes, function_body
@@ -87,10 +99,46 @@ def _best_slot(slots: list[_Slot], alloc: memref.AllocOp, first_use: int) -> _Sl
     return best
 
 
-def _take_slot(alloc: memref.AllocOp, slot: _Slot) -> None:
-    """Make `alloc`'s users read the slot's bytes, and drop `alloc`."""
-    new_type, value = alloc.memref.type, slot.owner.memref
-    if new_type != slot.type:
+def _liveness_owners(block: Block, allocs: list[memref.AllocOp]) -> dict[memref.AllocOp, memref.AllocOp]:
+    """The seed's reuse: each allocation takes the best-fitting slot that died before it."""
+    intervals = live_intervals(block, [alloc.memref for alloc in allocs])
+    slots: list[_Slot] = []
+    owner_of: dict[memref.AllocOp, memref.AllocOp] = {}
+    for alloc in allocs:
+        interval = intervals[alloc.memref]
+        slot = _best_slot(slots, alloc, interval.first)
+        if slot is None:
+            slots.append(_Slot(alloc, interval.last))
+            continue
+        slot.last_use = max(slot.last_use, interval.last)
+        owner_of[alloc] = slot.owner
+    return owner_of
+
+
+def _same_extents(lhs: memref.AllocOp, rhs: memref.AllocOp) -> bool:
+    pairs = zip(lhs.dynamic_sizes, rhs.dynamic_sizes, strict=True)
+    return all(same_extent(a, b) for a, b in pairs)
+
+
+def _in_place_owners(block: Block, allocs: list[memref.AllocOp]) -> dict[memref.AllocOp, memref.AllocOp]:
+    """In-place writes only: an op's output takes the buffer of an input that dies at
+    that op (`xhip.analysis.in_place`); chains of them share the first buffer."""
+    alloc_of = {alloc.memref: alloc for alloc in allocs}
+    intervals = live_intervals(block, list(alloc_of))
+    pairs = in_place_pairs(block, alloc_of, intervals, lambda a, b: _same_extents(alloc_of[a], alloc_of[b]))
+    owner_of: dict[memref.AllocOp, memref.AllocOp] = {}
+    for alloc in allocs:  # program order: an input's owner is known before its output's
+        source = pairs.get(alloc.memref)
+        if source is not None:
+            source_alloc = alloc_of[source]
+            owner_of[alloc] = owner_of.get(source_alloc, source_alloc)
+    return owner_of
+
+
+def _take_slot(alloc: memref.AllocOp, owner: memref.AllocOp) -> None:
+    """Make `alloc`'s users read the owner's bytes, and drop `alloc`."""
+    new_type, value = alloc.memref.type, owner.memref
+    if new_type != owner.memref.type:
         shape = new_type.get_shape()
         cast = memref.ReinterpretCastOp.from_dynamic(value, [0], list(shape), _contiguous_strides(shape), new_type)
         cast.result.name_hint = alloc.memref.name_hint
@@ -123,30 +171,23 @@ def _place_deallocs(block: Block, owners: list[memref.AllocOp]) -> None:
         Rewriter.insert_op(memref.DeallocOp.get(owner.memref), InsertPoint.after(last))
 
 
-def optimize(function: func.FuncOp, exclude_host_accessed: bool) -> None:
-    """Reuse dead buffers for later allocations in `function`."""
+REUSE_MODES = {"liveness": _liveness_owners, "in-place": _in_place_owners}
+
+
+def optimize(function: func.FuncOp, exclude_host_accessed: bool, reuse: str = "liveness") -> None:
+    """Reuse dead buffers for later allocations in `function` (`reuse`: one of REUSE_MODES)."""
     block = function_body(function, "hip-optimize-memrefs")
     if block is None:
         return
     allocs = _candidates(block, exclude_host_accessed)
     # Deallocations are not uses: take them out, and put one back per slot at its end.
     freed = {alloc for alloc in allocs if erase_deallocs(alloc.memref)}
-    intervals = live_intervals(block, [alloc.memref for alloc in allocs])
-    slots: list[_Slot] = []
-    owner_of: dict[memref.AllocOp, _Slot] = {}
-    for alloc in allocs:
-        interval = intervals[alloc.memref]
-        slot = _best_slot(slots, alloc, interval.first)
-        if slot is None:
-            slots.append(_Slot(alloc, interval.last))
-            continue
-        slot.last_use = max(slot.last_use, interval.last)
-        owner_of[alloc] = slot
-    for alloc, slot in owner_of.items():
+    owner_of = REUSE_MODES[reuse](block, allocs)
+    for alloc, owner in owner_of.items():
         if alloc in freed:
-            freed.add(slot.owner)
-        _take_slot(alloc, slot)
-    _place_deallocs(block, [slot.owner for slot in slots if slot.owner in freed])
+            freed.add(owner)
+        _take_slot(alloc, owner)
+    _place_deallocs(block, [alloc for alloc in allocs if alloc not in owner_of and alloc in freed])
 
 
 @dataclass(frozen=True)
@@ -158,6 +199,15 @@ class OptimizeMemrefsPass(ModulePass):
     exclude_host_accessed: bool = True
     """Keep buffers that host code loads or stores out of reuse; false reproduces seed 004's race."""
 
+    reuse: str = "liveness"
+    """"liveness": any buffer dead before an allocation may be taken (the seed's pass);
+    "in-place": only an input that dies at the op writing the allocation, when the
+    op's kernel may alias (`xhip.analysis.in_place`); the rest is left to hip-pool-allocs."""
+
+    def __post_init__(self):
+        if self.reuse not in REUSE_MODES:
+            raise ValueError(f"reuse must be one of {', '.join(map(repr, REUSE_MODES))}, not {self.reuse!r}")
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
-            optimize(function, self.exclude_host_accessed)
+            optimize(function, self.exclude_host_accessed, self.reuse)

@@ -14,16 +14,24 @@ For each function (a single block with `!hip.context` as argument #0):
    speculatable) pins it. An allocation whose size depends on such a value defined
    at or after the current domain's first allocation opens a new domain, with its
    own `hip.get_pool {domain_id = k}` after that value. Domain ids are numbered
-   across the module, so two functions never share a pool.
+   across the module, so two functions never share a pool. A domain that starts
+   after the last use of every buffer of an earlier pool draws from that pool
+   (`hip.get_pool {domain_id}` names the pool): the runtime gives both the same
+   bytes, grown to the larger, instead of a second pool.
 4. Per domain, the buffers (size = element bytes x static dims x dynamic size
    operands, grouped by their dynamic size operands) go to a planner of
    `xhip.memory`: `planner` names one, else `lifetime-only` picks between
    "lifetime-only" (the default, seed 001) and "grouped" (`lifetime-only=false`).
+   `planner = "run-time"` plans at each run's sizes instead
+   (`xhip.memory.greedy`): at compile time for a domain whose sizes are all
+   static, else through a `hip.plan_pool` of the sizes, which the runtime plans
+   once per distinct set of sizes.
 5. `xhip.rewrite_rules.pool_emission` writes the placement down.
 
 Module attributes record the result for reports and the runtime (names and
 format: xhip/dialects/hip/attributes.py): the alignment, the pool sizes as
-printed `SizeExpr`s, and per pooled buffer its offset and domain.
+printed `SizeExpr`s ("run-time" for a domain planned at run time), the pool each
+domain draws from, and per pooled buffer its offset and domain.
 `emit-fragmentation-report` prints, per domain, the pool size against the
 max-live lower bound to stderr.
 """
@@ -45,9 +53,10 @@ from xhip.analysis.liveness import Interval, live_intervals
 from xhip.analysis.pool_sizes import DimNames, byte_size, is_poolable
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import RUNTIME_OFFSET, pool_attributes
-from xhip.memory import PLANNERS, Buffer, Planner, SizeExpr, lower_bound_expr
+from xhip.memory import PLANNERS, Buffer, Placement, Planner, SizeExpr, lower_bound_expr
+from xhip.memory.greedy import plan_at_sizes
 from xhip.passes.contracts import erase_deallocs, escapes, is_pure, require_context
-from xhip.rewrite_rules.pool_emission import PooledBuffer, emit_pool
+from xhip.rewrite_rules.pool_emission import PooledBuffer, emit_pool, emit_run_time_pool
 
 
 # -- what can be pooled -------------------------------------------------------------------
@@ -151,13 +160,21 @@ def _hoist_size_arithmetic(domain: Domain, pins: _Pins) -> None:
 class PoolRecord:
     """What the pass did, for the module attributes: per domain, per pooled buffer."""
 
-    totals: list[SizeExpr] = field(default_factory=list)
+    totals: list[SizeExpr | None] = field(default_factory=list)
+    """Per domain its pool size; None when it is planned at run time."""
+    pools: list[int] = field(default_factory=list)
+    """Per domain the pool it draws from."""
     offsets: list[int] = field(default_factory=list)
     domains: list[int] = field(default_factory=list)
 
     def module_attributes(self, alignment: int) -> dict[str, Attribute]:
-        whole = sum(self.totals, SizeExpr.const(0))
-        return pool_attributes(alignment, str(whole), [str(t) for t in self.totals], self.offsets, self.domains)
+        per_pool: dict[int, list[SizeExpr | None]] = {}
+        for pool, total in zip(self.pools, self.totals):
+            per_pool.setdefault(pool, []).append(total)
+        known = [SizeExpr.max_of(t) for t in per_pool.values() if None not in t]  # type: ignore[arg-type]
+        whole = RUN_TIME if len(known) < len(per_pool) else str(sum(known, SizeExpr.const(0)))
+        totals = [RUN_TIME if t is None else str(t) for t in self.totals]
+        return pool_attributes(alignment, whole, totals, self.offsets, self.domains, self.pools)
 
 
 def fragmentation_line(function: str, domain_id: int, total: SizeExpr, bound: SizeExpr) -> str:
@@ -171,12 +188,39 @@ def fragmentation_line(function: str, domain_id: int, total: SizeExpr, bound: Si
     return line
 
 
+def _planned_at_static_sizes(buffers: Sequence[Buffer], alignment: int) -> Placement:
+    """The run-time planner's answer for sizes known now, as a placement of constants."""
+    sizes = [buffer.static_size for buffer in buffers]
+    offsets, total = plan_at_sizes(sizes, [(b.first, b.last) for b in buffers], alignment)  # type: ignore[arg-type]
+    return Placement({b.id: SizeExpr.const(o) for b, o in zip(buffers, offsets)}, SizeExpr.const(total), [])
+
+
 # -- the pass -------------------------------------------------------------------------------
 
-PlannerName = Literal["", *PLANNERS]  # type: ignore[valid-type]
-"""The `planner` option's choices: xhip.memory's planners by name, or "" (lifetime-only decides).
+RUN_TIME = "run-time"
+"""The planner choice that plans at each run's sizes (and the pool size text it records)."""
+
+PlannerName = Literal["", "run-time", *PLANNERS]  # type: ignore[valid-type]
+"""The `planner` option's choices: xhip.memory's planners by name, "run-time", or ""
+(lifetime-only decides).
 
 Built from PLANNERS, so a new planner is a choice (and listed by --list-passes) at once."""
+
+
+@dataclass
+class _PoolEnds:
+    """Per pool, the last use of any buffer drawn from it so far (program points)."""
+
+    ends: list[int] = field(default_factory=list)
+
+    def pool_for(self, start: int, last: int) -> int:
+        """A pool whose buffers are all dead before `start`, or a new one; it now ends at `last`."""
+        for pool, end in enumerate(self.ends):
+            if end < start:
+                self.ends[pool] = last
+                return pool
+        self.ends.append(last)
+        return len(self.ends) - 1
 
 
 @dataclass(frozen=True)
@@ -190,7 +234,8 @@ class PoolAllocsPass(ModulePass):
     lifetime_only: bool = True
     """Seed 001: true packs each runtime-sized buffer on its own; false groups by dims."""
     planner: PlannerName = ""
-    """A planner of xhip.memory by name; overrides lifetime-only. Empty: lifetime-only decides."""
+    """A planner of xhip.memory by name, or "run-time" (plan at each run's sizes, xhip.memory.greedy);
+    overrides lifetime-only. Empty: lifetime-only decides."""
     emit_fragmentation_report: bool = False
     """Print each domain's pool size and max-live lower bound to stderr."""
 
@@ -201,7 +246,9 @@ class PoolAllocsPass(ModulePass):
 
     @property
     def chosen_planner(self) -> Planner:
-        return PLANNERS[self.planner or ("lifetime-only" if self.lifetime_only else "grouped")]
+        """The symbolic planner (the run-time choice uses it for nothing)."""
+        name = self.planner if self.planner in PLANNERS else ("lifetime-only" if self.lifetime_only else "grouped")
+        return PLANNERS[name]
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         record = PoolRecord()
@@ -229,19 +276,33 @@ class PoolAllocsPass(ModulePass):
         positions = {o: i for i, o in enumerate(block.ops)}
         intervals = live_intervals(block, [a.memref for a in candidates])
         pins = _Pins(positions)
+        pool_ends = _PoolEnds()
+        pool_base = len(set(record.pools))  # pools are numbered across the module, like domains
         domain_of: dict[memref.AllocOp, int] = {}
-        offset_of: dict[memref.AllocOp, SizeExpr] = {}
+        offset_of: dict[memref.AllocOp, SizeExpr | None] = {}
         for domain in partition_domains(candidates, pins):
             domain_id = len(record.totals)
-            total, offsets = self._place(domain, domain_id, intervals, names)
+            start = positions[domain.first]
+            pool = pool_base + pool_ends.pool_for(start, max(intervals[a.memref].last for a in domain.members))
             _hoist_size_arithmetic(domain, pins)
-            members = [PooledBuffer(alloc, offsets[alloc]) for alloc in domain.members]
-            emit_pool(context, domain_id, total, members, domain.first)
-            record.totals.append(total)
+            placed = self._place(domain, domain_id, intervals, names)
+            if placed is None:
+                sizes = [byte_size(alloc, names) for alloc in domain.members]
+                spans = [(intervals[a.memref].first, intervals[a.memref].last) for a in domain.members]
+                emit_run_time_pool(context, pool, sizes, spans, self.alignment, domain.members, domain.first)
+                record.totals.append(None)
+                offset_of.update((alloc, None) for alloc in domain.members)
+            else:
+                total, offsets = placed
+                members = [PooledBuffer(alloc, offsets[alloc]) for alloc in domain.members]
+                emit_pool(context, pool, total, members, domain.first)
+                record.totals.append(total)
+                offset_of.update(offsets)
+            record.pools.append(pool)
             domain_of.update((alloc, domain_id) for alloc in domain.members)
-            offset_of.update(offsets)
         for alloc in candidates:  # program order
-            static = offset_of[alloc].static_value
+            offset = offset_of[alloc]
+            static = None if offset is None else offset.static_value
             record.offsets.append(RUNTIME_OFFSET if static is None else static)
             record.domains.append(domain_of[alloc])
 
@@ -257,14 +318,20 @@ class PoolAllocsPass(ModulePass):
 
     def _place(
         self, domain: Domain, domain_id: int, intervals: dict[SSAValue, Interval], names: DimNames
-    ) -> tuple[SizeExpr, dict[memref.AllocOp, SizeExpr]]:
-        """The pool size of `domain` and each member's offset, from the planner."""
+    ) -> tuple[SizeExpr, dict[memref.AllocOp, SizeExpr]] | None:
+        """The pool size of `domain` and each member's offset, from the planner; None when
+        the run-time planner leaves a domain with runtime sizes to the run."""
         buffers = []
         for index, alloc in enumerate(domain.members):
             interval = intervals[alloc.memref]
             group = tuple(alloc.dynamic_sizes) or None
             buffers.append(Buffer(index, byte_size(alloc, names), interval.first, interval.last, group))
-        placement = self.chosen_planner(buffers, self.alignment)
+        if self.planner == RUN_TIME:
+            if any(buffer.static_size is None for buffer in buffers):
+                return None
+            placement = _planned_at_static_sizes(buffers, self.alignment)
+        else:
+            placement = self.chosen_planner(buffers, self.alignment)
         if self.emit_fragmentation_report:
             function = domain.first.parent_op()
             assert isinstance(function, func.FuncOp)

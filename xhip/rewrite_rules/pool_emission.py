@@ -6,6 +6,9 @@ and are emitted through `ArithSizeEmitter`, the `SizeEmitter` of `index` arithme
 `arith.addi`/`muli`, `arith.maxui` for a slab as wide as the widest member, and
 align-up as `(x + a - 1) / a * a` (`addi`, `divui`, `muli`), the spelling of the
 seed. One memo per pool defines every shared subexpression once.
+
+A domain planned at run time (`emit_run_time_pool`) gets its buffers' byte sizes
+the same way, a `hip.plan_pool` of them, and the pool and views at its results.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from xdsl.dialects.builtin import IndexType, MemRefType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xhip.dialects.hip import GetPoolOp
+from xhip.dialects.hip import GetPoolOp, PlanPoolOp
 from xhip.memory import SizeExpr
 
 
@@ -88,8 +91,34 @@ def emit_pool(
     # Every offset before any replacement: the insertion point is the first member.
     offsets = [emitter.value(member.offset, memo) for member in members]
     for member, offset in zip(members, offsets, strict=True):
-        result_type = member.alloc.memref.type
-        assert isinstance(result_type, MemRefType)
-        view = memref.ViewOp(pool.result, offset, list(member.alloc.dynamic_sizes), result_type)
-        Rewriter.replace_op(member.alloc, view)
+        _replace_by_view(member.alloc, pool, offset)
+    return pool
+
+
+def _replace_by_view(alloc: memref.AllocOp, pool: GetPoolOp, offset: SSAValue) -> None:
+    result_type = alloc.memref.type
+    assert isinstance(result_type, MemRefType)
+    Rewriter.replace_op(alloc, memref.ViewOp(pool.result, offset, list(alloc.dynamic_sizes), result_type))
+
+
+def emit_run_time_pool(
+    context: SSAValue,
+    domain_id: int,
+    sizes: Sequence[SizeExpr],
+    intervals: Sequence[tuple[int, int]],
+    alignment: int,
+    members: Sequence[memref.AllocOp],
+    insert_before: Operation,
+) -> GetPoolOp:
+    """The byte sizes of `members`, `hip.plan_pool` of them before `insert_before`, the
+    pool at its total and every member replaced by a view at its offset."""
+    emitter = ArithSizeEmitter(InsertPoint.before(insert_before))
+    memo: dict[Any, Any] = {}
+    values = [emitter.value(size, memo) for size in sizes]
+    plan = PlanPoolOp(values, intervals, alignment)
+    Rewriter.insert_op(plan, InsertPoint.before(insert_before))
+    pool = GetPoolOp(context, plan.total, domain_id)
+    Rewriter.insert_op(pool, InsertPoint.before(insert_before))
+    for alloc, offset in zip(members, plan.offsets, strict=True):
+        _replace_by_view(alloc, pool, offset)
     return pool

@@ -2,8 +2,34 @@
 
 // A size read from memory (a host load: not speculatable) after the first
 // allocation cannot be computed where the first pool is: %b opens domain 1,
-// whose pool comes after the load. Domains never share bytes.
+// whose pool comes after the load. %a is still read after %b is written, so the
+// two domains draw from two pools.
 func.func @late_load(%ctx: !hip.context, %x: memref<?xf32>, %n: index, %count: memref<1xindex>) {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc(%n) : memref<?xf32>
+  hip.relu(%ctx) ins(%x : memref<?xf32>) outs(%a : memref<?xf32>)
+  %m = memref.load %count[%c0] : memref<1xindex>
+  %b = memref.alloc(%m) : memref<?xf32>
+  hip.relu(%ctx) ins(%x : memref<?xf32>) outs(%b : memref<?xf32>)
+  hip.relu(%ctx) ins(%a : memref<?xf32>) outs(%a : memref<?xf32>)
+  func.return
+}
+
+// CHECK:       hip.domain_count = 2 : i64, hip.buffer_count = 2 : i64, hip.buffer_offsets = array<i64: 0, 0>, hip.buffer_domains = array<i64: 0, 1>, hip.domain_pools = array<i64: 0, 1>
+// CHECK-LABEL: func.func @late_load
+// CHECK:         %[[P0:.*]] = hip.get_pool(%ctx, %{{.*}}) : memref<?xi8>
+// CHECK:         %a = memref.view %[[P0]]
+// CHECK-NEXT:    hip.relu
+// CHECK-NEXT:    %m = memref.load %count[%c0] : memref<1xindex>
+// CHECK:         %[[P1:.*]] = hip.get_pool(%ctx, %{{.*}}) {domain_id = 1 : i64} : memref<?xi8>
+// CHECK:         %b = memref.view %[[P1]][%{{.*}}][%m]
+
+// -----
+
+// When every buffer of the first pool is dead before the late domain starts, the
+// late domain draws from that pool (`domain_id` names the pool): the runtime gives
+// both the same bytes, grown to the larger, rather than a second pool.
+func.func @late_load_after_the_first_pool_dies(%ctx: !hip.context, %x: memref<?xf32>, %n: index, %count: memref<1xindex>) {
   %c0 = arith.constant 0 : index
   %a = memref.alloc(%n) : memref<?xf32>
   hip.relu(%ctx) ins(%x : memref<?xf32>) outs(%a : memref<?xf32>)
@@ -13,14 +39,12 @@ func.func @late_load(%ctx: !hip.context, %x: memref<?xf32>, %n: index, %count: m
   func.return
 }
 
-// CHECK:       hip.domain_count = 2 : i64, hip.buffer_count = 2 : i64, hip.buffer_offsets = array<i64: 0, 0>, hip.buffer_domains = array<i64: 0, 1>
-// CHECK-LABEL: func.func @late_load
-// CHECK:         %[[P0:.*]] = hip.get_pool(%ctx, %{{.*}}) : memref<?xi8>
-// CHECK:         %a = memref.view %[[P0]]
-// CHECK-NEXT:    hip.relu
-// CHECK-NEXT:    %m = memref.load %count[%c0] : memref<1xindex>
-// CHECK:         %[[P1:.*]] = hip.get_pool(%ctx, %{{.*}}) {domain_id = 1 : i64} : memref<?xi8>
-// CHECK:         %b = memref.view %[[P1]][%{{.*}}][%m]
+// CHECK:       hip.domain_count = 2 : i64, {{.*}} hip.buffer_domains = array<i64: 0, 1>, hip.domain_pools = array<i64: 0, 0>
+// CHECK-LABEL: func.func @late_load_after_the_first_pool_dies
+// CHECK:         %[[Q0:.*]] = hip.get_pool(%ctx, %{{.*}}) : memref<?xi8>
+// CHECK:         %m = memref.load %count[%c0] : memref<1xindex>
+// CHECK:         %[[Q1:.*]] = hip.get_pool(%ctx, %{{.*}}) : memref<?xi8>
+// CHECK:         %b = memref.view %[[Q1]][%{{.*}}][%m]
 
 // -----
 
@@ -65,12 +89,13 @@ func.func @three_domains(%ctx: !hip.context, %x: memref<?xf32>, %n: index, %coun
   func.return
 }
 
-// CHECK:       hip.domain_count = 3 : i64, hip.buffer_count = 4 : i64, {{.*}} hip.buffer_domains = array<i64: 0, 1, 2, 2>
+// Each domain's buffers are dead before the next one starts: all three draw from pool 0.
+// CHECK:       hip.domain_count = 3 : i64, hip.buffer_count = 4 : i64, {{.*}} hip.buffer_domains = array<i64: 0, 1, 2, 2>, hip.domain_pools = array<i64: 0, 0, 0>
 // CHECK-LABEL: func.func @three_domains
 // CHECK:         hip.get_pool(%ctx, %{{.*}}) : memref<?xi8>
 // CHECK:         %m = memref.load
-// CHECK:         hip.get_pool(%ctx, %{{.*}}) {domain_id = 1 : i64}
+// CHECK:         hip.get_pool(%ctx, %{{.*}}) : memref<?xi8>
 // CHECK:         %k1 = arith.addi %k, %c1 : index
-// CHECK:         hip.get_pool(%ctx, %{{.*}}) {domain_id = 2 : i64}
+// CHECK:         hip.get_pool(%ctx, %{{.*}}) : memref<?xi8>
 // CHECK:         %c = memref.view
 // CHECK-NEXT:    %s = memref.view

@@ -27,7 +27,7 @@ func.func @two_blocks(%ctx: !hip.context, %x: memref<4xf32>) {
 
 // ALIGN3:  -p: error: pass 'hip-pool-allocs': alignment must be a positive power of 2, got 3
 // ALIGN0:  -p: error: pass 'hip-pool-allocs': alignment must be a positive power of 2, got 0
-// PLANNER: -p: error: option 'planner' of 'hip-pool-allocs' expects '' | 'stacked' | 'grouped' | 'lifetime-only' | 'tree', got 'lifetime' (str); did you mean 'lifetime-only'?
+// PLANNER: -p: error: option 'planner' of 'hip-pool-allocs' expects '' | 'run-time' | 'stacked' | 'grouped' | 'lifetime-only' | 'tree', got 'lifetime' (str); did you mean 'lifetime-only'?
 
 // -----
 

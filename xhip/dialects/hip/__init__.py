@@ -34,6 +34,7 @@ from xhip.dialects.hip.attributes import (
     POOL_ALIGNMENT_ATTR,
     POOL_SIZE_ATTR,
     POOL_SIZES_ATTR,
+    DOMAIN_POOLS_ATTR,
     RUNTIME_OFFSET,
     ExternalData,
     format_external_data,
@@ -53,6 +54,7 @@ from xhip.dialects.hip.infra import (
     GetConstantOp,
     GetHostScratchOp,
     GetPoolOp,
+    PlanPoolOp,
     ReadbackDimOp,
     ReadbackScalarOp,
 )
@@ -62,7 +64,7 @@ HIP = Dialect(
     "hip",
     [
         # Infrastructure.
-        AllocOp, AllocOutputOp, FreeOp, GetPoolOp, GetHostScratchOp, GetConstantOp,
+        AllocOp, AllocOutputOp, FreeOp, GetPoolOp, PlanPoolOp, GetHostScratchOp, GetConstantOp,
         ReadbackScalarOp, ReadbackDimOp,
         *COMPUTE_OPS,
     ],
@@ -79,6 +81,7 @@ __all__ = [
     "CONSTANTS_SHA256_ATTR",
     "CONSTANTS_SIZE_ATTR",
     "DOMAIN_COUNT_ATTR",
+    "DOMAIN_POOLS_ATTR",
     "EXTERNAL_DATA_ATTR",
     "OUT_PARAM_ATTR",
     "POOL_ALIGNMENT_ATTR",
@@ -102,6 +105,7 @@ __all__ = [
     "GetHostScratchOp",
     "GetPoolOp",
     "HIP",
+    "PlanPoolOp",
     "ReadbackDimOp",
     "ReadbackScalarOp",
     "ShapeRule",

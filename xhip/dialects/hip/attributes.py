@@ -3,9 +3,12 @@
 Memory planning (hip-pool-allocs) records what it did on the module:
 
 - `hip.pool_alignment`: the byte alignment of every pooled buffer (i64);
-- `hip.pool_size`, `hip.pool_sizes`: the pool size of all domains together and
-  per dominance domain, as printed `SizeExpr`s (`"max(align_up(16*m, 256), 512)"`);
-- `hip.domain_count`, `hip.buffer_count`: how many pools and pooled buffers;
+- `hip.pool_size`, `hip.pool_sizes`: the pool size of all pools together and
+  per dominance domain, as printed `SizeExpr`s (`"max(align_up(16*m, 256), 512)"`),
+  or `"run-time"` where the sizes are planned at run time (`hip.plan_pool`);
+- `hip.domain_count`, `hip.buffer_count`: how many domains and pooled buffers;
+- `hip.domain_pools`: per domain, the pool it draws from (a later domain takes
+  an earlier pool whose buffers are all dead, so pools can be fewer than domains);
 - `hip.buffer_offsets`, `hip.buffer_domains`: per pooled buffer in program
   order, its static offset (`RUNTIME_OFFSET` when only known at run time) and
   its domain.
@@ -36,6 +39,7 @@ from xdsl.ir import Attribute
 POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
 POOL_SIZE_ATTR = "hip.pool_size"
 POOL_SIZES_ATTR = "hip.pool_sizes"
+DOMAIN_POOLS_ATTR = "hip.domain_pools"
 DOMAIN_COUNT_ATTR = "hip.domain_count"
 BUFFER_COUNT_ATTR = "hip.buffer_count"
 BUFFER_OFFSETS_ATTR = "hip.buffer_offsets"
@@ -56,9 +60,15 @@ OUT_PARAM_ATTR = "bufferize.result"
 
 
 def pool_attributes(
-    alignment: int, total: str, totals: Sequence[str], offsets: Sequence[int], domains: Sequence[int]
+    alignment: int,
+    total: str,
+    totals: Sequence[str],
+    offsets: Sequence[int],
+    domains: Sequence[int],
+    pools: Sequence[int],
 ) -> dict[str, Attribute]:
-    """The module attributes of a pool plan: sizes as printed SizeExprs, per-buffer lists in program order."""
+    """The module attributes of a pool plan: sizes as printed SizeExprs, per-domain pools,
+    per-buffer lists in program order."""
     return {
         POOL_ALIGNMENT_ATTR: IntegerAttr(alignment, i64),
         POOL_SIZE_ATTR: StringAttr(total),
@@ -67,6 +77,7 @@ def pool_attributes(
         BUFFER_COUNT_ATTR: IntegerAttr(len(offsets), i64),
         BUFFER_OFFSETS_ATTR: DenseArrayBase.from_list(i64, list(offsets)),
         BUFFER_DOMAINS_ATTR: DenseArrayBase.from_list(i64, list(domains)),
+        DOMAIN_POOLS_ATTR: DenseArrayBase.from_list(i64, list(pools)),
     }
 
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -28,7 +29,9 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
+from xdsl.traits import Pure
 
 from xhip.dialects.hip.common import (
     BYTE_BUFFER,
@@ -161,6 +164,52 @@ class GetPoolOp(_ByteBufferOp):
     def verify_(self) -> None:
         require_non_negative(self, "domain_id", self.domain_id)
         super().verify_()
+
+
+@irdl_op_definition
+class PlanPoolOp(IRDLOperation):
+    """Offsets and the pool size for buffers whose sizes are only known at run time.
+
+    One byte size per buffer and its live interval (first, last program point, as
+    `intervals`); the runtime plans them (`xhip.memory.greedy.plan_at_sizes`) once per
+    distinct set of sizes, every offset a multiple of `alignment`. Results: the pool
+    size, then one offset per buffer, in operand order."""
+
+    name = "hip.plan_pool"
+    sizes = var_operand_def(IndexType)
+    intervals = prop_def(DenseArrayBase)
+    alignment = prop_def(IntegerAttr[IntegerType])
+    total = result_def(IndexType)
+    offsets = var_result_def(IndexType)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "`(` $sizes `)` attr-dict `:` `(` type($sizes) `)` `->` `(` type($total) `,` type($offsets) `)`"
+
+    def __init__(self, sizes: Sequence[SSAValue], intervals: Sequence[tuple[int, int]], alignment: int):
+        super().__init__(
+            operands=[sizes],
+            result_types=[IndexType(), [IndexType()] * len(sizes)],
+            properties={
+                "intervals": DenseArrayBase.from_list(i64, [point for pair in intervals for point in pair]),
+                "alignment": IntegerAttr(alignment, i64),
+            },
+        )
+
+    def interval_pairs(self) -> list[tuple[int, int]]:
+        points = [int(p) for p in self.intervals.get_values()]
+        return list(zip(points[::2], points[1::2]))
+
+    def verify_(self) -> None:
+        points = self.intervals.get_values()
+        if len(points) != 2 * len(self.sizes):
+            raise verify_error(self, f"needs a (first, last) pair per size: {len(self.sizes)} sizes, {len(points)} points")
+        if len(self.offsets) != len(self.sizes):
+            raise verify_error(self, f"needs one offset result per size: {len(self.sizes)} sizes, {len(self.offsets)} offsets")
+        if any(first > last for first, last in self.interval_pairs()):
+            raise verify_error(self, "an interval ends before it starts")
+        alignment = self.alignment.value.data
+        if alignment <= 0 or alignment & (alignment - 1):
+            raise verify_error(self, f"alignment must be a positive power of 2, got {alignment}")
 
 
 @irdl_op_definition

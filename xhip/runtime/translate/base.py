@@ -30,7 +30,14 @@ class RunState:
 
     outputs: dict[int, MemRef] = field(default_factory=dict)
     pool_bytes: int = 0
+    """The bytes the run's pools need: per pool, the largest request of its domains, summed."""
     scratch_bytes: int = 0
+    pool_requests: dict[int, int] = field(default_factory=dict)
+
+    def request_pool(self, pool: int, nbytes: int) -> None:
+        """A domain asks pool `pool` for `nbytes` (domains that share a pool ask in turn)."""
+        self.pool_requests[pool] = max(self.pool_requests.get(pool, 0), nbytes)
+        self.pool_bytes = sum(self.pool_requests.values())
 
 
 @dataclass

@@ -7,6 +7,7 @@ from xdsl.ir import Operation
 
 from xhip.diagnostics import op_location
 from xhip.dialects import hip
+from xhip.memory.greedy import plan_at_sizes
 from xhip.runtime.backends.reference.kernels import run_kernel
 from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, numpy_dtype
 from xhip.runtime.contracts import dps_contract
@@ -92,10 +93,30 @@ def translate_get_pool(op: Operation, plan: PlanBuilder) -> Step:
     def step(regs: Registers) -> None:
         nbytes = int(regs[size])  # type: ignore[arg-type]
         session.cap.require(nbytes, location, expression)
-        session.run.pool_bytes += nbytes
+        session.run.request_pool(domain, nbytes)
         pool = _byte_buffer(session, session.pools.get(domain), nbytes, owner.label, "pool")
         session.pools[domain] = pool
         regs[out] = MemRef.contiguous(pool, [nbytes], np.dtype(np.uint8), owner)
+
+    return step
+
+
+@translates("hip.plan_pool")
+def translate_plan_pool(op: Operation, plan: PlanBuilder) -> Step:
+    """The run-time planner at this run's sizes, remembered per distinct set of sizes."""
+    assert isinstance(op, hip.PlanPoolOp)
+    sizes = [plan.slot(size) for size in op.sizes]
+    total, offsets = plan.slot(op.total), [plan.slot(offset) for offset in op.offsets]
+    intervals, alignment = op.interval_pairs(), op.alignment.value.data
+    planned: dict[tuple[int, ...], tuple[list[int], int]] = {}
+
+    def step(regs: Registers) -> None:
+        key = tuple(int(regs[size]) for size in sizes)  # type: ignore[arg-type]
+        if key not in planned:
+            planned[key] = plan_at_sizes(key, intervals, alignment)
+        placed, regs[total] = planned[key]
+        for slot, offset in zip(offsets, placed):
+            regs[slot] = offset
 
     return step
 

@@ -1,0 +1,167 @@
+"""The run-time planner (`hip-pool-allocs {planner = "run-time"}`), `hip.plan_pool`, and
+pools shared across dominance domains.
+
+The planner itself (`xhip.memory.greedy.plan_at_sizes`) is checked against the
+independent layout checker on random buffers; the pass and the runtime on hand
+IR and on the transformer stack, whose pool must be the in-place bound.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import ops_of, parse_verified
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xhip.context import make_context
+from xhip.diagnostics import XhipError
+from xhip.dialects.hip import GetPoolOp, PlanPoolOp
+from xhip.memory import Buffer, Placement, SizeExpr, check_layout, lower_bound
+from xhip.memory.greedy import plan_at_sizes
+from xhip.passes.pool_allocs import PoolAllocsPass
+from xhip.runtime.executable import Executable
+from xhip.verify import verify_module
+
+RNG = np.random.default_rng(1305)
+
+
+@st.composite
+def _buffers(draw) -> list[tuple[int, int, int]]:
+    count = draw(st.integers(1, 24))
+    listed = []
+    for _ in range(count):
+        first = draw(st.integers(0, 30))
+        listed.append((draw(st.integers(0, 5000)), first, first + draw(st.integers(0, 10))))
+    return listed
+
+
+@settings(max_examples=150, deadline=None)
+@given(_buffers(), st.sampled_from([1, 64, 256]))
+def test_the_plan_is_a_valid_layout_never_below_max_live(listed, alignment):
+    sizes = [size for size, _, _ in listed]
+    intervals = [(first, last) for _, first, last in listed]
+    offsets, total = plan_at_sizes(sizes, intervals, alignment)
+    buffers = [Buffer(i, size, first, last) for i, (size, first, last) in enumerate(listed)]
+    placement = Placement({i: SizeExpr.const(o) for i, o in enumerate(offsets)}, SizeExpr.const(total))
+    assert check_layout(buffers, placement, {}, alignment) == []
+    assert total >= lower_bound(buffers, {}, alignment)
+
+
+def test_a_chain_of_layers_plans_at_its_max_live():
+    """Activations, then a large buffer live with one activation, repeated: what a
+    symbolic layout cannot fit at every ratio of the two sizes."""
+    for small, large in [(1024, 256), (1024, 8192), (4096, 4096)]:
+        sizes, intervals = [], []
+        for layer in range(4):
+            base = 4 * layer
+            sizes += [small, large, small]
+            intervals += [(base, base + 2), (base + 1, base + 2), (base + 2, base + 4)]
+        buffers = [Buffer(i, s, f, l) for i, (s, (f, l)) in enumerate(zip(sizes, intervals))]
+        _, total = plan_at_sizes(sizes, intervals, 256)
+        assert total == lower_bound(buffers, {}, 256), (small, large)
+
+
+def test_mismatched_lists_are_refused():
+    with pytest.raises(ValueError, match="2 sizes but 1 intervals"):
+        plan_at_sizes([1, 2], [(0, 1)], 256)
+
+
+# -- the pass and the runtime -------------------------------------------------------------
+
+DYNAMIC_AND_LATE = """
+func.func @main_graph(%ctx: !hip.context,
+    %x: memref<?x8xf32> {onnx.dim_params = "0:n", onnx.name = "X"},
+    %w: memref<8xf32> {onnx.name = "W"},
+    %count: memref<1xi64> {onnx.name = "count"}) -> (memref<?x8xf32> {onnx.name = "A"}, memref<?xf32> {onnx.name = "C"}) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x8xf32>
+  %a = memref.alloc(%n) : memref<?x8xf32>
+  hip.neg(%ctx) ins(%x : memref<?x8xf32>) outs(%a : memref<?x8xf32>)
+  %b = memref.alloc(%n) : memref<?x8xf32>
+  hip.exp(%ctx) ins(%a : memref<?x8xf32>) outs(%b : memref<?x8xf32>)
+  %s = memref.alloc() : memref<8xf32>
+  hip.relu(%ctx) ins(%w : memref<8xf32>) outs(%s : memref<8xf32>)
+  %out_a = hip.alloc_output(%ctx, %n) {out_idx = 0 : i64} : memref<?x8xf32>
+  hip.add(%ctx) ins(%b, %s : memref<?x8xf32>, memref<8xf32>) outs(%out_a : memref<?x8xf32>)
+  %raw = memref.load %count[%c0] : memref<1xi64>
+  %k = arith.index_cast %raw : i64 to index
+  %c = memref.alloc(%k) : memref<?xf32>
+  %flat = memref.collapse_shape %x [[0, 1]] : memref<?x8xf32> into memref<?xf32>
+  %head = memref.subview %flat[0] [%k] [1] : memref<?xf32> to memref<?xf32, strided<[1]>>
+  hip.neg(%ctx) ins(%head : memref<?xf32, strided<[1]>>) outs(%c : memref<?xf32>)
+  %out_c = hip.alloc_output(%ctx, %k) {out_idx = 1 : i64} : memref<?xf32>
+  hip.relu(%ctx) ins(%c : memref<?xf32>) outs(%out_c : memref<?xf32>)
+  func.return %out_a, %out_c : memref<?x8xf32>, memref<?xf32>
+}
+"""
+"""Domain 0 (%a, %b, %s) is dead before the load that opens domain 1 (%c)."""
+
+
+def _pooled(text: str, **options: object):
+    module = parse_verified(text)
+    PoolAllocsPass(**options).apply(make_context(), module)
+    verify_module(module)
+    return module
+
+
+def test_a_dynamic_domain_is_planned_at_run_time():
+    module = _pooled(DYNAMIC_AND_LATE, planner="run-time")
+    plans = ops_of(module, PlanPoolOp)
+    assert [len(p.sizes) for p in plans] == [3, 1]
+    assert module.attributes["hip.pool_size"].data == "run-time"  # type: ignore[union-attr]
+
+
+def test_a_static_domain_is_planned_at_compile_time():
+    module = _pooled(
+        """
+func.func @f(%ctx: !hip.context, %x: memref<64xf32>) -> memref<64xf32> {
+  %a = memref.alloc() : memref<64xf32>
+  hip.neg(%ctx) ins(%x : memref<64xf32>) outs(%a : memref<64xf32>)
+  %b = memref.alloc() : memref<64xf32>
+  hip.exp(%ctx) ins(%a : memref<64xf32>) outs(%b : memref<64xf32>)
+  %c = memref.alloc() : memref<64xf32>
+  hip.exp(%ctx) ins(%b : memref<64xf32>) outs(%c : memref<64xf32>)
+  %out = hip.alloc_output(%ctx) {out_idx = 0 : i64} : memref<64xf32>
+  hip.add(%ctx) ins(%c, %x : memref<64xf32>, memref<64xf32>) outs(%out : memref<64xf32>)
+  func.return %out : memref<64xf32>
+}
+""",
+        planner="run-time",
+    )
+    assert ops_of(module, PlanPoolOp) == []
+    # %a and %c are never live together: one 256-byte slot for both, %b beside them.
+    assert str(module.attributes["hip.buffer_offsets"]) in ("array<i64: 0, 256, 0>", "array<i64: 256, 0, 256>")
+    assert module.attributes["hip.pool_size"].data == "512"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("planner", ["run-time", "tree", "lifetime-only"])
+@pytest.mark.parametrize("mode", [{}, {"sanitize": True}, {"deferred": True}], ids=str)
+def test_a_later_domain_draws_from_a_dead_pool(planner, mode):
+    module = _pooled(DYNAMIC_AND_LATE, planner=planner)
+    assert [p.domain_id.value.data for p in ops_of(module, GetPoolOp)] == [0, 0]
+    assert str(module.attributes["hip.domain_pools"]) == "array<i64: 0, 0>"
+    executable = Executable(module, **mode)
+    w = RNG.standard_normal(8).astype(np.float32)
+    for n, count in [(5, 7), (9, 72), (40, 300), (5, 7)]:
+        x = RNG.standard_normal((n, 8)).astype(np.float32)
+        outputs = executable.run({"X": x, "W": w, "count": np.array([count], np.int64)})
+        np.testing.assert_allclose(outputs["A"], np.exp(-x) + np.maximum(w, 0), rtol=1e-6)
+        np.testing.assert_allclose(outputs["C"], np.maximum(-x.reshape(-1)[:count], 0), rtol=1e-6)
+        if planner == "run-time":
+            # One pool: the larger of the two domains' max-live, not their sum. In domain 0,
+            # %a and %b are live together, then %b and %s (never larger than %a).
+            domain0 = 2 * -(-n * 32 // 256) * 256
+            domain1 = -(-count * 4 // 256) * 256
+            assert executable.report.pool_bytes == max(domain0, domain1), (n, count)
+
+
+def test_a_bad_plan_pool_is_a_located_error():
+    text = """
+func.func @f(%n: index) -> index {
+  %t, %o = hip.plan_pool(%n, %n) {intervals = array<i64: 0, 1>, alignment = 256 : i64} : (index, index) -> (index, index)
+  func.return %t : index
+}
+"""
+    with pytest.raises(XhipError, match=r"input.mlir:3:\d+: .*'hip.plan_pool' op needs a \(first, last\) pair per size"):
+        parse_verified(text)
