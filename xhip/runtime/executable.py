@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,6 +27,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from xhip.analysis.liveness import live_intervals, max_live_sum
 from xhip.analysis.model_buffers import recorded_model_buffers
+from xhip.memory.model_bound import HonestBounds
 from xhip.constants_file import ConstantsStore
 from xhip.diagnostics import XhipError, op_error
 from xhip.dialects.hip import OUT_PARAM_ATTR, ContextType, GetPoolOp, pool_alignment
@@ -265,6 +266,15 @@ class Executable:
             name: {"shape": list(array.shape), "dtype": str(array.dtype)} for name, array in outputs.items()
         }
         return outputs
+
+    def bounds_at(self, shapes: Mapping[str, Sequence[int]]) -> HonestBounds | None:
+        """The model's two bounds for inputs of these shapes (by input name), without a run."""
+        symbols: dict[str, int] = {}
+        for spec in self.inputs:
+            for declared, extent in zip(spec.shape, shapes.get(spec.name, ())):
+                if isinstance(declared, str):
+                    symbols.setdefault(declared, int(extent))
+        return self.model_buffers.bounds(symbols, self._alignment) if self.model_buffers else None
 
     def _honest_bounds(self, dims: Mapping[str, int]) -> None:
         """The model's bounds at this run's dims, and pool / bound."""
