@@ -14,7 +14,16 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects import arith, func, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, IndexType, MemRefType, StringAttr, TensorType, f32
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DictionaryAttr,
+    IndexType,
+    MemRefType,
+    StringAttr,
+    TensorType,
+    f32,
+)
 
 import xhip
 from helpers import after_passes, ops_of
@@ -115,5 +124,6 @@ def test_shared_symbol_dims_maps_later_declarations_to_the_first():
 
 def test_shared_symbol_dims_rejects_a_malformed_attribute():
     with pytest.raises(ValueError, match="is not AXIS:NAME"):
-        shared_symbol_dims([TensorType(f32, [DYNAMIC_INDEX])], ArrayAttr([DictionaryAttr({DIM_PARAMS_ATTR: StringAttr("x:n")})]))
+        attrs = ArrayAttr([DictionaryAttr({DIM_PARAMS_ATTR: StringAttr("x:n")})])
+        shared_symbol_dims([TensorType(f32, [DYNAMIC_INDEX])], attrs)
 

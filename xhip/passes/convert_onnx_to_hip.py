@@ -4,9 +4,10 @@ Argument dims are read once at entry, one value per `onnx.dim_params` symbol:
 inputs that declare the same symbol share its first `tensor.dim` (the runtime
 rejects feeds where they disagree). Each function is then walked once in
 program order; each ONNX op is handed to the converter of its family
-(xhip/rewrite_rules/onnx_to_hip), which builds the new IR right before it. Destinations are `tensor.empty` sized by `xhip.shapes`;
-shape subgraphs stay host index arithmetic; everything else reads the
-converted values. Afterwards the ONNX ops and `onnx.EntryPoint` are erased.
+(xhip/rewrite_rules/onnx_to_hip), which builds the new IR right before it.
+Destinations are `tensor.empty` sized by `xhip.shapes`; shape subgraphs stay
+host index arithmetic; everything else reads the converted values. Afterwards
+the ONNX ops and `onnx.EntryPoint` are erased.
 """
 
 from __future__ import annotations

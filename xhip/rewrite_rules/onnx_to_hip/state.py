@@ -124,7 +124,7 @@ class ConversionState:
                 source = shared.get((argument.index, axis))
                 if extent != DYNAMIC_INDEX:
                     dims.append(extent)
-                elif source is not None:
+                elif source is not None and source[0] in dims_of:  # a tensor argument's dim
                     dims.append(dims_of[source[0]][source[1]])
                 else:
                     dim_op = tensor.DimOp(argument, self._prologue.constant(axis))
