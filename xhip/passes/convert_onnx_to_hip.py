@@ -1,10 +1,13 @@
 """convert-onnx-to-hip: ONNX ops to destination-passing hip ops in tensor mode.
 
-Each function is walked once in program order; each ONNX op is handed to the
-converter of its family (xhip/rewrite_rules/onnx_to_hip), which builds the new
-IR right before it. Destinations are `tensor.empty` sized by `xhip.shapes`;
-shape subgraphs stay host index arithmetic; everything else reads the
-converted values. Afterwards the ONNX ops and `onnx.EntryPoint` are erased.
+Argument dims are read once at entry, one value per `onnx.dim_params` symbol:
+inputs that declare the same symbol share its first `tensor.dim` (the runtime
+rejects feeds where they disagree). Each function is then walked once in
+program order; each ONNX op is handed to the converter of its family
+(xhip/rewrite_rules/onnx_to_hip), which builds the new IR right before it.
+Destinations are `tensor.empty` sized by `xhip.shapes`; shape subgraphs stay
+host index arithmetic; everything else reads the converted values. Afterwards
+the ONNX ops and `onnx.EntryPoint` are erased.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from xhip.diagnostics import op_error
+from xhip.dialects.onnx.signature import ArgumentAxis, shared_symbol_dims
 from xhip.passes.contracts import require_context
 from xhip.rewrite_rules.onnx_to_hip import CONVERTERS, ConversionState
 
@@ -36,8 +40,7 @@ def _convert_function(fn: func.FuncOp) -> None:
     block = fn.body.blocks.first
     assert block is not None
     state = ConversionState(context, block)
-    for argument in block.args[1:]:
-        state.define_argument(argument)
+    state.define_arguments(block.args[1:], _shared_symbol_dims(fn))
     converted: list[Operation] = []
     for op in list(block.ops):
         if not _is_onnx(op):
@@ -57,6 +60,13 @@ def _convert_function(fn: func.FuncOp) -> None:
         Rewriter.erase_op(op)
     # Argument dims are read up front; drop the ones no destination needed.
     region_dce(fn.body)
+
+
+def _shared_symbol_dims(fn: func.FuncOp) -> dict[ArgumentAxis, ArgumentAxis]:
+    try:
+        return shared_symbol_dims(fn.function_type.inputs.data, fn.arg_attrs)
+    except ValueError as err:
+        raise op_error(fn, f"{PASS}: '@{fn.sym_name.data}': {err}") from None
 
 
 def _use_converted_operands(op: Operation, state: ConversionState) -> None:

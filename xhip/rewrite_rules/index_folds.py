@@ -3,12 +3,14 @@
 Memory planning needs one SSA value per distinct extent: `tensor.dim` of a
 `tensor.empty` must become the empty's own size operand, comparisons and
 min/max/div of constants must disappear, and casts of constants must fold, or
-the planner sees distinct expressions for equal sizes.
+the planner sees distinct expressions for equal sizes. For the same reason a dim
+of a function argument whose `onnx.dim_params` symbol an earlier dim already
+names is read from that first dim.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, memref, tensor
+from xdsl.dialects import arith, func, memref, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     IndexType,
@@ -17,13 +19,14 @@ from xdsl.dialects.builtin import (
     MemRefType,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
+from xhip.dialects.onnx.signature import shared_symbol_dims
 from xhip.index.host_eval import (
     INDEX_BITWIDTH,
     bitwidth,
@@ -147,6 +150,31 @@ def _dynamic_size_operand(shaped_type: Attribute, sizes: tuple[SSAValue, ...], i
     return sizes[position]
 
 
+def _first_dim_of_symbol(argument: BlockArgument, axis: int) -> tuple[SSAValue, int] | None:
+    """The (argument, axis) that first names the symbol of `argument`'s dim `axis`,
+    when that is an earlier dim of the same function's entry arguments."""
+    fn = argument.block.parent_op()
+    if not isinstance(fn, func.FuncOp) or argument.block is not fn.body.blocks.first:
+        return None
+    try:
+        shared = shared_symbol_dims(fn.function_type.inputs.data, fn.arg_attrs)
+    except ValueError:
+        return None  # a malformed attribute is the conversion's and the runtime's error to report
+    first = shared.get((argument.index, axis))
+    return None if first is None else (argument.block.args[first[0]], first[1])
+
+
+def _fold_argument_dim(op: Operation, argument: BlockArgument, axis: int, rewriter: PatternRewriter) -> None:
+    first = _first_dim_of_symbol(argument, axis)
+    if first is None:
+        return
+    source, first_axis = first
+    index = arith.ConstantOp(IntegerAttr(first_axis, IndexType()))
+    rewriter.insert_op(index)  # before `op`; the name hint goes to the new dim
+    dim_type = tensor.DimOp if isinstance(source.type, TensorType) else memref.DimOp
+    rewriter.replace_op(op, dim_type(source, index))
+
+
 def _fold_dim(op: Operation, source: SSAValue, index_value: SSAValue, rewriter: PatternRewriter) -> None:
     index = constant_int(index_value)
     if index is None:
@@ -154,6 +182,9 @@ def _fold_dim(op: Operation, source: SSAValue, index_value: SSAValue, rewriter: 
     static = _static_dim_or_none(source.type, index)
     if static is not None:
         rewriter.replace(op, arith.ConstantOp(IntegerAttr(static, IndexType())))
+        return
+    if isinstance(source, BlockArgument):
+        _fold_argument_dim(op, source, index, rewriter)
         return
     producer = source.owner
     replacement: SSAValue | None = None
@@ -174,7 +205,8 @@ def _fold_dim(op: Operation, source: SSAValue, index_value: SSAValue, rewriter: 
 
 
 class FoldTensorDim(RewritePattern):
-    """`tensor.dim` of a static dim, of `tensor.empty`, `expand_shape` or a DPS result."""
+    """`tensor.dim` of a static dim, of `tensor.empty`, `expand_shape`, a DPS result, or
+    of an argument dim whose symbol an earlier argument dim names."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tensor.DimOp, rewriter: PatternRewriter, /) -> None:
@@ -182,7 +214,8 @@ class FoldTensorDim(RewritePattern):
 
 
 class FoldMemRefDim(RewritePattern):
-    """`memref.dim` of a static dim or of `memref.alloc`/`alloca`."""
+    """`memref.dim` of a static dim, of `memref.alloc`/`alloca`, or of an argument dim
+    whose symbol an earlier argument dim names."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.DimOp, rewriter: PatternRewriter, /) -> None:

@@ -103,3 +103,34 @@ func.func @dim_of_dps_result(%ctx: !hip.context, %x: tensor<?x8xf32>, %n: index)
 }
 // CHECK-LABEL: func.func @dim_of_dps_result
 // CHECK-NEXT:    func.return %n : index
+
+// -----
+
+// A dim of an argument whose onnx.dim_params symbol an earlier argument dim
+// already names is read from that first dim (tensor.dim and memref.dim alike),
+// so each symbol is one SSA value; a static dim or an unnamed `?` stays.
+func.func @dim_of_shared_symbol(%a: memref<?x?xf32> {onnx.dim_params = "0:batch,1:seq"},
+                                %b: memref<?x?x4xf32> {onnx.dim_params = "0:seq,1:batch,2:batch"},
+                                %c: tensor<?x?xf32> {onnx.dim_params = "0:seq"}) -> (index, index, index, index, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %b0 = memref.dim %b, %c0 : memref<?x?x4xf32>
+  %b1 = memref.dim %b, %c1 : memref<?x?x4xf32>
+  %b2 = memref.dim %b, %c2 : memref<?x?x4xf32>
+  %c_0 = tensor.dim %c, %c0 : tensor<?x?xf32>
+  %c_1 = tensor.dim %c, %c1 : tensor<?x?xf32>
+  func.return %b0, %b1, %b2, %c_0, %c_1 : index, index, index, index, index
+}
+// CHECK-LABEL: func.func @dim_of_shared_symbol
+// CHECK-SAME:    (%[[A:.*]]: memref<?x?xf32> {{.*}}, %{{.*}}: memref<?x?x4xf32> {{.*}}, %[[C:.*]]: tensor<?x?xf32> {{.*}})
+// CHECK:         %c1 = arith.constant 1 : index
+// CHECK-NEXT:    %[[K1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[B0:.*]] = memref.dim %[[A]], %[[K1]] : memref<?x?xf32>
+// CHECK-NEXT:    %[[K0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[B1:.*]] = memref.dim %[[A]], %[[K0]] : memref<?x?xf32>
+// CHECK-NEXT:    %[[B2:.*]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[K1_AGAIN:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[SEQ:.*]] = memref.dim %[[A]], %[[K1_AGAIN]] : memref<?x?xf32>
+// CHECK-NEXT:    %[[C_1:.*]] = tensor.dim %[[C]], %{{.*}} : tensor<?x?xf32>
+// CHECK-NEXT:    func.return %[[B0]], %[[B1]], %[[B2]], %[[SEQ]], %[[C_1]] : index, index, index, index, index

@@ -58,6 +58,7 @@ from xhip.dialects.onnx.signature import (
     entry_attributes,
     format_dim_params,
     parse_dim_params,
+    shared_symbol_dims,
     value_name,
 )
 
@@ -83,6 +84,7 @@ __all__ = [
     "entry_attributes",
     "format_dim_params",
     "parse_dim_params",
+    "shared_symbol_dims",
     "value_name",
     "ONNX",
     "ONNX_OPS",

@@ -8,13 +8,18 @@ They sit in the `arg_attrs` / `res_attrs` of the graph's `func.func`:
 `onnx.dim_params` names the symbolic dims, `AXIS:NAME` per dim, comma-separated,
 only for the dims ONNX gives a `dim_param`. Every reader (memory planning, the
 out-parameter pass, the runtime's signature) parses them with the helpers here.
+
+A symbol names one extent: graph inputs that declare the same `dim_param` have
+equal dims in every run (the runtime rejects feeds where they disagree), so the
+compiler reads each symbol once (`shared_symbol_dims`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TypeAlias
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, MemRefType, StringAttr, TensorType
 from xdsl.ir import Attribute
 
 NAME_ATTR = "onnx.name"
@@ -58,3 +63,30 @@ def value_name(attrs: Mapping[str, Attribute]) -> str | None:
     """The `onnx.name` of an argument or result, if it has one."""
     name = attrs.get(NAME_ATTR)
     return name.data if isinstance(name, StringAttr) else None
+
+
+ArgumentAxis: TypeAlias = tuple[int, int]
+"""(argument index, axis) of one dim of a function argument."""
+
+
+def shared_symbol_dims(arg_types: Sequence[Attribute], arg_attrs: ArrayAttr | None) -> dict[ArgumentAxis, ArgumentAxis]:
+    """Each dynamic argument dim whose symbol an earlier dim (of an earlier argument,
+    or an earlier axis of the same one) already names, mapped to that first dim.
+
+    Static dims never take part: a symbol only names a `?`, as the runtime's
+    signature reads it. A malformed `onnx.dim_params` is a ValueError (see
+    `parse_dim_params`)."""
+    first: dict[str, ArgumentAxis] = {}
+    shared: dict[ArgumentAxis, ArgumentAxis] = {}
+    for index, arg_type in enumerate(arg_types):
+        if not isinstance(arg_type, TensorType | MemRefType):
+            continue
+        symbols = parse_dim_params(entry_attributes(arg_attrs, index))
+        for axis, extent in enumerate(arg_type.get_shape()):
+            symbol = symbols.get(axis)
+            if extent != DYNAMIC_INDEX or symbol is None:
+                continue
+            source = first.setdefault(symbol, (index, axis))
+            if source != (index, axis):
+                shared[(index, axis)] = source
+    return shared

@@ -10,7 +10,7 @@ a tensor only if some device op really consumes it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
@@ -25,11 +25,12 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from xhip.diagnostics import node_location, op_error
 from xhip.dialects.hip import DPSOp
+from xhip.dialects.onnx.signature import ArgumentAxis
 from xhip.shapes import Dim, IndexEmitter, ShapeFailure, ShapeResult
 
 MAX_HOST_ELEMENTS = 64
@@ -105,19 +106,30 @@ class ConversionState:
     def define(self, onnx_value: SSAValue, lowered: Lowered) -> None:
         self._values[onnx_value] = lowered
 
-    def define_argument(self, argument: SSAValue) -> None:
-        """A function argument: its runtime dims are read once, at function entry."""
-        arg_type = argument.type
-        if not isinstance(arg_type, TensorType):
-            return
-        dims: list[Dim] = []
-        for axis, extent in enumerate(arg_type.get_shape()):
-            if extent != DYNAMIC_INDEX:
-                dims.append(extent)
+    def define_arguments(self, arguments: Sequence[BlockArgument], shared: Mapping[ArgumentAxis, ArgumentAxis]) -> None:
+        """Function arguments: their runtime dims are read once, at function entry.
+
+        A dim whose symbol an earlier dim already names (`shared`, from the
+        arguments' `onnx.dim_params`) is that dim's value, not a `tensor.dim` of
+        its own: one SSA value per symbol, so the shape rules and the pool
+        planner see equal extents as equal.
+        """
+        dims_of: dict[int, list[Dim]] = {}
+        for argument in arguments:
+            arg_type = argument.type
+            if not isinstance(arg_type, TensorType):
                 continue
-            dim_op = tensor.DimOp(argument, self._prologue.constant(axis))
-            dims.append(self._prologue.builder.insert(dim_op).result)
-        self.define(argument, Lowered(dims, arg_type.element_type, argument))
+            dims = dims_of[argument.index] = []
+            for axis, extent in enumerate(arg_type.get_shape()):
+                source = shared.get((argument.index, axis))
+                if extent != DYNAMIC_INDEX:
+                    dims.append(extent)
+                elif source is not None and source[0] in dims_of:  # a tensor argument's dim
+                    dims.append(dims_of[source[0]][source[1]])
+                else:
+                    dim_op = tensor.DimOp(argument, self._prologue.constant(axis))
+                    dims.append(self._prologue.builder.insert(dim_op).result)
+            self.define(argument, Lowered(dims, arg_type.element_type, argument))
 
     def lowered(self, onnx_value: SSAValue) -> Lowered:
         found = self._values.get(onnx_value)
