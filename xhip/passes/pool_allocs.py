@@ -23,7 +23,10 @@ For each function (a single block with `!hip.context` as argument #0):
 
 Module attributes record the result for reports and the runtime (names and
 format: xhip/dialects/hip/attributes.py): the alignment, the pool sizes as
-printed `SizeExpr`s, and per pooled buffer its offset and domain.
+printed `SizeExpr`s, per pooled buffer its offset and domain, and per function
+(`hip.pool_buffers`, for memory reports) each buffer's size, symbolic offset,
+live interval and domain, with the rules that compute the dims of those sizes
+that are not graph-input symbols.
 `emit-fragmentation-report` prints, per domain, the pool size against the
 max-live lower bound to stderr.
 """
@@ -42,9 +45,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.analysis.liveness import Interval, live_intervals
-from xhip.analysis.pool_sizes import DimNames, byte_size, is_poolable
+from xhip.analysis.model_buffers import dim_rules
+from xhip.analysis.pool_sizes import DimNames, byte_size, is_poolable, symbolic_dim
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import RUNTIME_OFFSET, pool_attributes
+from xhip.dialects.hip.attributes import PoolBuffers
 from xhip.memory import PLANNERS, Buffer, Planner, SizeExpr, lower_bound_expr
 from xhip.passes.contracts import erase_deallocs, escapes, is_pure, require_context
 from xhip.rewrite_rules.pool_emission import PooledBuffer, emit_pool
@@ -154,10 +159,36 @@ class PoolRecord:
     totals: list[SizeExpr] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)
     domains: list[int] = field(default_factory=list)
+    functions: dict[str, PoolBuffers] = field(default_factory=dict)
 
     def module_attributes(self, alignment: int) -> dict[str, Attribute]:
         whole = sum(self.totals, SizeExpr.const(0))
-        return pool_attributes(alignment, str(whole), [str(t) for t in self.totals], self.offsets, self.domains)
+        totals = [str(t) for t in self.totals]
+        return pool_attributes(alignment, str(whole), totals, self.offsets, self.domains, self.functions)
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """One pooled buffer as the reports see it (recorded before its alloc becomes a view)."""
+
+    size: SizeExpr
+    offset: SizeExpr
+    interval: Interval
+    domain: int
+
+
+def function_record(placed: Sequence[_Placed], names: DimNames) -> PoolBuffers:
+    """`hip.pool_buffers` of one function; `dims` computes every dim that is not a graph
+    input's symbol printed as itself (`%select`, or `batch_1` for a second value of `batch`)."""
+    values = {key for p in placed for key in p.size.dims | p.offset.dims if isinstance(key, SSAValue)}
+    unnamed = {names(v): v for v in values if names(v) != symbolic_dim(v)}
+    return PoolBuffers(
+        tuple(str(p.size) for p in placed),
+        tuple(str(p.offset) for p in placed),
+        tuple((p.interval.first, p.interval.last) for p in placed),
+        tuple(p.domain for p in placed),
+        dim_rules(unnamed) if unnamed else None,
+    )
 
 
 def fragmentation_line(function: str, domain_id: int, total: SizeExpr, bound: SizeExpr) -> str:
@@ -229,21 +260,21 @@ class PoolAllocsPass(ModulePass):
         positions = {o: i for i, o in enumerate(block.ops)}
         intervals = live_intervals(block, [a.memref for a in candidates])
         pins = _Pins(positions)
-        domain_of: dict[memref.AllocOp, int] = {}
-        offset_of: dict[memref.AllocOp, SizeExpr] = {}
+        placed: dict[memref.AllocOp, _Placed] = {}
         for domain in partition_domains(candidates, pins):
             domain_id = len(record.totals)
-            total, offsets = self._place(domain, domain_id, intervals, names)
+            total, members_placed = self._place(domain, domain_id, intervals, names)
+            placed.update(members_placed)
             _hoist_size_arithmetic(domain, pins)
-            members = [PooledBuffer(alloc, offsets[alloc]) for alloc in domain.members]
+            members = [PooledBuffer(alloc, placed[alloc].offset) for alloc in domain.members]
             emit_pool(context, domain_id, total, members, domain.first)
             record.totals.append(total)
-            domain_of.update((alloc, domain_id) for alloc in domain.members)
-            offset_of.update(offsets)
-        for alloc in candidates:  # program order
-            static = offset_of[alloc].static_value
+        in_order = [placed[alloc] for alloc in candidates]  # program order
+        for buffer in in_order:
+            static = buffer.offset.static_value
             record.offsets.append(RUNTIME_OFFSET if static is None else static)
-            record.domains.append(domain_of[alloc])
+            record.domains.append(buffer.domain)
+        record.functions[function.sym_name.data] = function_record(in_order, names)
 
     def _check_alignment(self, alloc: memref.AllocOp) -> None:
         """Pool offsets are multiples of `alignment`: an allocation may not ask for more."""
@@ -257,8 +288,8 @@ class PoolAllocsPass(ModulePass):
 
     def _place(
         self, domain: Domain, domain_id: int, intervals: dict[SSAValue, Interval], names: DimNames
-    ) -> tuple[SizeExpr, dict[memref.AllocOp, SizeExpr]]:
-        """The pool size of `domain` and each member's offset, from the planner."""
+    ) -> tuple[SizeExpr, dict[memref.AllocOp, _Placed]]:
+        """The pool size of `domain` and where each member goes, from the planner."""
         buffers = []
         for index, alloc in enumerate(domain.members):
             interval = intervals[alloc.memref]
@@ -272,5 +303,8 @@ class PoolAllocsPass(ModulePass):
             sys.stderr.write(
                 fragmentation_line(function.sym_name.data, domain_id, placement.total, bound) + "\n"
             )
-        offsets = {alloc: placement.offsets[index] for index, alloc in enumerate(domain.members)}
-        return placement.total, offsets
+        placed = {
+            alloc: _Placed(buffer.size, placement.offsets[index], intervals[alloc.memref], domain_id)
+            for index, (alloc, buffer) in enumerate(zip(domain.members, buffers))
+        }
+        return placement.total, placed
