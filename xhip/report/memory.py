@@ -1,0 +1,242 @@
+"""A module's pool plan as a memory report: symbolic, then evaluated at one shape.
+
+`MemoryReport.from_module` reads what the memory passes wrote on the module
+(names and formats: xhip/dialects/hip/attributes.py and
+xhip/analysis/model_buffers.py): per function, from `hip.pool_buffers`, each
+pooled buffer's byte size, offset (printed `SizeExpr`s), live interval (op
+positions in the body at hip-pool-allocs time) and domain; each domain's pool
+size from `hip.pool_sizes`; and the model's two honest bounds from
+`hip.model_buffers` (the max-live bound of the model's own buffers and the bound
+with in-place writes), as `lower_bound_expr`s.
+
+`at(symbols)` evaluates all of it at the graph inputs' symbols (`batch=4`):
+dims that are SSA names (`%select`, a Reshape target) are computed the way the
+runtime computes them, by the recorded `dims` rules; a value that still cannot be
+evaluated stays None and is shown as its expression. A run may add what it
+observed (each pooled view's offset and size), which wins over the evaluation.
+`FunctionAt.rectangles()` is the layout as data, one rectangle per buffer, for the
+plot and for `xhip.memory.check_layout`.
+
+`as_dict` / `from_dict` are the JSON form; reading one back rebuilds the report,
+so a saved report can be evaluated again at other shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from xhip.analysis.model_buffers import evaluate_dim_rules, recorded_model_buffers
+from xhip.diagnostics import XhipError, op_error
+from xhip.dialects.hip import pool_alignment
+from xhip.dialects.hip.attributes import POOL_BUFFERS_ATTR, pool_buffers, pool_sizes
+from xhip.memory import SizeExpr, lower_bound_expr
+from xhip.memory.model_bound import parse_size
+
+if TYPE_CHECKING:
+    from xhip.runtime.executable import Executable
+
+Observed = Mapping[int, tuple[int, int]]
+"""Buffer index -> (offset, size) in bytes, as one run used them."""
+
+
+def _value(expr: SizeExpr | None, dims: Mapping[str, int]) -> int | None:
+    """`expr` at `dims`, None when it needs a dim they do not give."""
+    if expr is None or not expr.dims <= dims.keys():
+        return None
+    return expr.evaluate(dims)
+
+
+def _dims(symbols: Mapping[str, int], rules: str | None) -> dict[str, int]:
+    """The symbols, and every dim the rules compute from them."""
+    dims = dict(symbols)
+    if rules is not None:
+        dims.update(evaluate_dim_rules(rules, symbols))
+    return dims
+
+
+def _missing(expr: SizeExpr, dims: Mapping[str, int]) -> str:
+    return ", ".join(sorted(str(d) for d in expr.dims - dims.keys()))
+
+
+@dataclass(frozen=True)
+class ReportBuffer:
+    """One pooled buffer as hip-pool-allocs placed it."""
+
+    index: int
+    size: SizeExpr
+    offset: SizeExpr
+    first: int
+    last: int
+    domain: int
+
+
+@dataclass(frozen=True)
+class Rectangle:
+    """One buffer in the plot: ops `first..last` (inclusive) by bytes `[offset, offset + size)` of its domain's pool."""
+
+    function: str
+    buffer: int
+    domain: int
+    first: int
+    last: int
+    offset: int
+    size: int
+
+
+@dataclass(frozen=True)
+class FunctionMemory:
+    """One function's pooled buffers, pools and honest bounds, symbolically."""
+
+    name: str
+    alignment: int
+    buffers: tuple[ReportBuffer, ...]
+    pools: dict[int, SizeExpr]
+    """Domain id -> pool size."""
+    dim_rules: str | None = None
+    """The pool record's `dims` rules (dims of the sizes that are not symbols)."""
+    lower_bound: SizeExpr | None = None
+    in_place_lower_bound: SizeExpr | None = None
+    bound_dim_rules: str | None = None
+    """The model record's `dims` rules: its names are its own, not the pool's."""
+
+    @property
+    def pool_size(self) -> SizeExpr:
+        return sum(self.pools.values(), SizeExpr.const(0))
+
+    def at(self, symbols: Mapping[str, int], observed: Observed | None = None) -> FunctionAt:
+        dims = _dims(symbols, self.dim_rules)
+        bound_dims = _dims(symbols, self.bound_dim_rules)
+        return FunctionAt(
+            self,
+            dims,
+            {i: _value(expr, dims) for i, expr in self.pools.items()},
+            dict(observed or {}),
+            _value(self.lower_bound, bound_dims),
+            _value(self.in_place_lower_bound, bound_dims),
+        )
+
+
+@dataclass(frozen=True)
+class FunctionAt:
+    """A function's report evaluated at one shape: None wherever a value is not known."""
+
+    function: FunctionMemory
+    dims: dict[str, int]
+    pool_bytes_of: dict[int, int | None]
+    observed: dict[int, tuple[int, int]]
+    """What a run used, by buffer index: (offset, size); it wins over the evaluation."""
+    lower_bound_bytes: int | None
+    in_place_lower_bound_bytes: int | None
+
+    def size_bytes(self, buffer: ReportBuffer) -> int | None:
+        if buffer.index in self.observed:
+            return self.observed[buffer.index][1]
+        return _value(buffer.size, self.dims)
+
+    def offset_bytes(self, buffer: ReportBuffer) -> int | None:
+        if buffer.index in self.observed:
+            return self.observed[buffer.index][0]
+        return _value(buffer.offset, self.dims)
+
+    @property
+    def pool_bytes(self) -> int | None:
+        known = list(self.pool_bytes_of.values())
+        return None if None in known else sum(known)  # type: ignore[arg-type]
+
+    @property
+    def pool_over_bound(self) -> float | None:
+        pool, bound = self.pool_bytes, self.lower_bound_bytes
+        return pool / bound if pool is not None and bound else None
+
+    def rectangles(self) -> list[Rectangle]:
+        """Every buffer's rectangle; an XhipError names the first value that is not known."""
+        rectangles = []
+        for buffer in self.function.buffers:
+            offset, size = self.offset_bytes(buffer), self.size_bytes(buffer)
+            for value, what, expr in ((size, "size", buffer.size), (offset, "offset", buffer.offset)):
+                if value is None:
+                    raise XhipError(
+                        f"memory report: @{self.function.name} buffer #{buffer.index}: its {what} {expr} "
+                        f"needs {_missing(expr, self.dims)}, which the report shape does not determine"
+                    )
+            rectangles.append(
+                Rectangle(self.function.name, buffer.index, buffer.domain, buffer.first, buffer.last, offset, size)
+            )
+        return rectangles
+
+
+@dataclass(frozen=True)
+class MemoryReport:
+    """Every function with pooled buffers, in module order."""
+
+    functions: tuple[FunctionMemory, ...]
+
+    @staticmethod
+    def from_module(module: ModuleOp) -> MemoryReport:
+        """The report of a module after hip-pool-allocs; an XhipError if it has no pool plan."""
+        try:
+            records, totals = pool_buffers(module), pool_sizes(module)
+            functions = tuple(
+                _function_memory(module, f, records[f.sym_name.data], totals)
+                for f in module.walk()
+                if isinstance(f, func.FuncOp) and f.sym_name.data in records
+            )
+        except ValueError as err:
+            raise op_error(module, f"memory report: {err}") from None
+        if not functions:
+            raise XhipError(f"memory report: the IR has no {POOL_BUFFERS_ATTR} (hip-pool-allocs has not run on it)")
+        return MemoryReport(functions)
+
+    def at(self, symbols: Mapping[str, int], observed: Mapping[str, Observed] | None = None) -> list[FunctionAt]:
+        return [f.at(symbols, (observed or {}).get(f.name)) for f in self.functions]
+
+    def rectangles(self, symbols: Mapping[str, int]) -> list[Rectangle]:
+        """The layout at `symbols`, as evaluated from the IR's record alone."""
+        return [r for f in self.at(symbols) for r in f.rectangles()]
+
+
+def _function_memory(module: ModuleOp, function: func.FuncOp, record, totals: list[str]) -> FunctionMemory:
+    alignment = pool_alignment(module) or 1
+    buffers = tuple(
+        ReportBuffer(i, parse_size(size), parse_size(offset), first, last, domain)
+        for i, (size, offset, (first, last), domain) in enumerate(
+            zip(record.sizes, record.offsets, record.intervals, record.domains)
+        )
+    )
+    if any(not 0 <= b.domain < len(totals) for b in buffers):
+        raise ValueError(f"{POOL_BUFFERS_ATTR}: a domain id has no entry in hip.pool_sizes")
+    pools = {d: parse_size(totals[d]) for d in sorted({b.domain for b in buffers})}
+    model = recorded_model_buffers(module, function.sym_name.data)
+    if model is None:
+        return FunctionMemory(function.sym_name.data, alignment, buffers, pools, record.dim_rules)
+    return FunctionMemory(
+        function.sym_name.data,
+        alignment,
+        buffers,
+        pools,
+        record.dim_rules,
+        lower_bound_expr(model.buffers.buffers(), alignment),
+        lower_bound_expr(model.buffers.in_place_buffers(), alignment),
+        model.dim_rules,
+    )
+
+
+def observed_layout(executable: Executable) -> dict[str, Observed]:
+    """Where the last run of `executable` put each pooled buffer of its function, by buffer index.
+
+    The final IR keeps one `memref.view` per pooled buffer, in the program order
+    hip-pool-allocs recorded them in; empty if the counts disagree (IR edited since)."""
+    from xhip.runtime.buffers import MemRef
+    from xhip.runtime.plan import entry_function
+
+    name = entry_function(executable.module).sym_name.data
+    records = pool_buffers(executable.module)
+    views = [v for v in executable.pooled_views.values() if isinstance(v, MemRef)]
+    if name not in records or len(views) != len(records[name].sizes):
+        return {}
+    return {name: {i: (view.offset, view.nbytes_spanned) for i, view in enumerate(views)}}

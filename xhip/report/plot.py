@@ -1,0 +1,94 @@
+"""The memory report as a PNG: time (op index) on x, pool bytes (MiB) on y.
+
+One panel per function, one rectangle per pooled buffer (x: its live ops, y: its
+bytes in its domain's pool; the domains of a function are stacked, each above the
+last one's pool), and horizontal lines at the pool size and at both honest bounds.
+Needs matplotlib (the `plot` extra); `require_matplotlib` says so in one line.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+
+from xhip.diagnostics import XhipError
+from xhip.report.formats import shape_text
+from xhip.report.memory import FunctionAt, Rectangle
+
+MIB = float(1 << 20)
+LABEL_MIN_FRACTION = 0.03
+"""A rectangle gets its buffer number written in it when it is at least this tall (of the panel)."""
+
+
+def require_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise XhipError("a .png memory report needs matplotlib: pip install 'xhip[plot]'") from None
+
+
+def _domain_bases(at: FunctionAt) -> dict[int, int]:
+    """Where each domain's pool starts in the panel: domains stacked in id order."""
+    bases, base = {}, 0
+    for domain, size in at.pool_bytes_of.items():
+        bases[domain] = base
+        base += size or 0
+    return bases
+
+
+def _draw_function(axes, at: FunctionAt, rectangles: Sequence[Rectangle], shape: Mapping[str, int] | None) -> None:
+    from matplotlib import colormaps
+    from matplotlib.patches import Rectangle as Patch
+
+    pool = at.pool_bytes
+    if pool is None:
+        raise XhipError(f"memory report: @{at.function.name}: the pool size {at.function.pool_size} is not known at this shape")
+    bases = _domain_bases(at)
+    colors = colormaps["tab20"]
+    height = max([pool, at.lower_bound_bytes or 0, 1])
+    for r in rectangles:
+        bottom = (bases[r.domain] + r.offset) / MIB
+        patch = Patch((r.first, bottom), r.last - r.first + 1, r.size / MIB, facecolor=colors(r.buffer % 20),
+                      edgecolor="black", linewidth=0.6, alpha=0.85)  # fmt: skip
+        axes.add_patch(patch)
+        if r.size >= LABEL_MIN_FRACTION * height:
+            axes.text(r.first + (r.last - r.first + 1) / 2, bottom + r.size / MIB / 2, f"#{r.buffer}",
+                      ha="center", va="center", fontsize=8)  # fmt: skip
+    for domain, base in bases.items():
+        if base:
+            axes.axhline(base / MIB, color="gray", linewidth=0.8, linestyle=(0, (1, 3)))
+            axes.text(0, base / MIB, f" domain {domain}", va="bottom", fontsize=7, color="gray")
+    lines = [  # the pool line is the widest, so a bound drawn over it leaves it visible
+        (pool, "pool", "tab:red", "-", 3.0),
+        (at.lower_bound_bytes, "lower bound (model)", "tab:blue", "--", 1.5),
+        (at.in_place_lower_bound_bytes, "lower bound (in place)", "tab:green", ":", 1.5),
+    ]
+    for value, label, color, style, width in lines:
+        if value is not None:
+            axes.axhline(value / MIB, color=color, linestyle=style, linewidth=width, label=f"{label} {value / MIB:.2f} MiB")
+    last_op = max([r.last + 1 for r in rectangles] + [1])
+    axes.set_xlim(0, last_op + 1)
+    axes.set_ylim(0, height * 1.08 / MIB)
+    ratio = at.pool_over_bound
+    title = f"@{at.function.name} at {shape_text(shape)}"
+    axes.set_title(title + ("" if ratio is None else f": pool / bound = {ratio:.3f}"))
+    axes.set_xlabel("op index in the function body (at hip-pool-allocs)")
+    axes.set_ylabel("pool bytes (MiB)")
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    axes.grid(True, axis="y", linewidth=0.3)
+
+
+def report_png(functions: Sequence[FunctionAt], shape: Mapping[str, int] | None) -> bytes:
+    """The PNG of `functions` (evaluated reports); an XhipError names the first value not known."""
+    require_matplotlib()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    drawn = [(at, at.rectangles()) for at in functions]
+    figure = Figure(figsize=(11, 4.5 * len(drawn)), dpi=110, layout="constrained")
+    FigureCanvasAgg(figure)
+    for axes, (at, rectangles) in zip(figure.subplots(len(drawn), 1, squeeze=False)[:, 0], drawn):
+        _draw_function(axes, at, rectangles, shape)
+    out = io.BytesIO()
+    figure.savefig(out, format="png")
+    return out.getvalue()
