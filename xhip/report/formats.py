@@ -1,9 +1,10 @@
 """The memory report as JSON and as Markdown.
 
-JSON (`report_dict`): per function its buffers (index, domain, live interval,
-size and offset as expressions and, at the report shape, in bytes), its domains'
-pool sizes, the pool of the whole function, both honest bounds and pool / bound;
-a number the shape does not determine is null. The symbolic half, with the dims
+JSON (`report_dict`): per function its buffers (index, domain, live interval
+`first..last` in op positions at hip-pool-allocs, size and offset as expressions
+and, at the report shape, in bytes), its domains' pool sizes, the pool of the
+whole function, both honest bounds and pool / bound; a number the shape does not
+determine is null. The symbolic half, with the dims
 rules, is enough to rebuild the report (`report_from_dict`) and evaluate it
 again at another shape.
 
@@ -31,7 +32,8 @@ def _buffer_dict(at: FunctionAt, buffer: ReportBuffer) -> dict[str, Any]:
     return {
         "index": buffer.index,
         "domain": buffer.domain,
-        "interval": [buffer.first, buffer.last],
+        "first": buffer.first,
+        "last": buffer.last,
         "size": str(buffer.size),
         "size_bytes": at.size_bytes(buffer),
         "offset": str(buffer.offset),
@@ -79,7 +81,7 @@ def _size_or_none(text: str | None):
 
 def _function_from_dict(entry: Mapping[str, Any]) -> FunctionMemory:
     buffers = tuple(
-        ReportBuffer(b["index"], parse_size(b["size"]), parse_size(b["offset"]), *b["interval"], b["domain"])
+        ReportBuffer(b["index"], parse_size(b["size"]), parse_size(b["offset"]), b["first"], b["last"], b["domain"])
         for b in entry["buffers"]
     )
     return FunctionMemory(
