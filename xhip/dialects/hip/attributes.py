@@ -78,11 +78,24 @@ class PoolBuffers:
             raise ValueError(f"{POOL_BUFFERS_ATTR}: sizes, offsets, intervals and domains differ in length")
 
 
+def format_intervals(intervals: Sequence[tuple[int, int]]) -> DenseArrayBase:
+    """Live intervals as one `array<i64: first0, last0, first1, last1, ...>`."""
+    return DenseArrayBase.from_list(i64, [point for pair in intervals for point in pair])
+
+
+def parse_intervals(attr: DenseArrayBase, name: str) -> tuple[tuple[int, int], ...]:
+    """What `format_intervals` wrote; a ValueError (naming attribute `name`) for an odd count."""
+    points = [int(p) for p in attr.get_values()]
+    if len(points) % 2:
+        raise ValueError(f"{name}: intervals must be (first, last) pairs")
+    return tuple(zip(points[::2], points[1::2]))
+
+
 def format_pool_buffers(record: PoolBuffers) -> DictionaryAttr:
     entry: dict[str, Attribute] = {
         "sizes": ArrayAttr([StringAttr(s) for s in record.sizes]),
         "offsets": ArrayAttr([StringAttr(o) for o in record.offsets]),
-        "intervals": DenseArrayBase.from_list(i64, [point for pair in record.intervals for point in pair]),
+        "intervals": format_intervals(record.intervals),
         "domains": DenseArrayBase.from_list(i64, list(record.domains)),
     }
     if record.dim_rules is not None:
@@ -112,10 +125,7 @@ def parse_pool_buffers(attr: Attribute) -> PoolBuffers:
             f"{POOL_BUFFERS_ATTR}: an entry needs sizes and offsets (strings), intervals and domains "
             "(array<i64>), and dims, if any, a string"
         )
-    points = [int(p) for p in intervals.get_values()]
-    if len(points) % 2:
-        raise ValueError(f"{POOL_BUFFERS_ATTR}: intervals must be (first, last) pairs")
-    pairs = tuple(zip(points[::2], points[1::2]))
+    pairs = parse_intervals(intervals, POOL_BUFFERS_ATTR)
     rules = dims.data if isinstance(dims, StringAttr) else None
     return PoolBuffers(sizes, offsets, pairs, tuple(int(d) for d in domains.get_values()), rules)
 
