@@ -22,7 +22,8 @@ from xhip.dialects.hip.attributes import PoolBuffers, format_pool_buffers, parse
 from xhip.memory import Buffer, Placement, SizeExpr, check_layout
 from xhip.parsing import parse_module
 from xhip.passes.pool_allocs import PoolAllocsPass
-from xhip.report import MemoryReport, observed_layout, report_dict, report_from_dict
+from xhip.report.formats import report_dict, report_from_dict
+from xhip.report.memory import MemoryReport, observed_layout
 from xhip.report.plot import report_png
 from xhip.runtime.check import random_feeds
 from xhip.runtime.buffers import MemRef

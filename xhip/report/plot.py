@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from xhip.diagnostics import XhipError
-from xhip.report.formats import shape_text
-from xhip.report.memory import FunctionAt, Rectangle
+
+if TYPE_CHECKING:  # the command lines import require_matplotlib early: this module stays light
+    from xhip.report.memory import FunctionAt, Rectangle
 
 MIB = float(1 << 20)
 LABEL_MIN_FRACTION = 0.03
@@ -39,6 +41,8 @@ def _domain_bases(at: FunctionAt) -> dict[int, int]:
 def _draw_function(axes, at: FunctionAt, rectangles: Sequence[Rectangle], shape: Mapping[str, int] | None) -> None:
     from matplotlib import colormaps
     from matplotlib.patches import Rectangle as Patch
+
+    from xhip.report.formats import shape_text
 
     pool = at.pool_bytes
     if pool is None:

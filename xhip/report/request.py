@@ -10,6 +10,7 @@ The file goes through `OutputFiles`, with the command's other outputs.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -22,11 +23,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xhip.diagnostics import XhipError, did_you_mean, shorten
 from xhip.dialects.onnx.signature import entry_attributes, parse_dim_params
 from xhip.output_files import OutputFiles, check_writable
-from xhip.report.formats import report_dict, report_markdown
-from xhip.report.memory import MemoryReport, Observed, observed_layout
-from xhip.report.plot import report_png, require_matplotlib
+from xhip.report.plot import require_matplotlib
 
 if TYPE_CHECKING:
+    from xhip.report.memory import Observed
     from xhip.runtime.executable import Executable
 
 SUFFIXES = (".json", ".md", ".png")
@@ -96,8 +96,8 @@ class MemoryReportRequest:
         shape = None if args.report_shape is None else parse_report_shape(args.report_shape)
         if path.suffix == ".png":
             require_matplotlib()
-        if shape is None and not infers_shape and path.suffix == ".png":
-            raise XhipError(f"--memory-report {path.name} needs --report-shape NAME=N,... (e.g. {SHAPE_EXAMPLE})")
+            if shape is None and not infers_shape:
+                raise XhipError(f"--memory-report {path.name} needs --report-shape NAME=N,... (e.g. {SHAPE_EXAMPLE})")
         check_writable(path, "memory report")
         return MemoryReportRequest(path, shape)
 
@@ -112,10 +112,12 @@ class MemoryReportRequest:
     def render(
         self, module: ModuleOp, shape: Mapping[str, int] | None, observed: Mapping[str, Observed] | None = None
     ) -> bytes:
+        from xhip.report.formats import report_dict, report_markdown
+        from xhip.report.memory import MemoryReport
+        from xhip.report.plot import report_png
+
         report = MemoryReport.from_module(module)
         if self.path.suffix == ".json":
-            import json
-
             return (json.dumps(report_dict(report, shape, observed), indent=2) + "\n").encode()
         if self.path.suffix == ".md":
             return report_markdown(report, shape, observed).encode()
@@ -137,9 +139,13 @@ class MemoryReportRequest:
 
     def check_runnable(self, executable: Executable) -> None:
         """Before a run: the names are the inputs' symbolic dims, and the IR holds a pool plan."""
+        from xhip.report.memory import MemoryReport
+
         self.check_symbols(d for spec in executable.inputs for d in spec.shape if isinstance(d, str))
         MemoryReport.from_module(executable.module)
 
     def add_run(self, files: OutputFiles, executable: Executable) -> None:
         """After a run: the report at the run's shape (or --report-shape), with what the run used."""
+        from xhip.report.memory import observed_layout
+
         self.add_to(files, executable.module, executable.run_symbols, observed_layout(executable))

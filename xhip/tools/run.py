@@ -28,8 +28,8 @@ EPILOG = """\
 The model runs as is: an .mlir written by `xhip-opt -o OUT.mlir` finds its
 constants in OUT.constants.bin beside it (refused if its size or SHA-256 is not
 the one the IR records). Constants of an .onnx model compiled here stay in memory:
-nothing is written but --report and --save-outputs, which are checked before the
-run and written (exactly at the paths given) only when it completed.
+nothing is written but --report, --save-outputs and --memory-report, which are
+checked before the run and written (exactly at the paths given) only when it completed.
 """
 
 
