@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, i64
 
 from xhip.api import compile
 from xhip.context import make_context
+from xhip.diagnostics import XhipError
 from xhip.dialects.hip.attributes import PoolBuffers, format_pool_buffers, parse_pool_buffers
 from xhip.memory import Buffer, Placement, SizeExpr, check_layout
 from xhip.parsing import parse_module
@@ -27,6 +28,7 @@ from xhip.report.memory import MemoryReport, observed_layout
 from xhip.report.plot import report_png
 from xhip.runtime.check import random_feeds
 from xhip.runtime.buffers import MemRef
+from xhip.runtime.executable import Executable
 from xhip.tools.opt import main as opt_main
 from xhip.tools.run import main as run_main
 
@@ -117,7 +119,7 @@ def test_layout_check_catches_an_overlap_the_report_would_draw(attention_run):
     (at,) = MemoryReport.from_module(attention_run.module).at(SHAPE)
     first, second = at.function.buffers[0], at.function.buffers[2]
     assert first.first <= second.last and second.first <= first.last
-    at.observed[second.index] = (at.offset_bytes(first), at.size_bytes(second))
+    at.observed.buffers[second.index] = (at.offset_bytes(first), at.size_bytes(second))
     assert any("overlap" in p for p in _layout_problems(at))
 
 
@@ -152,6 +154,22 @@ def test_a_size_no_shape_determines_stays_an_expression_and_the_png_refuses(tmp_
     (line,) = err.splitlines()
     assert "buffer #1: its size 4*%" in line and "report shape does not determine" in line
     assert not png.exists() and not (tmp_path / "p.mlir").exists()
+
+
+def test_a_run_fills_in_what_no_shape_determines(tmp_path):
+    """A size the host reads from device data: the run knows it, and the PNG draws it."""
+    module = parse_module(make_context(), LOADED_SIZE, "loaded.mlir")
+    PoolAllocsPass().apply(make_context(), module)
+    executable = Executable(module)
+    executable.run({"X": np.arange(8, dtype=np.float32), "count": np.array([3], dtype=np.int64)})
+    report = MemoryReport.from_module(module)
+    with pytest.raises(XhipError, match="buffer #1: its size 4\\*%"):
+        report.rectangles(executable.run_symbols)
+    (at,) = report.at(executable.run_symbols, observed_layout(executable))
+    assert [(r.domain, r.offset, r.size) for r in at.rectangles()] == [(0, 0, 32), (1, 0, 12)]
+    assert at.pool_bytes_of == {0: 256, 1: 256}
+    assert _layout_problems(at) == []
+    assert report_png([at], executable.run_symbols).startswith(PNG_MAGIC)
 
 
 # -- formats ------------------------------------------------------------------------------
@@ -217,7 +235,8 @@ def test_xhip_run_reports_what_the_run_used(tmp_path, capsys):
 def test_observed_layout_is_keyed_by_the_run_function(attention_run):
     observed = observed_layout(attention_run)
     assert list(observed) == ["main_graph"]
-    assert list(observed["main_graph"].values()) == _run_layout(attention_run)
+    assert list(observed["main_graph"].buffers.values()) == _run_layout(attention_run)
+    assert observed["main_graph"].pools == {0: attention_run.report.pool_bytes}
 
 
 # -- the request: one line, exit 1, nothing written ----------------------------------------

@@ -13,7 +13,8 @@ with in-place writes), as `lower_bound_expr`s.
 dims that are SSA names (`%select`, a Reshape target) are computed the way the
 runtime computes them, by the recorded `dims` rules; a value that still cannot be
 evaluated stays None and is shown as its expression. A run may add what it
-observed (each pooled view's offset and size), which wins over the evaluation.
+observed (each pooled view's offset and size, which win over the evaluation,
+and each pool's bytes, which stand in where the shape does not determine them).
 `FunctionAt.rectangles()` is the layout as data, one rectangle per buffer, for the
 plot and for `xhip.memory.check_layout`.
 
@@ -24,7 +25,7 @@ so a saved report can be evaluated again at other shapes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import func
@@ -40,8 +41,12 @@ from xhip.memory.model_bound import parse_size
 if TYPE_CHECKING:
     from xhip.runtime.executable import Executable
 
-Observed = Mapping[int, tuple[int, int]]
-"""Buffer index -> (offset, size) in bytes, as one run used them."""
+@dataclass(frozen=True)
+class Observed:
+    """What one run used: per buffer index its (offset, size) in its pool, per domain the pool's bytes."""
+
+    buffers: dict[int, tuple[int, int]] = field(default_factory=dict)
+    pools: dict[int, int] = field(default_factory=dict)
 
 
 def _value(expr: SizeExpr | None, dims: Mapping[str, int]) -> int | None:
@@ -109,16 +114,13 @@ class FunctionMemory:
         return sum(self.pools.values(), SizeExpr.const(0))
 
     def at(self, symbols: Mapping[str, int], observed: Observed | None = None) -> FunctionAt:
-        dims = _dims(symbols, self.dim_rules)
+        """Evaluated at the graph inputs' `symbols`, with what a run at them `observed`."""
+        dims, seen = _dims(symbols, self.dim_rules), observed or Observed()
+        pools = {d: _value(expr, dims) for d, expr in self.pools.items()}
+        pools = {d: seen.pools.get(d) if value is None else value for d, value in pools.items()}
         bound_dims = _dims(symbols, self.bound_dim_rules)
-        return FunctionAt(
-            self,
-            dims,
-            {i: _value(expr, dims) for i, expr in self.pools.items()},
-            dict(observed or {}),
-            _value(self.lower_bound, bound_dims),
-            _value(self.in_place_lower_bound, bound_dims),
-        )
+        lower, in_place = _value(self.lower_bound, bound_dims), _value(self.in_place_lower_bound, bound_dims)
+        return FunctionAt(self, dims, pools, seen, lower, in_place)
 
 
 @dataclass(frozen=True)
@@ -128,19 +130,18 @@ class FunctionAt:
     function: FunctionMemory
     dims: dict[str, int]
     pool_bytes_of: dict[int, int | None]
-    observed: dict[int, tuple[int, int]]
-    """What a run used, by buffer index: (offset, size); it wins over the evaluation."""
+    observed: Observed
     lower_bound_bytes: int | None
     in_place_lower_bound_bytes: int | None
 
     def size_bytes(self, buffer: ReportBuffer) -> int | None:
-        if buffer.index in self.observed:
-            return self.observed[buffer.index][1]
+        if buffer.index in self.observed.buffers:
+            return self.observed.buffers[buffer.index][1]
         return _value(buffer.size, self.dims)
 
     def offset_bytes(self, buffer: ReportBuffer) -> int | None:
-        if buffer.index in self.observed:
-            return self.observed[buffer.index][0]
+        if buffer.index in self.observed.buffers:
+            return self.observed.buffers[buffer.index][0]
         return _value(buffer.offset, self.dims)
 
     @property
@@ -227,7 +228,8 @@ def _function_memory(module: ModuleOp, function: func.FuncOp, record, totals: li
 
 
 def observed_layout(executable: Executable) -> dict[str, Observed]:
-    """Where the last run of `executable` put each pooled buffer of its function, by buffer index.
+    """Where the last run of `executable` put each pooled buffer of its function, by buffer
+    index, and each domain's pool bytes (as allocated: a session's pool only grows).
 
     The final IR keeps one `memref.view` per pooled buffer, in the program order
     hip-pool-allocs recorded them in; empty if the counts disagree (IR edited since)."""
@@ -239,4 +241,6 @@ def observed_layout(executable: Executable) -> dict[str, Observed]:
     views = [v for v in executable.pooled_views.values() if isinstance(v, MemRef)]
     if name not in records or len(views) != len(records[name].sizes):
         return {}
-    return {name: {i: (view.offset, view.nbytes_spanned) for i, view in enumerate(views)}}
+    buffers = {i: (view.offset, view.nbytes_spanned) for i, view in enumerate(views)}
+    pools = {domain: view.buffer.nbytes for domain, view in zip(records[name].domains, views)}
+    return {name: Observed(buffers, pools)}

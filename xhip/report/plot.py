@@ -1,4 +1,4 @@
-"""The memory report as a PNG: time (op index) on x, pool bytes (MiB) on y.
+"""The memory report as a PNG: time (op index) on x, pool bytes (MiB, or KiB / bytes for tiny pools) on y.
 
 One panel per function, one rectangle per pooled buffer (x: its live ops, y: its
 bytes in its domain's pool; the domains of a function are stacked, each above the
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xhip.diagnostics import XhipError
@@ -17,7 +18,8 @@ from xhip.diagnostics import XhipError
 if TYPE_CHECKING:  # the command lines import require_matplotlib early: this module stays light
     from xhip.report.memory import FunctionAt, Rectangle
 
-MIB = float(1 << 20)
+UNITS = (("MiB", 1 << 20), ("KiB", 1 << 10), ("bytes", 1))
+"""Units of the y axis, largest first (MiB for most models)."""
 LABEL_MIN_FRACTION = 0.03
 """A rectangle gets its buffer number written in it when it is at least this tall (of the panel)."""
 
@@ -38,46 +40,68 @@ def _domain_bases(at: FunctionAt) -> dict[int, int]:
     return bases
 
 
-def _draw_function(axes, at: FunctionAt, rectangles: Sequence[Rectangle], shape: Mapping[str, int] | None) -> None:
+@dataclass(frozen=True)
+class _Axis:
+    """The y axis' unit: the largest that the panel's height holds at least once."""
+
+    unit: str
+    scale: int
+
+    @staticmethod
+    def for_height(height: int) -> _Axis:
+        return next(_Axis(name, size) for name, size in UNITS if height >= size)
+
+    def label(self, what: str, value: int) -> str:
+        if self.scale == 1:
+            return f"{what} {value} bytes"
+        return f"{what} {value / self.scale:.2f} {self.unit} ({value} bytes)"
+
+
+def _draw_buffers(axes, at: FunctionAt, rectangles: Sequence[Rectangle], axis: _Axis, height: int) -> None:
     from matplotlib import colormaps
     from matplotlib.patches import Rectangle as Patch
 
-    from xhip.report.formats import shape_text
-
-    pool = at.pool_bytes
-    if pool is None:
-        raise XhipError(f"memory report: @{at.function.name}: the pool size {at.function.pool_size} is not known at this shape")
-    bases = _domain_bases(at)
-    colors = colormaps["tab20"]
-    height = max([pool, at.lower_bound_bytes or 0, 1])
+    bases, colors = _domain_bases(at), colormaps["tab20"]
     for r in rectangles:
-        bottom = (bases[r.domain] + r.offset) / MIB
-        patch = Patch((r.first, bottom), r.last - r.first + 1, r.size / MIB, facecolor=colors(r.buffer % 20),
-                      edgecolor="black", linewidth=0.6, alpha=0.85)  # fmt: skip
-        axes.add_patch(patch)
+        bottom, width = (bases[r.domain] + r.offset) / axis.scale, r.last - r.first + 1
+        axes.add_patch(Patch((r.first, bottom), width, r.size / axis.scale, facecolor=colors(r.buffer % 20),
+                             edgecolor="black", linewidth=0.6, alpha=0.85))  # fmt: skip
         if r.size >= LABEL_MIN_FRACTION * height:
-            axes.text(r.first + (r.last - r.first + 1) / 2, bottom + r.size / MIB / 2, f"#{r.buffer}",
-                      ha="center", va="center", fontsize=8)  # fmt: skip
+            axes.text(r.first + width / 2, bottom + r.size / axis.scale / 2, f"#{r.buffer}", ha="center",
+                      va="center", fontsize=8)  # fmt: skip
     for domain, base in bases.items():
         if base:
-            axes.axhline(base / MIB, color="gray", linewidth=0.8, linestyle=(0, (1, 3)))
-            axes.text(0, base / MIB, f" domain {domain}", va="bottom", fontsize=7, color="gray")
+            axes.axhline(base / axis.scale, color="gray", linewidth=0.8, linestyle=(0, (1, 3)))
+            axes.text(0, base / axis.scale, f" domain {domain}", va="bottom", fontsize=7, color="gray")
+
+
+def _draw_lines(axes, at: FunctionAt, pool: int, axis: _Axis) -> None:
     lines = [  # the pool line is the widest, so a bound drawn over it leaves it visible
         (pool, "pool", "tab:red", "-", 3.0),
         (at.lower_bound_bytes, "lower bound (model)", "tab:blue", "--", 1.5),
         (at.in_place_lower_bound_bytes, "lower bound (in place)", "tab:green", ":", 1.5),
     ]
-    for value, label, color, style, width in lines:
+    for value, what, color, style, width in lines:
         if value is not None:
-            axes.axhline(value / MIB, color=color, linestyle=style, linewidth=width, label=f"{label} {value / MIB:.2f} MiB")
-    last_op = max([r.last + 1 for r in rectangles] + [1])
-    axes.set_xlim(0, last_op + 1)
-    axes.set_ylim(0, height * 1.08 / MIB)
+            axes.axhline(value / axis.scale, color=color, linestyle=style, linewidth=width, label=axis.label(what, value))
+
+
+def _draw_function(axes, at: FunctionAt, rectangles: Sequence[Rectangle], shape: Mapping[str, int] | None) -> None:
+    from xhip.report.formats import shape_text
+
+    pool = at.pool_bytes
+    if pool is None:
+        raise XhipError(f"memory report: @{at.function.name}: the pool size {at.function.pool_size} is not known at this shape")
+    height = max([pool, at.lower_bound_bytes or 0, 1])
+    axis = _Axis.for_height(height)
+    _draw_buffers(axes, at, rectangles, axis, height)
+    _draw_lines(axes, at, pool, axis)
+    axes.set_xlim(0, max([r.last + 1 for r in rectangles] + [1]) + 1)
+    axes.set_ylim(0, height * 1.08 / axis.scale)
     ratio = at.pool_over_bound
-    title = f"@{at.function.name} at {shape_text(shape)}"
-    axes.set_title(title + ("" if ratio is None else f": pool / bound = {ratio:.3f}"))
+    axes.set_title(f"@{at.function.name} at {shape_text(shape)}" + ("" if ratio is None else f": pool / bound = {ratio:.3f}"))
     axes.set_xlabel("op index in the function body (at hip-pool-allocs)")
-    axes.set_ylabel("pool bytes (MiB)")
+    axes.set_ylabel("pool bytes" if axis.scale == 1 else f"pool bytes ({axis.unit})")
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     axes.grid(True, axis="y", linewidth=0.3)
 
