@@ -330,3 +330,19 @@ def test_pool_allocs_records_each_buffer_of_the_plan(attention_run):
     assert record.sizes[0] == "4*n" and record.dim_rules is None  # %k comes from a load: no rule computes it
     assert list(module.attributes["hip.buffer_domains"].get_values()) == list(record.domains)  # type: ignore[union-attr]
     assert np.all(np.diff([first for first, _ in record.intervals]) > 0)
+
+
+def test_a_malformed_record_is_one_located_line(tmp_path, capsys):
+    compiled = tmp_path / "out.mlir"
+    code, _, err = opt(capsys, "-o", compiled)
+    assert code == 0, err
+    text = compiled.read_text()
+    assert text.count('sizes = ["256*batch*seq", ') == 2  # the model's record, then the pool's
+    broken = tmp_path / "broken.mlir"
+    head, _, tail = text.rpartition('sizes = ["256*batch*seq", ')
+    broken.write_text(head + 'sizes = ["256*batch*(seq", ' + tail)
+    code, out, err = run_tool(opt_main, capsys, broken, "--memory-report", tmp_path / "r.json", "--report-shape", "seq=1")
+    assert code == 1 and out == ""
+    (line,) = err.splitlines()
+    assert line.startswith(f"{broken}:1:1: error: memory report: bad size expression '256*batch*(seq'")
+    assert not (tmp_path / "r.json").exists()

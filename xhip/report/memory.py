@@ -34,12 +34,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xhip.analysis.model_buffers import evaluate_dim_rules, recorded_model_buffers
 from xhip.diagnostics import XhipError, op_error
 from xhip.dialects.hip import pool_alignment
-from xhip.dialects.hip.attributes import POOL_BUFFERS_ATTR, pool_buffers, pool_sizes
+from xhip.dialects.hip.attributes import POOL_ALIGNMENT_ATTR, POOL_BUFFERS_ATTR, PoolBuffers, pool_buffers, pool_sizes
 from xhip.memory import SizeExpr, lower_bound_expr
 from xhip.memory.model_bound import parse_size
 
 if TYPE_CHECKING:
     from xhip.runtime.executable import Executable
+
 
 @dataclass(frozen=True)
 class Observed:
@@ -183,7 +184,7 @@ class MemoryReport:
         try:
             records, totals = pool_buffers(module), pool_sizes(module)
             functions = tuple(
-                _function_memory(module, f, records[f.sym_name.data], totals)
+                _function_memory(module, f.sym_name.data, records[f.sym_name.data], totals)
                 for f in module.walk()
                 if isinstance(f, func.FuncOp) and f.sym_name.data in records
             )
@@ -201,8 +202,11 @@ class MemoryReport:
         return [r for f in self.at(symbols) for r in f.rectangles()]
 
 
-def _function_memory(module: ModuleOp, function: func.FuncOp, record, totals: list[str]) -> FunctionMemory:
-    alignment = pool_alignment(module) or 1
+def _function_memory(module: ModuleOp, name: str, record: PoolBuffers, totals: list[str]) -> FunctionMemory:
+    """One function's report from its records; a ValueError says what is malformed."""
+    alignment = pool_alignment(module)
+    if alignment is None:
+        raise ValueError(f"{POOL_BUFFERS_ATTR} without {POOL_ALIGNMENT_ATTR}")
     buffers = tuple(
         ReportBuffer(i, parse_size(size), parse_size(offset), first, last, domain)
         for i, (size, offset, (first, last), domain) in enumerate(
@@ -212,19 +216,12 @@ def _function_memory(module: ModuleOp, function: func.FuncOp, record, totals: li
     if any(not 0 <= b.domain < len(totals) for b in buffers):
         raise ValueError(f"{POOL_BUFFERS_ATTR}: a domain id has no entry in hip.pool_sizes")
     pools = {d: parse_size(totals[d]) for d in sorted({b.domain for b in buffers})}
-    model = recorded_model_buffers(module, function.sym_name.data)
+    model = recorded_model_buffers(module, name)
     if model is None:
-        return FunctionMemory(function.sym_name.data, alignment, buffers, pools, record.dim_rules)
-    return FunctionMemory(
-        function.sym_name.data,
-        alignment,
-        buffers,
-        pools,
-        record.dim_rules,
-        lower_bound_expr(model.buffers.buffers(), alignment),
-        lower_bound_expr(model.buffers.in_place_buffers(), alignment),
-        model.dim_rules,
-    )
+        return FunctionMemory(name, alignment, buffers, pools, record.dim_rules)
+    lower = lower_bound_expr(model.buffers.buffers(), alignment)
+    in_place = lower_bound_expr(model.buffers.in_place_buffers(), alignment)
+    return FunctionMemory(name, alignment, buffers, pools, record.dim_rules, lower, in_place, model.dim_rules)
 
 
 def observed_layout(executable: Executable) -> dict[str, Observed]:
