@@ -31,7 +31,10 @@ For each function (a single block with `!hip.context` as argument #0):
 Module attributes record the result for reports and the runtime (names and
 format: xhip/dialects/hip/attributes.py): the alignment, the pool sizes as
 printed `SizeExpr`s ("run-time" for a domain planned at run time), the pool each
-domain draws from, and per pooled buffer its offset and domain.
+domain draws from, per pooled buffer its offset and domain, and per function
+(`hip.pool_buffers`, for memory reports) each buffer's size, symbolic offset,
+live interval and domain, with the rules that compute the dims of those sizes
+that are not graph-input symbols.
 `emit-fragmentation-report` prints, per domain, the pool size against the
 max-live lower bound to stderr.
 """
@@ -50,9 +53,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.analysis.liveness import Interval, live_intervals
-from xhip.analysis.pool_sizes import DimNames, byte_size, is_poolable
+from xhip.analysis.model_buffers import dim_rules
+from xhip.analysis.pool_sizes import DimNames, byte_size, is_poolable, symbolic_dim
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import RUNTIME_OFFSET, pool_attributes
+from xhip.dialects.hip.attributes import PoolBuffers
 from xhip.memory import PLANNERS, Buffer, Placement, Planner, SizeExpr, lower_bound_expr
 from xhip.memory.greedy import plan_at_sizes
 from xhip.passes.contracts import erase_deallocs, escapes, is_pure, require_context
@@ -155,6 +160,10 @@ def _hoist_size_arithmetic(domain: Domain, pins: _Pins) -> None:
 
 # -- records --------------------------------------------------------------------------------
 
+RUN_TIME = "run-time"
+"""The planner choice that plans at each run's sizes (and the size / offset text it records)."""
+
+
 
 @dataclass
 class PoolRecord:
@@ -166,6 +175,7 @@ class PoolRecord:
     """Per domain the pool it draws from."""
     offsets: list[int] = field(default_factory=list)
     domains: list[int] = field(default_factory=list)
+    functions: dict[str, PoolBuffers] = field(default_factory=dict)
 
     def module_attributes(self, alignment: int) -> dict[str, Attribute]:
         per_pool: dict[int, list[SizeExpr | None]] = {}
@@ -174,7 +184,37 @@ class PoolRecord:
         known = [SizeExpr.max_of(t) for t in per_pool.values() if None not in t]  # type: ignore[arg-type]
         whole = RUN_TIME if len(known) < len(per_pool) else str(sum(known, SizeExpr.const(0)))
         totals = [RUN_TIME if t is None else str(t) for t in self.totals]
-        return pool_attributes(alignment, whole, totals, self.offsets, self.domains, self.pools)
+        return pool_attributes(alignment, whole, totals, self.offsets, self.domains, self.pools, self.functions)
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """One pooled buffer as the reports see it (recorded before its alloc becomes a view)."""
+
+    size: SizeExpr
+    offset: SizeExpr | None
+    """None: planned at run time (`hip.plan_pool`)."""
+    interval: Interval
+    domain: int
+
+
+def function_record(placed: Sequence[_Placed], names: DimNames) -> PoolBuffers:
+    """`hip.pool_buffers` of one function; `dims` computes every dim that is not a graph
+    input's symbol printed as itself (`%select`, or `batch_1` for a second value of `batch`)."""
+    values = {
+        key
+        for p in placed
+        for key in p.size.dims | (p.offset.dims if p.offset is not None else frozenset())
+        if isinstance(key, SSAValue)
+    }
+    unnamed = {names(v): v for v in values if names(v) != symbolic_dim(v)}
+    return PoolBuffers(
+        tuple(str(p.size) for p in placed),
+        tuple(RUN_TIME if p.offset is None else str(p.offset) for p in placed),
+        tuple((p.interval.first, p.interval.last) for p in placed),
+        tuple(p.domain for p in placed),
+        dim_rules(unnamed) if unnamed else None,
+    )
 
 
 def fragmentation_line(function: str, domain_id: int, total: SizeExpr, bound: SizeExpr) -> str:
@@ -196,9 +236,6 @@ def _planned_at_static_sizes(buffers: Sequence[Buffer], alignment: int) -> Place
 
 
 # -- the pass -------------------------------------------------------------------------------
-
-RUN_TIME = "run-time"
-"""The planner choice that plans at each run's sizes (and the pool size text it records)."""
 
 PlannerName = Literal["", "run-time", *PLANNERS]  # type: ignore[valid-type]
 """The `planner` option's choices: xhip.memory's planners by name, "run-time", or ""
@@ -278,33 +315,36 @@ class PoolAllocsPass(ModulePass):
         pins = _Pins(positions)
         pool_ends = _PoolEnds()
         pool_base = len(set(record.pools))  # pools are numbered across the module, like domains
-        domain_of: dict[memref.AllocOp, int] = {}
         offset_of: dict[memref.AllocOp, SizeExpr | None] = {}
+        placed: dict[memref.AllocOp, _Placed] = {}
         for domain in partition_domains(candidates, pins):
             domain_id = len(record.totals)
             start = positions[domain.first]
             pool = pool_base + pool_ends.pool_for(start, max(intervals[a.memref].last for a in domain.members))
             _hoist_size_arithmetic(domain, pins)
-            placed = self._place(domain, domain_id, intervals, names)
-            if placed is None:
+            plan = self._place(domain, domain_id, intervals, names)
+            if plan is None:
                 sizes = [byte_size(alloc, names) for alloc in domain.members]
                 spans = [(intervals[a.memref].first, intervals[a.memref].last) for a in domain.members]
                 emit_run_time_pool(context, pool, sizes, spans, self.alignment, domain.members, domain.first)
                 record.totals.append(None)
                 offset_of.update((alloc, None) for alloc in domain.members)
             else:
-                total, offsets = placed
+                total, offsets = plan
                 members = [PooledBuffer(alloc, offsets[alloc]) for alloc in domain.members]
                 emit_pool(context, pool, total, members, domain.first)
                 record.totals.append(total)
                 offset_of.update(offsets)
             record.pools.append(pool)
-            domain_of.update((alloc, domain_id) for alloc in domain.members)
-        for alloc in candidates:  # program order
-            offset = offset_of[alloc]
-            static = None if offset is None else offset.static_value
+            for alloc in domain.members:
+                size = byte_size(alloc, names)
+                placed[alloc] = _Placed(size, offset_of[alloc], intervals[alloc.memref], domain_id)
+        in_order = [placed[alloc] for alloc in candidates]  # program order
+        for buffer in in_order:
+            static = None if buffer.offset is None else buffer.offset.static_value
             record.offsets.append(RUNTIME_OFFSET if static is None else static)
-            record.domains.append(domain_of[alloc])
+            record.domains.append(buffer.domain)
+        record.functions[function.sym_name.data] = function_record(in_order, names)
 
     def _check_alignment(self, alloc: memref.AllocOp) -> None:
         """Pool offsets are multiples of `alignment`: an allocation may not ask for more."""

@@ -158,6 +158,10 @@ class Executable:
         ]
         self.report = Report(backend=f"{self.backend.name}: {self.backend.describe()}")
         self._pooled = _pooled_buffers(function, self.plan.slots)
+        self.pooled_views: dict[SSAValue, object] = {}
+        """The last run's value of each pooled `memref.view` (program order): where its bytes were."""
+        self.run_symbols: dict[str, int] = {}
+        """The last run's value of each symbolic dim of the inputs."""
         block = function.body.blocks.first
         self._intervals = live_intervals(block, self._pooled) if self._pooled and block is not None else {}
         self._alignment = _pool_alignment(module)
@@ -246,6 +250,8 @@ class Executable:
             next(filled) if is_result else self._argument(spec, feeds[spec.name]) for spec, is_result in self._arguments
         ]
         results, pooled = self.plan.execute(arguments, self._pooled.values())
+        self.pooled_views = {view: pooled[slot] for view, slot in self._pooled.items()}
+        self.run_symbols = {symbol: extent for symbol, (extent, _) in bound.items()}
         self.backend.sync()
         produced = [*zip(self.outputs, results), *out_params]
         for spec, value in produced:
@@ -260,7 +266,7 @@ class Executable:
         self.report.kernel_compiles = stats.kernel_compiles - before[4]
         self.report.pool_bytes = self.session.run.pool_bytes
         self.report.merged_lower_bound_bytes = self._merged_lower_bound(pooled)
-        self._honest_bounds({symbol: extent for symbol, (extent, _) in bound.items()})
+        self._honest_bounds(self.run_symbols)
         self.report.host_scratch_bytes = self.session.run.scratch_bytes
         self.report.outputs = {
             name: {"shape": list(array.shape), "dtype": str(array.dtype)} for name, array in outputs.items()

@@ -28,6 +28,7 @@ from xhip.parsing import parse_module
 from xhip.pass_runner import PassTiming, run_passes
 from xhip.passes.externalize_constants import storing_constants_into
 from xhip.printing import print_ir
+from xhip.report.request import MemoryReportRequest, add_memory_report_arguments, graph_symbols
 from xhip.shipped import resolve_pipeline
 from xhip.tools.cli import ArgumentParser, emit, main_with
 from xhip.verify import verify_module
@@ -87,6 +88,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--print-debuginfo", action="store_true", help="print op locations")
     ap.add_argument("--list-passes", action="store_true", help="list passes with their options and exit")
     ap.add_argument("--timing", action="store_true", help="print a per-pass wall-time table to stderr")
+    add_memory_report_arguments(ap, "needed for a .png and for numbers")
     ap.add_argument("--version", action="version", version=f"xhip-opt {__version__}")
     return ap
 
@@ -189,13 +191,18 @@ def _constants_store(args: argparse.Namespace) -> ConstantsStore:
     return ConstantsStore(stem=stem, content_named=True)
 
 
-def _write_outputs(text: str, args: argparse.Namespace, store: ConstantsStore) -> None:
-    """The constants files, then the IR (so an IR on disk never names a missing file)."""
+def _write_outputs(
+    text: str, args: argparse.Namespace, store: ConstantsStore,
+    memory_report: MemoryReportRequest | None = None, reported: ModuleOp | None = None,
+) -> None:
+    """The constants files, then the IR (so an IR on disk never names a missing file), then the memory report."""
     files = OutputFiles()
     for path, data in store.paths().items():
         files.add(path, data, "constants file")
     if args.output is not None:
         files.add(args.output, text)
+    if memory_report is not None and reported is not None:
+        memory_report.add_to(files, reported)
     files.commit()
     if args.output is None:
         emit(text)
@@ -210,6 +217,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.output is not None:
         check_writable(Path(args.output), "output")
+    memory_report = MemoryReportRequest.from_args(args, infers_shape=False)
+    if memory_report is not None and args.split_input_file:
+        raise XhipError("--memory-report reports one module: it does not apply with --split-input-file")
     store = _constants_store(args)
     passes = storing_constants_into(_select_passes(args), store)
     print_after = _print_after_names(args, passes)
@@ -221,10 +231,13 @@ def run(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write(print_ir(module, args.print_op_generic, args.elide_elementsattrs_if_larger))
 
     outputs: list[str] = []
+    reported = None
     for ctx, loaded in _load_modules(args, timer):
         try:
             if isinstance(loaded, XhipError):
                 raise loaded
+            if memory_report is not None:
+                memory_report.check_symbols(graph_symbols(loaded))
             for timing in run_passes(ctx, loaded, passes, after_pass):
                 timer.add(timing.name, timing.seconds)
             start = time.perf_counter()
@@ -232,11 +245,12 @@ def run(argv: Sequence[str] | None = None) -> int:
                 print_ir(loaded, args.print_op_generic, args.elide_elementsattrs_if_larger, args.print_debuginfo)
             )
             timer.add("print", time.perf_counter() - start)
+            reported = loaded
         except XhipError as err:
             if not args.verify_diagnostics:
                 raise
             outputs.append(f"{err}\n")
-    _write_outputs(f"{CHUNK_SEPARATOR}\n".join(outputs), args, store)
+    _write_outputs(f"{CHUNK_SEPARATOR}\n".join(outputs), args, store, memory_report, reported)
     if args.timing:
         sys.stderr.write(timer.table())
     return 0

@@ -22,14 +22,15 @@ import numpy as np
 from xhip import __version__
 from xhip.diagnostics import XhipError
 from xhip.output_files import OutputFiles, check_writable
+from xhip.report.request import MemoryReportRequest, add_memory_report_arguments
 from xhip.tools.cli import ArgumentParser, emit, main_with
 
 EPILOG = """\
 The model runs as is: an .mlir written by `xhip-opt -o OUT.mlir` finds its
 constants in OUT.constants.bin beside it (refused if its size or SHA-256 is not
 the one the IR records). Constants of an .onnx model compiled here stay in memory:
-nothing is written but --report and --save-outputs, which are checked before the
-run and written (exactly at the paths given) only when it completed.
+nothing is written but --report, --save-outputs and --memory-report, which are
+checked before the run and written (exactly at the paths given) only when it completed.
 """
 
 
@@ -66,6 +67,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--check-each-pass", action="store_true", help="run and check after every pass; stop at the first failure")
     ap.add_argument("--report", metavar="FILE.json", help="write the run report as JSON")
     ap.add_argument("--save-outputs", metavar="FILE.npz", help="write the outputs (numpy .npz, at exactly this path)")
+    add_memory_report_arguments(ap, "default: the run's (offsets and sizes then as the run used them)")
     ap.add_argument("--version", action="version", version=f"xhip-run {__version__}")
     return ap
 
@@ -189,12 +191,16 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     return buffer.getvalue()
 
 
-def _write_files(args: argparse.Namespace, report: dict[str, object], outputs: dict[str, np.ndarray]) -> None:
+def _write_files(
+    args: argparse.Namespace, executable, outputs: dict[str, np.ndarray], memory_report: MemoryReportRequest | None
+) -> None:
     files = OutputFiles()
     if args.report:
-        files.add(args.report, json.dumps(report, indent=2) + "\n", "report")
+        files.add(args.report, json.dumps(executable.report.as_dict(), indent=2) + "\n", "report")
     if args.save_outputs:
         files.add(args.save_outputs, _npz_bytes(outputs), "outputs")
+    if memory_report is not None:
+        memory_report.add_run(files, executable)
     files.commit()
 
 
@@ -208,7 +214,10 @@ def _check_text(result) -> str:
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
+    memory_report = MemoryReportRequest.from_args(args, infers_shape=True)
     if args.check_each_pass:
+        if memory_report is not None:
+            raise XhipError("--memory-report does not apply to --check-each-pass")
         return _check_each_pass(args)
     _check_output_paths(args)
     from xhip.api import compile
@@ -216,6 +225,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     executable = compile(
         args.model, _pipeline(args), args.backend, args.stop_after, deferred=args.deferred, sanitize=args.sanitize
     )
+    if memory_report is not None:
+        memory_report.check_runnable(executable)
     feeds = _feeds(args, executable)
     outputs = executable.run(feeds)
     status, text = 0, ""
@@ -229,7 +240,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.sanitize:
         text += "sanitizer: clean\n"
     text += _report_table(executable.report)
-    _write_files(args, executable.report.as_dict(), outputs)
+    _write_files(args, executable, outputs, memory_report)
     emit(text)
     return status
 

@@ -13,7 +13,7 @@ func.func @static_two_allocs(%ctx: !hip.context, %x: memref<8x8xf32>) {
   func.return
 }
 
-// CHECK:       builtin.module attributes {hip.pool_alignment = 256 : i64, hip.pool_size = "512", hip.pool_sizes = ["512"], hip.domain_count = 1 : i64, hip.buffer_count = 2 : i64, hip.buffer_offsets = array<i64: 0, 256>, hip.buffer_domains = array<i64: 0, 0>, hip.domain_pools = array<i64: 0>}
+// CHECK:       builtin.module attributes {hip.pool_alignment = 256 : i64, hip.pool_size = "512", hip.pool_sizes = ["512"], hip.domain_count = 1 : i64, hip.buffer_count = 2 : i64, hip.buffer_offsets = array<i64: 0, 256>, hip.buffer_domains = array<i64: 0, 0>, hip.domain_pools = array<i64: 0>, hip.pool_buffers = {static_two_allocs = {sizes = ["256", "256"], offsets = ["0", "256"], intervals = array<i64: 0, 3, 1, 4>, domains = array<i64: 0, 0>}}}
 // CHECK-LABEL: func.func @static_two_allocs
 // CHECK-NEXT:    %[[SIZE:.*]] = arith.constant 512 : index
 // CHECK-NEXT:    %[[POOL:.*]] = hip.get_pool(%ctx, %[[SIZE]]) : memref<?xi8>

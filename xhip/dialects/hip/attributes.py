@@ -11,7 +11,14 @@ Memory planning (hip-pool-allocs) records what it did on the module:
   an earlier pool whose buffers are all dead, so pools can be fewer than domains);
 - `hip.buffer_offsets`, `hip.buffer_domains`: per pooled buffer in program
   order, its static offset (`RUNTIME_OFFSET` when only known at run time) and
-  its domain.
+  its domain;
+- `hip.pool_buffers`: per function, its pooled buffers in program order
+  (`PoolBuffers`): `{sizes = [...], offsets = [...], intervals = array<i64:
+  first0, last0, ...>, domains = array<i64: ...>, dims = "..."}`, sizes and
+  offsets as printed `SizeExpr`s (an offset `"run-time"` where `hip.plan_pool` plans it), intervals the live op positions in the body at
+  pool-allocs time; `dims`, present when a size needs a value that is not a
+  graph input's symbol, is the printed `func.func @dims` of
+  `xhip.analysis.model_buffers.dim_rules` (memory reports evaluate with it).
 
 Constants (hip-externalize-constants, hip-resolve-extern-constants):
 `hip.constants_file` names the module's constants file (relative to the IR
@@ -30,7 +37,7 @@ format / parse them with the helpers, so a name is written once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
 
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
@@ -44,6 +51,7 @@ DOMAIN_COUNT_ATTR = "hip.domain_count"
 BUFFER_COUNT_ATTR = "hip.buffer_count"
 BUFFER_OFFSETS_ATTR = "hip.buffer_offsets"
 BUFFER_DOMAINS_ATTR = "hip.buffer_domains"
+POOL_BUFFERS_ATTR = "hip.pool_buffers"
 RUNTIME_OFFSET = -1
 """A `hip.buffer_offsets` entry whose offset is only known at run time."""
 
@@ -59,6 +67,101 @@ CONSTANT_SIZES_ATTR = "hip.constant_sizes"
 OUT_PARAM_ATTR = "bufferize.result"
 
 
+@dataclass(frozen=True)
+class PoolBuffers:
+    """One function's entry of `hip.pool_buffers`: per pooled buffer, in program order."""
+
+    sizes: tuple[str, ...]
+    offsets: tuple[str, ...]
+    intervals: tuple[tuple[int, int], ...]
+    domains: tuple[int, ...]
+    dim_rules: str | None = None
+
+    def __post_init__(self):
+        if not len(self.sizes) == len(self.offsets) == len(self.intervals) == len(self.domains):
+            raise ValueError(f"{POOL_BUFFERS_ATTR}: sizes, offsets, intervals and domains differ in length")
+
+
+def format_intervals(intervals: Sequence[tuple[int, int]]) -> DenseArrayBase:
+    """Live intervals as one `array<i64: first0, last0, first1, last1, ...>`."""
+    return DenseArrayBase.from_list(i64, [point for pair in intervals for point in pair])
+
+
+def parse_intervals(attr: DenseArrayBase, name: str) -> tuple[tuple[int, int], ...]:
+    """What `format_intervals` wrote; a ValueError (naming attribute `name`) for an odd count."""
+    points = [int(p) for p in attr.get_values()]
+    if len(points) % 2:
+        raise ValueError(f"{name}: intervals must be (first, last) pairs")
+    return tuple(zip(points[::2], points[1::2]))
+
+
+def format_pool_buffers(record: PoolBuffers) -> DictionaryAttr:
+    entry: dict[str, Attribute] = {
+        "sizes": ArrayAttr([StringAttr(s) for s in record.sizes]),
+        "offsets": ArrayAttr([StringAttr(o) for o in record.offsets]),
+        "intervals": format_intervals(record.intervals),
+        "domains": DenseArrayBase.from_list(i64, list(record.domains)),
+    }
+    if record.dim_rules is not None:
+        entry["dims"] = StringAttr(record.dim_rules)
+    return DictionaryAttr(entry)
+
+
+def _strings(attr: Attribute | None) -> tuple[str, ...] | None:
+    if not isinstance(attr, ArrayAttr) or not all(isinstance(s, StringAttr) for s in attr.data):
+        return None
+    return tuple(s.data for s in attr.data)  # type: ignore[union-attr]
+
+
+def parse_pool_buffers(attr: Attribute) -> PoolBuffers:
+    """One function's entry of `hip.pool_buffers`; a ValueError says what is wrong."""
+    entry = attr.data if isinstance(attr, DictionaryAttr) else {}
+    sizes, offsets = _strings(entry.get("sizes")), _strings(entry.get("offsets"))
+    intervals, domains, dims = entry.get("intervals"), entry.get("domains"), entry.get("dims")
+    if not (
+        sizes is not None
+        and offsets is not None
+        and isinstance(intervals, DenseArrayBase)
+        and isinstance(domains, DenseArrayBase)
+        and (dims is None or isinstance(dims, StringAttr))
+    ):
+        raise ValueError(
+            f"{POOL_BUFFERS_ATTR}: an entry needs sizes and offsets (strings), intervals and domains "
+            "(array<i64>), and dims, if any, a string"
+        )
+    pairs = parse_intervals(intervals, POOL_BUFFERS_ATTR)
+    rules = dims.data if isinstance(dims, StringAttr) else None
+    return PoolBuffers(sizes, offsets, pairs, tuple(int(d) for d in domains.get_values()), rules)
+
+
+def pool_buffers(module: ModuleOp) -> dict[str, PoolBuffers]:
+    """`hip.pool_buffers` by function name (empty when no pool was planned); ValueError if malformed."""
+    table = module.attributes.get(POOL_BUFFERS_ATTR)
+    if table is None:
+        return {}
+    if not isinstance(table, DictionaryAttr):
+        raise ValueError(f"{POOL_BUFFERS_ATTR} must be a dictionary of functions")
+    return {name: parse_pool_buffers(entry) for name, entry in table.data.items()}
+
+
+def pool_sizes(module: ModuleOp) -> list[str]:
+    """`hip.pool_sizes`: the printed pool size of each domain; ValueError if malformed."""
+    sizes = _strings(module.attributes.get(POOL_SIZES_ATTR, ArrayAttr([])))
+    if sizes is None:
+        raise ValueError(f"{POOL_SIZES_ATTR} must be an array of strings")
+    return list(sizes)
+
+
+def domain_pools(module: ModuleOp) -> list[int]:
+    """`hip.domain_pools`: the pool each domain draws from (each its own when absent)."""
+    attr = module.attributes.get(DOMAIN_POOLS_ATTR)
+    if attr is None:
+        return list(range(len(pool_sizes(module))))
+    if not isinstance(attr, DenseArrayBase):
+        raise ValueError(f"{DOMAIN_POOLS_ATTR} must be an array<i64>")
+    return [int(v) for v in attr.get_values()]
+
+
 def pool_attributes(
     alignment: int,
     total: str,
@@ -66,10 +169,12 @@ def pool_attributes(
     offsets: Sequence[int],
     domains: Sequence[int],
     pools: Sequence[int],
+    functions: Mapping[str, PoolBuffers] | None = None,
 ) -> dict[str, Attribute]:
     """The module attributes of a pool plan: sizes as printed SizeExprs, per-domain pools,
-    per-buffer lists in program order."""
-    return {
+    per-buffer lists in program order, and each function's buffers in full (`functions`,
+    for memory reports)."""
+    attributes: dict[str, Attribute] = {
         POOL_ALIGNMENT_ATTR: IntegerAttr(alignment, i64),
         POOL_SIZE_ATTR: StringAttr(total),
         POOL_SIZES_ATTR: ArrayAttr([StringAttr(t) for t in totals]),
@@ -79,6 +184,9 @@ def pool_attributes(
         BUFFER_DOMAINS_ATTR: DenseArrayBase.from_list(i64, list(domains)),
         DOMAIN_POOLS_ATTR: DenseArrayBase.from_list(i64, list(pools)),
     }
+    if functions:
+        attributes[POOL_BUFFERS_ATTR] = DictionaryAttr({n: format_pool_buffers(r) for n, r in functions.items()})
+    return attributes
 
 
 def pool_alignment(module: ModuleOp) -> int | None:
