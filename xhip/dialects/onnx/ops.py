@@ -174,6 +174,16 @@ class ExpOp(UnaryOp):
 
 
 @irdl_op_definition
+class SinOp(UnaryOp):
+    name = "onnx.Sin"
+
+
+@irdl_op_definition
+class CosOp(UnaryOp):
+    name = "onnx.Cos"
+
+
+@irdl_op_definition
 class LogOp(UnaryOp):
     name = "onnx.Log"
 
@@ -456,6 +466,16 @@ class GatherOp(OnnxOp):
 
 
 @irdl_op_definition
+class GatherElementsOp(OnnxOp):
+    name = "onnx.GatherElements"
+    data = operand_def(TENSOR)
+    indices = operand_def(TENSOR)
+    output = result_def(TENSOR)
+    axis = int_attr(0)
+    CHECKS: ClassVar = Checks(same=("data", "output"), index=("indices",), axis="data")
+
+
+@irdl_op_definition
 class GatherNDOp(OnnxOp):
     name = "onnx.GatherND"
     data = operand_def(TENSOR)
@@ -585,10 +605,10 @@ class EntryPointOp(IRDLOperation):
 OPERATORS: tuple[type[OnnxOp], ...] = (
     AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
-    SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, LogOp, NegOp, AbsOp, ReciprocalOp, CastOp,
+    SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, CastOp,
     GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
-    ConcatOp, SplitOp, SliceOp, GatherOp, GatherNDOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
+    ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
     RangeOp, NonZeroOp, IdentityOp, ConstantOp,
     )  # fmt: skip
 """Every ONNX operator the dialect models (xDSL keeps the op list beside the ops): a new

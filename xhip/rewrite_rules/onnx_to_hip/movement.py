@@ -1,4 +1,4 @@
-"""Data movement: Transpose, Concat, Split, Slice, Gather, GatherND, Expand.
+"""Data movement: Transpose, Concat, Split, Slice, Gather, GatherElements, GatherND, Expand.
 
 Destinations come from the `xhip.shapes` rules. On host vectors (shape
 subgraphs) Concat, Split, Slice, Gather and Expand compute the elements on the
@@ -155,6 +155,18 @@ def convert_gather(op: Operation, state: ConversionState) -> list[Lowered]:
     inputs = [state.tensor(v) for v in op.operands]
     properties = {"axis": _axis_attr(axis, len(data.dims))}
     return state.compute(hip.GatherOp, inputs, [(dims, data.element_type)], properties=properties)
+
+
+@converts("GatherElements")
+def convert_gather_elements(op: Operation, state: ConversionState) -> list[Lowered]:
+    data, indices = op.operands
+    axis = op.axis.value.data  # type: ignore[attr-defined]
+    rank = len(state.dims(data))
+    dims = state.check(shapes.gather_elements(state.emitter, state.dims(data), state.dims(indices), axis))
+    dims = _result_dims(op, state, dims)
+    properties = {"axis": _axis_attr(axis, rank)}
+    inputs = [state.tensor(data), state.tensor(indices)]
+    return state.compute(hip.GatherElementsOp, inputs, [(dims, state.element_type(data))], properties=properties)
 
 
 @converts("GatherND")

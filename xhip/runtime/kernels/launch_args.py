@@ -230,6 +230,7 @@ _FAMILIES = {
     "row": lambda attrs, scalars, ins, outs: (_softmax if len(ins) == 1 else _layer_norm)(attrs, scalars, ins, outs),
     "reduce": _reduce,
     "gather": _gather,
+    "gather_elements": _gather,
     "gather_nd": _gather,
     "cumsum": _cumsum,
     "generate": _generate,

@@ -342,6 +342,12 @@ def gather_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operan
     return [gather_spec("gather", data.dtype.itemsize, indices.dtype, data.rank, indices.rank, out_rank, axis=axis)]
 
 
+def gather_elements_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    data, indices = ins
+    axis = int(attributes.get("axis", 0)) % data.rank
+    return [gather_spec("gather_elements", data.dtype.itemsize, indices.dtype, data.rank, indices.rank, outs[0].rank, axis=axis)]
+
+
 def gather_nd_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     data, indices = ins
     depth = indices.shape[-1]
@@ -475,6 +481,7 @@ FAMILIES: dict[str, Builder] = {
     "reduce": reduce_specs,
     "copy": copy_specs,
     "gather": gather_specs,
+    "gather_elements": gather_elements_specs,
     "gather_nd": gather_nd_specs,
     "cumsum": cumsum_specs,
     "generate": generate_specs,
