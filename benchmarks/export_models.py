@@ -12,9 +12,9 @@ dynamic `batch` and `seq` on every input and output and is written as one self-c
 ones are hundreds of MB). Per model the script prints the file, its size and its op
 list (op type x count).
 
-`--small` writes the two tiny models the CI tests run (a BERT with token_type_ids and a
-Llama-style decoder with rotary embeddings, each well under 5 MB) into tests/models/
-instead. torch and transformers are the `export` extra: never a dependency of xhip.
+`--small` writes the tiny models the CI tests run (a BERT with token_type_ids, a RoBERTa
+without them, so with GatherElements, and a Llama-style decoder with rotary embeddings,
+each under 1 MB) into examples/ instead. torch and transformers are the `export` extra: never a dependency of xhip.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import torch
 import transformers as tf
 
 REPO = Path(__file__).resolve().parents[1]
-SMALL_DIR = REPO / "tests" / "models"
+SMALL_DIR = REPO / "examples"
 DEFAULT_OUT = Path("/tmp/xhip-exports")
 EXAMPLE_BATCH, EXAMPLE_SEQ = 2, 16
 

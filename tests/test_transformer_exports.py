@@ -1,6 +1,6 @@
 """Real torch.onnx exports of transformer families, compiled and run against onnxruntime.
 
-tests/models/ holds tiny random-weight models written by
+examples/ holds tiny random-weight models written by
 `benchmarks/export_models.py --small` (torch's dynamo exporter, opset 18, dynamic
 `batch` and `seq` on every input and output; each under 1 MB):
 
@@ -27,9 +27,8 @@ import pytest
 
 import xhip
 from xhip.runtime.check import compare, onnxruntime_outputs
+from xhip.testing.models import EXAMPLES, TRANSFORMER_EXPORTS
 
-MODELS = Path(__file__).resolve().parent / "models"
-VOCABULARY = {"bert_tiny_64": 512, "roberta_tiny": 512, "llama_tiny": 256}
 NEW_OPS = {"roberta_tiny": "hip.gather_elements", "llama_tiny": "hip.sin"}
 """An op each model reaches only through what this test set added."""
 SHAPES = [(1, 1), (3, 17)]
@@ -58,15 +57,15 @@ def compiled():
 
     @functools.cache
     def compile_export(name: str):
-        model = onnx.load(MODELS / f"{name}.onnx")
+        model = onnx.load(EXAMPLES / f"{name}.onnx")
         return model, xhip.compile(model)
 
     return compile_export
 
 
 def test_the_exports_are_small_real_models():
-    for name in VOCABULARY:
-        path = MODELS / f"{name}.onnx"
+    for name in TRANSFORMER_EXPORTS:
+        path = EXAMPLES / f"{name}.onnx"
         assert path.stat().st_size < 5_000_000, f"{path} is too large to commit"
         model = onnx.load(path)
         assert model.opset_import[0].version == 18 and model.producer_name == "pytorch"
@@ -75,10 +74,10 @@ def test_the_exports_are_small_real_models():
 
 
 @pytest.mark.parametrize("batch, seq", SHAPES)
-@pytest.mark.parametrize("name", sorted(VOCABULARY))
+@pytest.mark.parametrize("name", sorted(TRANSFORMER_EXPORTS))
 def test_export_matches_onnxruntime(compiled, name, batch, seq):
     model, executable = compiled(name)
-    feeds = token_feeds(model, VOCABULARY[name], batch, seq)
+    feeds = token_feeds(model, TRANSFORMER_EXPORTS[name], batch, seq)
     result = compare(executable.run(feeds), onnxruntime_outputs(model, feeds))
     assert result.passed, f"{name} at batch {batch}, seq {seq}: {result.problems}"
 

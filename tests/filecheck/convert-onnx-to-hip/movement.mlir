@@ -75,6 +75,20 @@ func.func @gather(%data: tensor<?x?xf32>, %ids: tensor<?x?xi64>) -> tensor<?x?x?
 
 // -----
 
+// GatherElements has the indices' shape; a negative axis becomes its positive spelling.
+func.func @gather_elements(%data: tensor<?x?x8xf32>, %ids: tensor<?x3x8xi64>) -> tensor<?x3x8xf32> {
+  %r = "onnx.GatherElements"(%data, %ids) <{axis = -2 : si64}> : (tensor<?x?x8xf32>, tensor<?x3x8xi64>) -> tensor<?x3x8xf32>
+  func.return %r : tensor<?x3x8xf32>
+}
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, %[[DATA:.*]]: tensor<?x?x8xf32>, %[[IDS:.*]]: tensor<?x3x8xi64>)
+// CHECK:         %[[N:.*]] = tensor.dim %[[IDS]], %{{.*}}
+// CHECK-NEXT:    %[[INIT:.*]] = tensor.empty(%[[N]]) : tensor<?x3x8xf32>
+// CHECK-NEXT:    %[[R:.*]] = hip.gather_elements(%[[CTX]]) ins(%[[DATA]], %[[IDS]] : tensor<?x?x8xf32>, tensor<?x3x8xi64>) outs(%[[INIT]] : tensor<?x3x8xf32>) {axis = 1 : i64} -> tensor<?x3x8xf32>
+// CHECK-NEXT:    func.return %[[R]]
+
+// -----
+
 func.func @gather_nd(%data: tensor<?x?x8xf32>, %ids: tensor<?x2xi64>) -> tensor<?x8xf32> {
   %r = "onnx.GatherND"(%data, %ids) : (tensor<?x?x8xf32>, tensor<?x2xi64>) -> tensor<?x8xf32>
   func.return %r : tensor<?x8xf32>
