@@ -455,24 +455,25 @@ class SliceOp(OnnxOp):
     CHECKS: ClassVar = Checks(same=("data", "output"), index=("starts", "ends", "axes", "steps"))
 
 
+class AxisGatherOp(OnnxOp):
+    """data, indices -> output of data's element type, picking along `axis` (Gather,
+    GatherElements); the two differ in their result shapes (xhip.shapes)."""
+
+    data = operand_def(TENSOR)
+    indices = operand_def(TENSOR)
+    output = result_def(TENSOR)
+    axis = int_attr(0)
+    CHECKS: ClassVar = Checks(same=("data", "output"), index=("indices",), axis="data")
+
+
 @irdl_op_definition
-class GatherOp(OnnxOp):
+class GatherOp(AxisGatherOp):
     name = "onnx.Gather"
-    data = operand_def(TENSOR)
-    indices = operand_def(TENSOR)
-    output = result_def(TENSOR)
-    axis = int_attr(0)
-    CHECKS: ClassVar = Checks(same=("data", "output"), index=("indices",), axis="data")
 
 
 @irdl_op_definition
-class GatherElementsOp(OnnxOp):
+class GatherElementsOp(AxisGatherOp):
     name = "onnx.GatherElements"
-    data = operand_def(TENSOR)
-    indices = operand_def(TENSOR)
-    output = result_def(TENSOR)
-    axis = int_attr(0)
-    CHECKS: ClassVar = Checks(same=("data", "output"), index=("indices",), axis="data")
 
 
 @irdl_op_definition
@@ -616,6 +617,7 @@ op is added here, and the Dialect, ONNX_OPS (importer, evaluator) and exports fo
 
 __all__ = [
     "OPERATORS",
+    "AxisGatherOp",
     "EntryPointEffect",
     "EntryPointOp",
     "NoValueOp",
