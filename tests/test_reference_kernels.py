@@ -837,6 +837,15 @@ def test_gather_elements_rejects_an_index_out_of_range():
         run_kernel("gather_elements", [np.ones((2, 3), F32), np.array([[0, 3]], I64)], [np.zeros((1, 2), F32)], {"axis": 1}, [])
 
 
+def test_trilu():
+    """Upper and lower, diagonals inside, on the edge of and past the matrix, batched and empty."""
+    cases = [((4, 5), 0), ((4, 5), 2), ((4, 5), -3), ((3, 4), 7), ((2, 3, 4), -1), ((2, 0, 3), 1), ((1, 1), 0)]
+    for seed, (shape, k) in enumerate(cases):
+        for upper in (1, 0):
+            node = Onnx("Trilu", {"upper": upper}, extra=[np.array(k, I64)])
+            check("trilu", node, [data(shape, F32, seed)], {"upper": upper}, scalars=[k])
+
+
 def test_gather_nd():
     cases = [
         ((3, 4), (2, 2), 0),

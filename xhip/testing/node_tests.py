@@ -91,7 +91,7 @@ EXACT_OPS = frozenset(
         # Data movement and shapes: the result is a copy of input elements or of dims.
         "Concat", "Constant", "ConstantOfShape", "Expand", "Flatten", "Gather", "GatherElements", "GatherND",
         "Identity", "NonZero", "Range", "Reshape", "Shape", "Slice", "Split", "Squeeze",
-        "Transpose", "Unsqueeze",
+        "Transpose", "Trilu", "Unsqueeze",
         # Selection, sign and conversion: no rounding beyond the target type's.
         "Abs", "Cast", "Max", "Min", "Neg", "Relu", "Where", "IsNaN",
     }

@@ -125,6 +125,15 @@ func.func @gather_elements_axis(%x: tensor<?x?xf32>, %ids: tensor<?x?xi64>) -> t
 
 // -----
 
+func.func @trilu_rank(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %none = "onnx.NoValue"() {value} : () -> none
+  %r = "onnx.Trilu"(%x, %none) : (tensor<?xf32>, none) -> tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}
+// CHECK: {{.*}}invalid-movement.mlir:[[# @LINE - 3]]:3: error: Trilu needs rank >= 2, got rank 1
+
+// -----
+
 func.func @gather_nd_depth(%x: tensor<?x?xf32>, %ids: tensor<?x?xi64>) -> tensor<*xf32> {
   %r = "onnx.GatherND"(%x, %ids) : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<*xf32>
   func.return %r : tensor<*xf32>

@@ -89,6 +89,24 @@ func.func @gather_elements(%data: tensor<?x?x8xf32>, %ids: tensor<?x3x8xi64>) ->
 
 // -----
 
+// Trilu's diagonal is a host scalar: 0 when k is absent, its element read with
+// tensor.extract otherwise; `upper` is copied (1, the default, is not printed).
+func.func @trilu(%x: tensor<?x?x?xf32>, %k: tensor<i64>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+  %none = "onnx.NoValue"() {value} : () -> none
+  %upper = "onnx.Trilu"(%x, %none) : (tensor<?x?x?xf32>, none) -> tensor<?x?x?xf32>
+  %lower = "onnx.Trilu"(%x, %k) <{upper = 0 : si64}> : (tensor<?x?x?xf32>, tensor<i64>) -> tensor<?x?x?xf32>
+  func.return %upper, %lower : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}
+// CHECK-LABEL: func.func @trilu
+// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, %[[X:.*]]: tensor<?x?x?xf32>, %[[K:.*]]: tensor<i64>)
+// CHECK:         %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK:         hip.trilu(%[[CTX]], %[[ZERO]]) ins(%[[X]] : tensor<?x?x?xf32>) outs(%{{.*}} : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+// CHECK-NEXT:    %[[RAW:.*]] = tensor.extract %[[K]][] : tensor<i64>
+// CHECK-NEXT:    %[[OFFSET:.*]] = arith.index_cast %[[RAW]] : i64 to index
+// CHECK:         hip.trilu(%[[CTX]], %[[OFFSET]]) ins(%[[X]] : tensor<?x?x?xf32>) outs(%{{.*}} : tensor<?x?x?xf32>) {upper = 0 : i64}
+
+// -----
+
 func.func @gather_nd(%data: tensor<?x?x8xf32>, %ids: tensor<?x2xi64>) -> tensor<?x8xf32> {
   %r = "onnx.GatherND"(%data, %ids) : (tensor<?x?x8xf32>, tensor<?x2xi64>) -> tensor<?x8xf32>
   func.return %r : tensor<?x8xf32>

@@ -160,6 +160,10 @@ builtin.module {
 // CHECK-NEXT: %28 = "onnx.CumSum"(%d, %s) <{exclusive = 1 : si64, reverse = 1 : si64}> : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
     %29 = "onnx.GatherElements"(%j, %j) <{axis = -1 : si64}> : (tensor<2x1xi32>, tensor<2x1xi32>) -> tensor<2x1xi32>
 // CHECK-NEXT: %29 = "onnx.GatherElements"(%j, %j) <{axis = -1 : si64}> : (tensor<2x1xi32>, tensor<2x1xi32>) -> tensor<2x1xi32>
+    %30 = "onnx.Trilu"(%d, %s) <{upper = 0 : si64}> : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
+// CHECK-NEXT: %30 = "onnx.Trilu"(%d, %s) <{upper = 0 : si64}> : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
+    %31 = "onnx.Trilu"(%d, %none) : (tensor<2x?x4xf32>, none) -> tensor<2x?x4xf32>
+// CHECK-NEXT: %31 = "onnx.Trilu"(%d, %none) : (tensor<2x?x4xf32>, none) -> tensor<2x?x4xf32>
     func.return %d : tensor<2x?x4xf32>
 // CHECK-NEXT: func.return %d : tensor<2x?x4xf32>
   }

@@ -674,6 +674,23 @@ class SliceOp(DataMovementOp):
 
 
 @irdl_op_definition
+class TriluOp(DataMovementOp):
+    """ONNX Trilu: keeps the elements of each matrix (the last two dims) on and above
+    (`upper`) or on and below diagonal `k`, the host scalar; the others become 0."""
+
+    name = "hip.trilu"
+    upper = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(1, i64))
+
+    def expected_scalar_types(self) -> Sequence[Attribute]:
+        return [IndexType()]
+
+    def verify_layout(self) -> None:
+        if rank_of(self.inputs[0]) < 2:
+            raise verify_error(self, f"input must have rank >= 2, got {self.inputs[0].type}")
+        self.check_rank(self.outputs[0], rank_of(self.inputs[0]), "output")
+
+
+@irdl_op_definition
 class ExpandOp(DataMovementOp):
     """Broadcasts `x` to the shape of `y`."""
 
@@ -837,7 +854,7 @@ COMPUTE_OPS: tuple[type[DPSOp], ...] = (
     MatmulOp, GemmOp, SoftmaxOp, LayerNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
     CumSumOp,
     # Data movement and generators.
-    TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, ExpandOp,
+    TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp,
     RangeOp, NonZeroOp, FillOp,
 )  # fmt: skip
 """Every compute op, in the hip Dialect's order (xDSL keeps the op list beside the ops):

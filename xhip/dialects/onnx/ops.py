@@ -487,6 +487,16 @@ class GatherNDOp(OnnxOp):
 
 
 @irdl_op_definition
+class TriluOp(OnnxOp):
+    name = "onnx.Trilu"
+    input = operand_def(TENSOR)
+    k = operand_def(TENSOR_OR_NONE)
+    output = result_def(TENSOR)
+    upper = int_attr(1)
+    CHECKS: ClassVar = Checks(same=("input", "output"), int64=("k",), flags=("upper",))
+
+
+@irdl_op_definition
 class ExpandOp(OnnxOp):
     name = "onnx.Expand"
     input = operand_def(TENSOR)
@@ -609,7 +619,7 @@ OPERATORS: tuple[type[OnnxOp], ...] = (
     SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, CastOp,
     GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
-    ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
+    ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
     RangeOp, NonZeroOp, IdentityOp, ConstantOp,
     )  # fmt: skip
 """Every ONNX operator the dialect models (xDSL keeps the op list beside the ops): a new

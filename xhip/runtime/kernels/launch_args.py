@@ -129,6 +129,8 @@ def _movement(op: str):
                 return [copy_values(x, y, [x.strides[p] for p in perm])]  # type: ignore[union-attr]
             case "expand":
                 return [copy_values(x, y, broadcast_strides(x, y.shape))]
+            case "trilu":
+                return [{**copy_values(x, y), "k": int(scalars[0])}]
             case "slice":
                 rank = len(x.shape)
                 starts, steps = scalars[:rank], scalars[rank:]

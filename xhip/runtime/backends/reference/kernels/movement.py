@@ -179,6 +179,20 @@ def gather_nd(call: KernelCall) -> None:
     call.store(call.out, picked.reshape((*indices.shape[:-1], *trailing)))
 
 
+@register("trilu", scalars=(1, 1))
+def trilu(call: KernelCall) -> None:
+    """Keeps each matrix's elements on and above (`upper`) or below diagonal k; zeros the rest."""
+    x = call.inputs[0]
+    _same_dtype(call, [x], "input")
+    if x.ndim < 2:
+        raise call.error(f"input must have rank >= 2, got {shape_text(x.shape)}")
+    rows, cols = x.shape[-2:]
+    k = int(call.scalars[0])
+    offsets = np.arange(cols)[None, :] - np.arange(rows)[:, None]  # col - row per element
+    keep = offsets >= k if int(call.attr("upper", 1)) else offsets <= k
+    call.store(call.out, np.where(keep, x, np.zeros((), x.dtype)))
+
+
 @register("expand")
 def expand(call: KernelCall) -> None:
     """Broadcasts the input to the output shape."""
