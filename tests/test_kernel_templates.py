@@ -261,6 +261,11 @@ def _family_cases(rng) -> list[dict]:
         _reference_case("transpose", {"perm": (2, 0, 1)}, [x], [np.empty((4, 3, 5), np.float32)]),
         _reference_case("slice", {}, [x], [np.empty((3, 3, 3), np.float32)], [2, 0, 1, -1, 2, 1]),
         _reference_case("gather", {"axis": 1}, [x, np.array([[4, -1], [0, 2]], np.int64)], [np.empty((3, 2, 2, 4), np.float32)]),
+        # Indices smaller than the data off the axis, negative ones counted from the end.
+        _reference_case("gather_elements", {"axis": 1}, [x, rng.integers(-5, 5, (2, 7, 3)).astype(np.int64)], [np.empty((2, 7, 3), np.float32)]),
+        _reference_case("trilu", {"upper": 1}, [x], [np.empty_like(x)], [-1]),
+        _reference_case("trilu", {"upper": 0}, [ints[0]], [np.empty((5, 4), np.int64)], [2]),
+        _reference_case("gather_elements", {"axis": 0}, [ints[:, 0], rng.integers(-3, 3, (4, 4)).astype(np.int32)], [np.empty((4, 4), np.int64)]),
         _reference_case("matmul", {}, [ints[:, :, :3].astype(np.int32), rng.integers(-5, 5, (3, 2)).astype(np.int32)], [np.empty((3, 5, 2), np.int32)]),
         _reference_case("matmul", {}, [x[0, 0], x[0].T], [np.empty((5,), np.float32)]),  # B strided
         _reference_case("gelu", {"approximate": "tanh"}, [x], [np.empty_like(x)]),
@@ -274,7 +279,7 @@ def test_emulated_families_the_test_set_does_not_reach(rng=np.random.default_rng
     """Reductions over several axes (keepdims or not), softmax and layer norm off the last
     axis, exclusive reverse cumsum, fill, range, a 3-d transpose, a slice with negative and
     strided steps, gather off axis 0 with a
-    negative index, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
+    negative index, gather_elements along a middle and the first axis, upper and lower trilu, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
     check = _gpu_kernel_check()
     cases = _family_cases(rng)
     for case in cases:

@@ -147,6 +147,34 @@ def test_the_default_pipeline_plans_the_merged_program_at_the_in_place_bound():
     assert report.in_place_lower_bound_bytes == report.merged_lower_bound_bytes == report.pool_bytes == 5 * 1024
 
 
+def test_a_dim_rule_may_read_one_symbol_from_several_inputs():
+    """Both inputs declare `batch` and `seq`; the Reshape target's dims read them from
+    each input (as a BERT export's input_ids, attention_mask and token_type_ids do).
+    The record binds every read of a symbol to one argument of its dim rules, so the
+    bound is computed instead of the rules failing to parse (undefined values)."""
+    nodes = [
+        helper.make_node("Add", ["a", "b"], ["ab"]),
+        helper.make_node("Shape", ["b"], ["shape_b"]),
+        helper.make_node("Gather", ["shape_b", "zero"], ["batch_b"], axis=0),
+        helper.make_node("Concat", ["minus_one", "batch_b"], ["target"], axis=0),
+        helper.make_node("Reshape", ["ab", "target"], ["folded"]),
+        helper.make_node("Transpose", ["folded"], ["turned"], perm=[1, 0]),
+        helper.make_node("Relu", ["turned"], ["y"]),
+    ]
+    constants = [numpy_helper.from_array(np.array([v], np.int64), n) for n, v in (("zero", 0), ("minus_one", -1))]
+    model = graph_model(
+        nodes,
+        [value("a", TensorProto.FLOAT, ["batch", "seq"]), value("b", TensorProto.FLOAT, ["batch", "seq"])],
+        [value("y", TensorProto.FLOAT, None)],
+        constants,
+    )
+    rng = np.random.default_rng(0)
+    feeds = {name: rng.standard_normal((3, 128)).astype(np.float32) for name in ("a", "b")}
+    executable = _run(model, feeds)
+    assert executable.model_buffers.dim_rules is not None
+    assert executable.report.lower_bound_bytes == 2 * 3 * 128 * 4  # the sum and its transpose, co-live
+
+
 # -- the seed attention model: the issue's table -----------------------------------------------
 
 

@@ -812,6 +812,40 @@ def test_gather():
             )
 
 
+def test_gather_elements():
+    """Every axis of ranks 1 to 4 (negative spellings too), negative indices, indices
+    smaller than the data off the axis, and a longer index run along it."""
+    cases = [
+        ((5,), (7,), 0),
+        ((4, 3), (2, 3), 0),
+        ((4, 3), (4, 5), -1),
+        ((2, 3, 4), (2, 2, 4), 1),
+        ((2, 3, 4), (1, 3, 2), -3),
+        ((2, 3, 4, 5), (2, 1, 4, 3), 3),
+        ((3, 4), (0, 4), 0),
+    ]
+    for seed, (data_shape, indices_shape, axis) in enumerate(cases):
+        extent = data_shape[axis]
+        for index_dtype in (I64, I32):
+            indices = np.random.default_rng(seed).integers(-extent, extent, indices_shape).astype(index_dtype)
+            node = Onnx("GatherElements", {"axis": axis})
+            check("gather_elements", node, [data(data_shape, F32, seed), indices], {"axis": axis})
+
+
+def test_gather_elements_rejects_an_index_out_of_range():
+    with pytest.raises(XhipError, match=r"index 3 is out of range for axis 1 of extent 3"):
+        run_kernel("gather_elements", [np.ones((2, 3), F32), np.array([[0, 3]], I64)], [np.zeros((1, 2), F32)], {"axis": 1}, [])
+
+
+def test_trilu():
+    """Upper and lower, diagonals inside, on the edge of and past the matrix, batched and empty."""
+    cases = [((4, 5), 0), ((4, 5), 2), ((4, 5), -3), ((3, 4), 7), ((2, 3, 4), -1), ((2, 0, 3), 1), ((1, 1), 0)]
+    for seed, (shape, k) in enumerate(cases):
+        for upper in (1, 0):
+            node = Onnx("Trilu", {"upper": upper}, extra=[np.array(k, I64)])
+            check("trilu", node, [data(shape, F32, seed)], {"upper": upper}, scalars=[k])
+
+
 def test_gather_nd():
     cases = [
         ((3, 4), (2, 2), 0),

@@ -71,6 +71,15 @@ def _gather_out_of_range():
     return model, feeds, r"onnx node \"pick_rows\".*index 5 is out of range for axis 0 of extent 2"
 
 
+def _gather_elements(data_shape, indices, message: str):
+    model = graph_model(
+        [helper.make_node("GatherElements", ["data", "indices"], ["y"], axis=1, name="pick_elements")],
+        [value("data", F, ["n", "k"]), value("indices", I64, ["m", "j"])], [value("y", F, None)],
+    )
+    feeds = {"data": _floats(*data_shape), "indices": np.array(indices, np.int64)}
+    return model, feeds, r"onnx node \"pick_elements\".*" + message
+
+
 def _expand_to_a_wider_static_shape():
     model = _vector_op("Expand", "widen", [4])
     return model, {"x": _floats(3)}, r"onnx node \"widen\".*input of run-time shape \[3\] does not broadcast to \[4\]"
@@ -83,6 +92,9 @@ CASES = {
     "matmul_inner_dims": lambda: _binary("MatMul", ["m", "k"], ["j", "n"], [2, 3], [4, 5], "contraction dims differ: 3 vs 4"),
     "concat": _concat,
     "gather_index": _gather_out_of_range,
+    # An index past its axis, and more index rows than data rows (off the axis).
+    "gather_elements_index": lambda: _gather_elements((2, 3), [[0, 3]], "index 3 is out of range for axis 1 of extent 3"),
+    "gather_elements_rows": lambda: _gather_elements((2, 3), [[0], [1], [2]], r"indices \[3, 1\] exceed data \[2, 3\] in dim 0"),
     "expand": _expand_to_a_wider_static_shape,
 }
 
@@ -114,6 +126,8 @@ def test_feeds_that_keep_the_contract_match_onnxruntime(case):
         "matmul_inner_dims": {"a": _floats(2, 3), "b": _floats(3, 5)},
         "concat": {"a": _floats(2, 3), "b": _floats(4, 3)},
         "gather_index": {"data": _floats(2, 3), "indices": np.array([1, 0], np.int64)},
+        "gather_elements_index": {"data": _floats(2, 3), "indices": np.array([[0, -1, 2, 2]], np.int64)},
+        "gather_elements_rows": {"data": _floats(2, 3), "indices": np.array([[0], [2]], np.int64)},
         "expand": {"x": _floats(1)},
     }[case]
     reference = onnxruntime_outputs(model, good)

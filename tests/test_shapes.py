@@ -447,6 +447,9 @@ def test_gather():
     assert static(S.gather_elements, [5, 6], [2, 6], 0) == [2, 6]
     assert "differ in rank" in failure(static(S.gather_elements, [5, 6], [2], 0))
     assert "GatherElements axis -3" in failure(static(S.gather_elements, [5, 6], [2, 6], -3))
+    # Along the axis indices may outnumber the data; off it they may only be fewer.
+    assert static(S.gather_elements, [5, 6], [9, 2], 0) == [9, 2]
+    assert "exceed data [5, 6] in dim 1" in failure(static(S.gather_elements, [5, 6], [2, 7], 0))
 
 
 @pytest.mark.parametrize(

@@ -347,6 +347,12 @@ def gather_elements(em: IndexEmitter, data: Shape, indices: Shape, axis: int = 0
     normalized = _normalize_axis(axis, len(data), "GatherElements axis")
     if isinstance(normalized, ShapeFailure):
         return normalized
+    # Off the axis an output coordinate addresses data directly: it must exist there.
+    for i, (d, n) in enumerate(zip(data, indices)):
+        if i != normalized and isinstance(d, int) and isinstance(n, int) and n > d:
+            return ShapeFailure(
+                f"GatherElements indices {format_shape(indices)} exceed data {format_shape(data)} in dim {i}"
+            )
     return list(indices)
 
 

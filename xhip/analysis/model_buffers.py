@@ -57,10 +57,12 @@ class _NotComputable(Exception):
     """A dim whose value needs more than index arithmetic on the graph inputs' symbols."""
 
 
-def _collect_cone(value: SSAValue, ops: set[Operation], symbols: dict[str, SSAValue]) -> None:
+def _collect_cone(value: SSAValue, ops: set[Operation], symbols: dict[str, set[SSAValue]]) -> None:
     symbol = symbolic_dim(value)
     if symbol:
-        symbols.setdefault(symbol, value)
+        # Several graph inputs may declare one symbol (`batch` of input_ids and of
+        # attention_mask): each dim read is a value of its own, all bound to one argument.
+        symbols.setdefault(symbol, set()).add(value)
         return
     owner = value.owner
     if not isinstance(owner, Operation) or not is_pure(owner) or isinstance(owner, memref.DimOp):
@@ -77,7 +79,7 @@ def dim_rules(dims: dict[str, SSAValue]) -> str | None:
     argument and the names of `dims` in `hip.dim_names`; None if one needs more
     than index arithmetic on symbols (a load, a dim of an intermediate)."""
     ops: set[Operation] = set()
-    symbols: dict[str, SSAValue] = {}
+    symbols: dict[str, set[SSAValue]] = {}
     computable = {}
     for name, value in dims.items():
         try:
@@ -89,8 +91,10 @@ def dim_rules(dims: dict[str, SSAValue]) -> str | None:
         computable[name] = value
     if not computable:
         return None
-    block = Block(arg_types=[symbols[s].type for s in symbols])
-    mapper: dict[SSAValue, SSAValue] = {symbols[s]: arg for s, arg in zip(symbols, block.args)}
+    block = Block(arg_types=[next(iter(values)).type for values in symbols.values()])
+    mapper: dict[SSAValue, SSAValue] = {
+        value: arg for values, arg in zip(symbols.values(), block.args) for value in values
+    }
     first_block = next(iter(computable.values())).owner.parent_block()
     positions = {op: i for i, op in enumerate(first_block.ops)} if first_block else {}
     for op in sorted(ops, key=lambda o: positions.get(o, 0)):

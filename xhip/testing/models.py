@@ -25,6 +25,12 @@ IR_VERSION = 10
 (onnx 1.23 would stamp 14, which onnxruntime 1.30 refuses)."""
 
 
+TRANSFORMER_EXPORTS: dict[str, int] = {"bert_tiny_64": 512, "roberta_tiny": 512, "llama_tiny": 256}
+"""Tiny torch.onnx exports in examples/ (`benchmarks/export_models.py --small`), by name,
+with the vocabulary their token ids must stay within: tests/test_transformer_exports.py
+runs them; their kernels are part of the test set's (xhip.testing.kernel_specs)."""
+
+
 def graph_model(nodes, inputs, outputs, initializers=(), opset: int = 18) -> onnx.ModelProto:
     graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_VERSION)

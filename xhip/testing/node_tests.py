@@ -89,9 +89,9 @@ DEFAULT_DOMAINS = ("", "ai.onnx")
 EXACT_OPS = frozenset(
     {
         # Data movement and shapes: the result is a copy of input elements or of dims.
-        "Concat", "Constant", "ConstantOfShape", "Expand", "Flatten", "Gather", "GatherND",
+        "Concat", "Constant", "ConstantOfShape", "Expand", "Flatten", "Gather", "GatherElements", "GatherND",
         "Identity", "NonZero", "Range", "Reshape", "Shape", "Slice", "Split", "Squeeze",
-        "Transpose", "Unsqueeze",
+        "Transpose", "Trilu", "Unsqueeze",
         # Selection, sign and conversion: no rounding beyond the target type's.
         "Abs", "Cast", "Max", "Min", "Neg", "Relu", "Where", "IsNaN",
     }
@@ -101,7 +101,7 @@ EXACT_OPS = frozenset(
 ACCUMULATING_OPS = frozenset(
     {
         "MatMul", "Gemm", "Softmax", "LayerNormalization", "ReduceMean", "ReduceSum", "CumSum",
-        "Pow", "Erf", "Gelu", "Exp", "Log", "Sigmoid", "Tanh",
+        "Pow", "Erf", "Gelu", "Exp", "Log", "Sigmoid", "Tanh", "Sin", "Cos",
     }
 )  # fmt: skip
 """Ops that sum in another order than NumPy, or call a libm other than NumPy's."""

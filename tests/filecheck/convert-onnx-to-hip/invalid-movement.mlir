@@ -109,6 +109,31 @@ func.func @constant_of_shape_negative() -> tensor<?xf32> {
 
 // -----
 
+func.func @gather_elements_rank(%x: tensor<?x?xf32>, %ids: tensor<?xi64>) -> tensor<?xf32> {
+  %r = "onnx.GatherElements"(%x, %ids) <{axis = 1 : si64}> : (tensor<?x?xf32>, tensor<?xi64>) -> tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}
+// CHECK: {{.*}}invalid-movement.mlir:[[# @LINE - 3]]:3: error: GatherElements data [?, ?] and indices [?] differ in rank
+
+// -----
+
+func.func @gather_elements_axis(%x: tensor<?x?xf32>, %ids: tensor<?x?xi64>) -> tensor<?x?xf32> {
+  %r = "onnx.GatherElements"(%x, %ids) <{axis = 2 : si64}> : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+  func.return %r : tensor<?x?xf32>
+}
+// CHECK: {{.*}}invalid-movement.mlir:[[# @LINE - 3]]:3: error: onnx.GatherElements: axis 2 is out of range [-2, 1] for rank 2
+
+// -----
+
+func.func @trilu_rank(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %none = "onnx.NoValue"() {value} : () -> none
+  %r = "onnx.Trilu"(%x, %none) : (tensor<?xf32>, none) -> tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}
+// CHECK: {{.*}}invalid-movement.mlir:[[# @LINE - 3]]:3: error: Trilu needs rank >= 2, got rank 1
+
+// -----
+
 func.func @gather_nd_depth(%x: tensor<?x?xf32>, %ids: tensor<?x?xi64>) -> tensor<*xf32> {
   %r = "onnx.GatherND"(%x, %ids) : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<*xf32>
   func.return %r : tensor<*xf32>

@@ -75,6 +75,38 @@ func.func @gather(%data: tensor<?x?xf32>, %ids: tensor<?x?xi64>) -> tensor<?x?x?
 
 // -----
 
+// GatherElements has the indices' shape; a negative axis becomes its positive spelling.
+func.func @gather_elements(%data: tensor<?x?x8xf32>, %ids: tensor<?x3x8xi64>) -> tensor<?x3x8xf32> {
+  %r = "onnx.GatherElements"(%data, %ids) <{axis = -2 : si64}> : (tensor<?x?x8xf32>, tensor<?x3x8xi64>) -> tensor<?x3x8xf32>
+  func.return %r : tensor<?x3x8xf32>
+}
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, %[[DATA:.*]]: tensor<?x?x8xf32>, %[[IDS:.*]]: tensor<?x3x8xi64>)
+// CHECK:         %[[N:.*]] = tensor.dim %[[IDS]], %{{.*}}
+// CHECK-NEXT:    %[[INIT:.*]] = tensor.empty(%[[N]]) : tensor<?x3x8xf32>
+// CHECK-NEXT:    %[[R:.*]] = hip.gather_elements(%[[CTX]]) ins(%[[DATA]], %[[IDS]] : tensor<?x?x8xf32>, tensor<?x3x8xi64>) outs(%[[INIT]] : tensor<?x3x8xf32>) {axis = 1 : i64} -> tensor<?x3x8xf32>
+// CHECK-NEXT:    func.return %[[R]]
+
+// -----
+
+// Trilu's diagonal is a host scalar: 0 when k is absent, its element read with
+// tensor.extract otherwise; `upper` is copied (1, the default, is not printed).
+func.func @trilu(%x: tensor<?x?x?xf32>, %k: tensor<i64>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+  %none = "onnx.NoValue"() {value} : () -> none
+  %upper = "onnx.Trilu"(%x, %none) : (tensor<?x?x?xf32>, none) -> tensor<?x?x?xf32>
+  %lower = "onnx.Trilu"(%x, %k) <{upper = 0 : si64}> : (tensor<?x?x?xf32>, tensor<i64>) -> tensor<?x?x?xf32>
+  func.return %upper, %lower : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}
+// CHECK-LABEL: func.func @trilu
+// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, %[[X:.*]]: tensor<?x?x?xf32>, %[[K:.*]]: tensor<i64>)
+// CHECK:         %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK:         hip.trilu(%[[CTX]], %[[ZERO]]) ins(%[[X]] : tensor<?x?x?xf32>) outs(%{{.*}} : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+// CHECK-NEXT:    %[[RAW:.*]] = tensor.extract %[[K]][] : tensor<i64>
+// CHECK-NEXT:    %[[OFFSET:.*]] = arith.index_cast %[[RAW]] : i64 to index
+// CHECK:         hip.trilu(%[[CTX]], %[[OFFSET]]) ins(%[[X]] : tensor<?x?x?xf32>) outs(%{{.*}} : tensor<?x?x?xf32>) {upper = 0 : i64}
+
+// -----
+
 func.func @gather_nd(%data: tensor<?x?x8xf32>, %ids: tensor<?x2xi64>) -> tensor<?x8xf32> {
   %r = "onnx.GatherND"(%data, %ids) : (tensor<?x?x8xf32>, tensor<?x2xi64>) -> tensor<?x8xf32>
   func.return %r : tensor<?x8xf32>

@@ -531,6 +531,22 @@ func.func @gather_elements(%ctx: !hip.context, %x: memref<4x3xf32>, %i: memref<2
 
 // -----
 
+func.func @gather_elements_rank(%ctx: !hip.context, %x: memref<4x3xf32>, %i: memref<2xi64>, %y: memref<2xf32>) {
+  hip.gather_elements(%ctx) ins(%x, %i : memref<4x3xf32>, memref<2xi64>) outs(%y : memref<2xf32>) {axis = 0 : i64}
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.gather_elements' op indices must have rank 2, got memref<2xi64>
+  func.return
+}
+
+// -----
+
+func.func @gather_elements_shape(%ctx: !hip.context, %x: memref<4x3xf32>, %i: memref<2x3xi64>, %y: memref<2x2xf32>) {
+  hip.gather_elements(%ctx) ins(%x, %i : memref<4x3xf32>, memref<2x3xi64>) outs(%y : memref<2x2xf32>) {axis = 1 : i64}
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.gather_elements' op out #0 has shape [2, 2] but the indices have shape [2, 3]
+  func.return
+}
+
+// -----
+
 func.func @gather_nd_indices_rank(%ctx: !hip.context, %x: memref<4x3xf32>, %i: memref<i64>, %y: memref<3xf32>) {
   hip.gather_nd(%ctx) ins(%x, %i : memref<4x3xf32>, memref<i64>) outs(%y : memref<3xf32>)
   // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.gather_nd' op indices must have rank >= 1

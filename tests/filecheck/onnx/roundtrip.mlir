@@ -73,6 +73,10 @@ builtin.module {
 // CHECK-NEXT: %30 = "onnx.Gelu"(%x) <{approximate = "tanh"}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
     %31 = "onnx.IsNaN"(%x) {onnx_node_name = "isnan"} : (tensor<2x3xf32>) -> tensor<2x3xi1>
 // CHECK-NEXT: %31 = "onnx.IsNaN"(%x) {onnx_node_name = "isnan"} : (tensor<2x3xf32>) -> tensor<2x3xi1>
+    %32 = "onnx.Sin"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %32 = "onnx.Sin"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %33 = "onnx.Cos"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %33 = "onnx.Cos"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
     func.return
 // CHECK-NEXT: func.return
   }
@@ -154,6 +158,12 @@ builtin.module {
 // CHECK-NEXT: %27 = "onnx.CumSum"(%d, %s) : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
     %28 = "onnx.CumSum"(%d, %s) <{exclusive = 1 : si64, reverse = 1 : si64}> : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
 // CHECK-NEXT: %28 = "onnx.CumSum"(%d, %s) <{exclusive = 1 : si64, reverse = 1 : si64}> : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
+    %29 = "onnx.GatherElements"(%j, %j) <{axis = -1 : si64}> : (tensor<2x1xi32>, tensor<2x1xi32>) -> tensor<2x1xi32>
+// CHECK-NEXT: %29 = "onnx.GatherElements"(%j, %j) <{axis = -1 : si64}> : (tensor<2x1xi32>, tensor<2x1xi32>) -> tensor<2x1xi32>
+    %30 = "onnx.Trilu"(%d, %s) <{upper = 0 : si64}> : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
+// CHECK-NEXT: %30 = "onnx.Trilu"(%d, %s) <{upper = 0 : si64}> : (tensor<2x?x4xf32>, tensor<i64>) -> tensor<2x?x4xf32>
+    %31 = "onnx.Trilu"(%d, %none) : (tensor<2x?x4xf32>, none) -> tensor<2x?x4xf32>
+// CHECK-NEXT: %31 = "onnx.Trilu"(%d, %none) : (tensor<2x?x4xf32>, none) -> tensor<2x?x4xf32>
     func.return %d : tensor<2x?x4xf32>
 // CHECK-NEXT: func.return %d : tensor<2x?x4xf32>
   }

@@ -122,6 +122,22 @@ class ExpOp(UnaryElementwiseOp):
 
 
 @irdl_op_definition
+class SinOp(UnaryElementwiseOp):
+    name = "hip.sin"
+    C_EXPR: ClassVar[str | None] = "sin({a})"
+    ONNX: ClassVar[str | None] = "onnx.Sin"
+    REFERENCE: ClassVar[str | None] = "np.sin(a)"
+
+
+@irdl_op_definition
+class CosOp(UnaryElementwiseOp):
+    name = "hip.cos"
+    C_EXPR: ClassVar[str | None] = "cos({a})"
+    ONNX: ClassVar[str | None] = "onnx.Cos"
+    REFERENCE: ClassVar[str | None] = "np.cos(a)"
+
+
+@irdl_op_definition
 class LogOp(UnaryElementwiseOp):
     name = "hip.log"
     C_EXPR: ClassVar[str | None] = "log({a})"
@@ -658,6 +674,23 @@ class SliceOp(DataMovementOp):
 
 
 @irdl_op_definition
+class TriluOp(DataMovementOp):
+    """ONNX Trilu: keeps the elements of each matrix (the last two dims) on and above
+    (`upper`) or on and below diagonal `k`, the host scalar; the others become 0."""
+
+    name = "hip.trilu"
+    upper = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(1, i64))
+
+    def expected_scalar_types(self) -> Sequence[Attribute]:
+        return [IndexType()]
+
+    def verify_layout(self) -> None:
+        if rank_of(self.inputs[0]) < 2:
+            raise verify_error(self, f"input must have rank >= 2, got {self.inputs[0].type}")
+        self.check_rank(self.outputs[0], rank_of(self.inputs[0]), "output")
+
+
+@irdl_op_definition
 class ExpandOp(DataMovementOp):
     """Broadcasts `x` to the shape of `y`."""
 
@@ -703,6 +736,22 @@ class GatherOp(IndexedGatherOp):
     def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
         normalize_axis(self, self.axis.value.data, data_rank)
         self.check_rank(self.outputs[0], data_rank + indices_rank - 1, "output")
+
+
+@irdl_op_definition
+class GatherElementsOp(IndexedGatherOp):
+    """ONNX GatherElements: `out[i..] = data[i..]` with the `axis` coordinate replaced by
+    `indices[i..]`; data, indices and output share one rank."""
+
+    name = "hip.gather_elements"
+    TEMPLATE: ClassVar[str] = "gather_elements"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GATHER_ELEMENTS
+    axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
+
+    def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
+        normalize_axis(self, self.axis.value.data, data_rank)
+        self.check_rank(self.inputs[1], data_rank, "indices")
+        self.check_rank(self.outputs[0], data_rank, "output")
 
 
 @irdl_op_definition
@@ -799,13 +848,13 @@ COMPUTE_OPS: tuple[type[DPSOp], ...] = (
     # Elementwise.
     AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
     EqualOp, LessOp, GreaterOp, LessEqualOp, GreaterEqualOp, AndOp, OrOp, NotOp, WhereOp,
-    ReluOp, SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, LogOp, NegOp, AbsOp, ReciprocalOp,
+    ReluOp, SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp,
     IsNaNOp, CastOp, GeluOp, CopyOp,
     # Linear algebra, normalization, reductions and scans.
     MatmulOp, GemmOp, SoftmaxOp, LayerNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
     CumSumOp,
     # Data movement and generators.
-    TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherNDOp, ExpandOp,
+    TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp,
     RangeOp, NonZeroOp, FillOp,
 )  # fmt: skip
 """Every compute op, in the hip Dialect's order (xDSL keeps the op list beside the ops):

@@ -38,6 +38,7 @@ class ShapeRule(StrEnum):
     TRANSPOSE = "transpose"
     CONCAT = "concat"
     GATHER = "gather"
+    GATHER_ELEMENTS = "gather_elements"
     GATHER_ND = "gather_nd"
     NONZERO = "nonzero"  # [rank, capacity] indices and a rank-0 count
     FROM_INIT = "from_init"  # extents known only to whoever built the init
@@ -128,6 +129,11 @@ def _gather(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return _one(shapes.gather(em, dims(data), dims(indices), _int(getattr(op, "axis"))))
 
 
+def _gather_elements(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    data, indices = op.inputs
+    return _one(shapes.gather_elements(em, dims(data), dims(indices), _int(getattr(op, "axis"))))
+
+
 def _gather_nd(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     data, indices = op.inputs
     batch_dims = _int(getattr(op, "batch_dims"))
@@ -154,6 +160,7 @@ REIFIERS: dict[ShapeRule, Reifier] = {
     ShapeRule.TRANSPOSE: _transpose,
     ShapeRule.CONCAT: _concat,
     ShapeRule.GATHER: _gather,
+    ShapeRule.GATHER_ELEMENTS: _gather_elements,
     ShapeRule.GATHER_ND: _gather_nd,
     ShapeRule.NONZERO: _nonzero,
     ShapeRule.FROM_INIT: _from_init,
@@ -170,6 +177,7 @@ RULE_PHRASES: dict[ShapeRule, str] = {
     ShapeRule.TRANSPOSE: "the permuted input has shape",
     ShapeRule.CONCAT: "the inputs concatenate to",
     ShapeRule.GATHER: "the gather has shape",
+    ShapeRule.GATHER_ELEMENTS: "the indices have shape",
     ShapeRule.GATHER_ND: "the gather has shape",
     ShapeRule.NONZERO: "the input's nonzero output has shape",
 }

@@ -174,6 +174,16 @@ class ExpOp(UnaryOp):
 
 
 @irdl_op_definition
+class SinOp(UnaryOp):
+    name = "onnx.Sin"
+
+
+@irdl_op_definition
+class CosOp(UnaryOp):
+    name = "onnx.Cos"
+
+
+@irdl_op_definition
 class LogOp(UnaryOp):
     name = "onnx.Log"
 
@@ -445,14 +455,25 @@ class SliceOp(OnnxOp):
     CHECKS: ClassVar = Checks(same=("data", "output"), index=("starts", "ends", "axes", "steps"))
 
 
-@irdl_op_definition
-class GatherOp(OnnxOp):
-    name = "onnx.Gather"
+class AxisGatherOp(OnnxOp):
+    """data, indices -> output of data's element type, picking along `axis` (Gather,
+    GatherElements); the two differ in their result shapes (xhip.shapes)."""
+
     data = operand_def(TENSOR)
     indices = operand_def(TENSOR)
     output = result_def(TENSOR)
     axis = int_attr(0)
     CHECKS: ClassVar = Checks(same=("data", "output"), index=("indices",), axis="data")
+
+
+@irdl_op_definition
+class GatherOp(AxisGatherOp):
+    name = "onnx.Gather"
+
+
+@irdl_op_definition
+class GatherElementsOp(AxisGatherOp):
+    name = "onnx.GatherElements"
 
 
 @irdl_op_definition
@@ -463,6 +484,16 @@ class GatherNDOp(OnnxOp):
     output = result_def(TENSOR)
     batch_dims = int_attr(0)
     CHECKS: ClassVar = Checks(same=("data", "output"), int64=("indices",))
+
+
+@irdl_op_definition
+class TriluOp(OnnxOp):
+    name = "onnx.Trilu"
+    input = operand_def(TENSOR)
+    k = operand_def(TENSOR_OR_NONE)
+    output = result_def(TENSOR)
+    upper = int_attr(1)
+    CHECKS: ClassVar = Checks(same=("input", "output"), int64=("k",), flags=("upper",))
 
 
 @irdl_op_definition
@@ -585,10 +616,10 @@ class EntryPointOp(IRDLOperation):
 OPERATORS: tuple[type[OnnxOp], ...] = (
     AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
-    SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, LogOp, NegOp, AbsOp, ReciprocalOp, CastOp,
+    SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, CastOp,
     GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
-    ConcatOp, SplitOp, SliceOp, GatherOp, GatherNDOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
+    ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
     RangeOp, NonZeroOp, IdentityOp, ConstantOp,
     )  # fmt: skip
 """Every ONNX operator the dialect models (xDSL keeps the op list beside the ops): a new
@@ -596,6 +627,7 @@ op is added here, and the Dialect, ONNX_OPS (importer, evaluator) and exports fo
 
 __all__ = [
     "OPERATORS",
+    "AxisGatherOp",
     "EntryPointEffect",
     "EntryPointOp",
     "NoValueOp",

@@ -1,4 +1,5 @@
-"""Data movement: Transpose, Concat, Split, Slice, Gather, GatherND, Expand.
+"""Data movement: Transpose, Concat, Split, Slice, Gather, GatherElements, GatherND, Trilu,
+Expand.
 
 Destinations come from the `xhip.shapes` rules. On host vectors (shape
 subgraphs) Concat, Split, Slice, Gather and Expand compute the elements on the
@@ -157,6 +158,18 @@ def convert_gather(op: Operation, state: ConversionState) -> list[Lowered]:
     return state.compute(hip.GatherOp, inputs, [(dims, data.element_type)], properties=properties)
 
 
+@converts("GatherElements")
+def convert_gather_elements(op: Operation, state: ConversionState) -> list[Lowered]:
+    data, indices = op.operands
+    axis = op.axis.value.data  # type: ignore[attr-defined]
+    rank = len(state.dims(data))
+    dims = state.check(shapes.gather_elements(state.emitter, state.dims(data), state.dims(indices), axis))
+    dims = _result_dims(op, state, dims)
+    properties = {"axis": _axis_attr(axis, rank)}
+    inputs = [state.tensor(data), state.tensor(indices)]
+    return state.compute(hip.GatherElementsOp, inputs, [(dims, state.element_type(data))], properties=properties)
+
+
 @converts("GatherND")
 def convert_gather_nd(op: Operation, state: ConversionState) -> list[Lowered]:
     data, indices = op.operands
@@ -166,6 +179,22 @@ def convert_gather_nd(op: Operation, state: ConversionState) -> list[Lowered]:
     properties = {"batch_dims": IntegerAttr(batch_dims, i64)}
     inputs = [state.tensor(data), state.tensor(indices)]
     return state.compute(hip.GatherNDOp, inputs, [(dims, state.element_type(data))], properties=properties)
+
+
+@converts("Trilu")
+def convert_trilu(op: Operation, state: ConversionState) -> list[Lowered]:
+    """The diagonal offset `k` is a host scalar (0 when absent); ranks below 2 are refused."""
+    x, k = op.operands
+    dims = state.dims(x)
+    if len(dims) < 2:
+        raise state.error(f"Trilu needs rank >= 2, got rank {len(dims)}")
+    offset = 0 if is_none(k) else state.elements(k)[0]
+    properties = {"upper": IntegerAttr(op.upper.value.data, i64)}  # type: ignore[attr-defined]
+    scalars = [state.emitter.materialize(offset)]
+    return state.compute(
+        hip.TriluOp, [state.tensor(x)], [(_result_dims(op, state, list(dims)), state.element_type(x))],
+        scalars=scalars, properties=properties,
+    )
 
 
 @converts("Expand")

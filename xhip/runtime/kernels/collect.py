@@ -95,7 +95,7 @@ def unique(specs: Iterable[KernelSpec]) -> list[KernelSpec]:
 def coverage_specs() -> list[KernelSpec]:
     """One spec per elementwise op class (so every C_EXPR compiles), half-float forms,
     and the family forms the test set does not reach (reductions, gather_elements,
-    fill, integer matmul, exclusive reverse cumsum)."""
+    fill, integer matmul, exclusive reverse cumsum, trilu)."""
     import numpy as np
 
     from xhip.runtime.kernels.specs import CTYPES, copy_spec, gather_spec, matmul_spec
@@ -126,6 +126,7 @@ def coverage_specs() -> list[KernelSpec]:
     specs.append(gather_spec("gather_elements", 4, i32, 3, 3, 3, axis=1))
     specs.append(matmul_spec(i32, 1, False))
     specs.append(copy_spec(2, 0, True))
+    specs += [copy_spec(4, 3, False, "upper"), copy_spec(1, 2, True, "lower")]  # Trilu
     return unique(specs)
 
 

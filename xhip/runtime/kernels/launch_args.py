@@ -129,6 +129,8 @@ def _movement(op: str):
                 return [copy_values(x, y, [x.strides[p] for p in perm])]  # type: ignore[union-attr]
             case "expand":
                 return [copy_values(x, y, broadcast_strides(x, y.shape))]
+            case "trilu":
+                return [{**copy_values(x, y), "k": int(scalars[0])}]
             case "slice":
                 rank = len(x.shape)
                 starts, steps = scalars[:rank], scalars[rank:]
@@ -230,6 +232,7 @@ _FAMILIES = {
     "row": lambda attrs, scalars, ins, outs: (_softmax if len(ins) == 1 else _layer_norm)(attrs, scalars, ins, outs),
     "reduce": _reduce,
     "gather": _gather,
+    "gather_elements": _gather,
     "gather_nd": _gather,
     "cumsum": _cumsum,
     "generate": _generate,

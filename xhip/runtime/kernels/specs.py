@@ -315,16 +315,21 @@ def reduce_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operan
     return [KernelSpec("reduce", abi, context, _needs(x.dtype))]
 
 
-def copy_spec(itemsize: int, rank: int, out_contiguous: bool) -> KernelSpec:
+def copy_spec(itemsize: int, rank: int, out_contiguous: bool, triangle: str | None = None) -> KernelSpec:
     """The strided copy behind transpose, slice, concat, split, expand and reshape copies:
-    `y[i] = x[i]` for every index i of the extents, each side with its own strides."""
+    `y[i] = x[i]` for every index i of the extents, each side with its own strides.
+    `triangle` ("upper" or "lower", Trilu) keeps only the elements on that side of
+    diagonal `k` of each matrix (the last two dims) and writes 0 bits elsewhere."""
     bits = _BITS[itemsize]
     params = [index("n"), dims("extents", rank), pointer("x", bits), dims("x_strides", rank), pointer("y", bits, const=False)]
     if not out_contiguous:
         params.append(dims("y_strides", rank))
-    name = _name("copy", f"b{itemsize}", f"r{rank}", "oc" if out_contiguous else "os")
+    if triangle:
+        params.append(value("k", "long long"))
+    tags = ("oc" if out_contiguous else "os", *([f"tri{triangle[0]}"] if triangle else []))
+    name = _name("copy", f"b{itemsize}", f"r{rank}", *tags)
     abi = KernelABI(name, tuple(params), Launch.ELEMENTS)
-    return KernelSpec("copy", abi, (("rank", rank), ("c", bits), ("out_contiguous", out_contiguous)))
+    return KernelSpec("copy", abi, (("rank", rank), ("c", bits), ("out_contiguous", out_contiguous), ("triangle", triangle)))
 
 
 def copy_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
@@ -333,6 +338,9 @@ def copy_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand]
     itemsize, name = outs[0].dtype.itemsize, op_class.name
     if name == "hip.concat":
         return [copy_spec(itemsize, outs[0].rank, outs[0].contiguous and len(ins) == 1) for _ in ins]
+    if name == "hip.trilu":
+        triangle = "upper" if int(attributes.get("upper", 1)) else "lower"
+        return [copy_spec(itemsize, outs[0].rank, outs[0].contiguous, triangle)]
     return [copy_spec(itemsize, out.rank, out.contiguous) for out in outs]
 
 
@@ -340,6 +348,12 @@ def gather_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operan
     data, indices = ins
     out_rank, axis = outs[0].rank, int(attributes.get("axis", 0)) % data.rank
     return [gather_spec("gather", data.dtype.itemsize, indices.dtype, data.rank, indices.rank, out_rank, axis=axis)]
+
+
+def gather_elements_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    data, indices = ins
+    axis = int(attributes.get("axis", 0)) % data.rank
+    return [gather_spec("gather_elements", data.dtype.itemsize, indices.dtype, data.rank, indices.rank, outs[0].rank, axis=axis)]
 
 
 def gather_nd_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
@@ -475,6 +489,7 @@ FAMILIES: dict[str, Builder] = {
     "reduce": reduce_specs,
     "copy": copy_specs,
     "gather": gather_specs,
+    "gather_elements": gather_elements_specs,
     "gather_nd": gather_nd_specs,
     "cumsum": cumsum_specs,
     "generate": generate_specs,

@@ -128,6 +128,26 @@ def gather(call: KernelCall) -> None:
     call.store(call.out, np.take(data, picked, axis=axis))
 
 
+@register("gather_elements", inputs=(2, 2))
+def gather_elements(call: KernelCall) -> None:
+    """ONNX GatherElements: each output element takes the data element at its own
+    coordinates with the `axis` one replaced by its index."""
+    data, indices = call.inputs
+    _same_dtype(call, [data], "data")
+    call.require_elements(indices, Elements.INDICES, "indices")
+    if indices.ndim != data.ndim:
+        raise call.error(f"indices {shape_text(indices.shape)} and data {shape_text(data.shape)} differ in rank")
+    axis = call.axis(data.ndim)
+    # Outside `axis` an index tensor may be smaller than the data, never larger.
+    if any(i > d for k, (i, d) in enumerate(zip(indices.shape, data.shape)) if k != axis):
+        raise call.error(
+            f"indices of shape {shape_text(indices.shape)} reach past data of shape {shape_text(data.shape)}"
+        )
+    picked = _check_indices(call, indices, data.shape[axis], f"axis {axis}")
+    window = tuple(slice(0, i) if k != axis else slice(None) for k, i in enumerate(indices.shape))
+    call.store(call.out, np.take_along_axis(data[window], picked, axis=axis))
+
+
 @register("gather_nd", inputs=(2, 2))
 def gather_nd(call: KernelCall) -> None:
     """ONNX GatherND: the last dim of `indices` addresses dims batch_dims.. of `data`."""
@@ -157,6 +177,20 @@ def gather_nd(call: KernelCall) -> None:
     picked = flat_data[(batch_index, *coordinates)]  # [batches, tuples, *trailing data dims]
     trailing = data.shape[batch + depth :]
     call.store(call.out, picked.reshape((*indices.shape[:-1], *trailing)))
+
+
+@register("trilu", scalars=(1, 1))
+def trilu(call: KernelCall) -> None:
+    """Keeps each matrix's elements on and above (`upper`) or below diagonal k; zeros the rest."""
+    x = call.inputs[0]
+    _same_dtype(call, [x], "input")
+    if x.ndim < 2:
+        raise call.error(f"input must have rank >= 2, got {shape_text(x.shape)}")
+    rows, cols = x.shape[-2:]
+    k = int(call.scalars[0])
+    offsets = np.arange(cols)[None, :] - np.arange(rows)[:, None]  # col - row per element
+    keep = offsets >= k if int(call.attr("upper", 1)) else offsets <= k
+    call.store(call.out, np.where(keep, x, np.zeros((), x.dtype)))
 
 
 @register("expand")

