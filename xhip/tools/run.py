@@ -21,6 +21,7 @@ import numpy as np
 from xhip import __version__
 from xhip.diagnostics import XhipError
 from xhip.output_files import OutputFiles, check_writable
+from xhip.pass_runner import VERIFY_EACH_HELP
 from xhip.tools.cli import ArgumentParser, emit, main_with
 
 EPILOG = """\
@@ -58,6 +59,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
         "(rtol 1e-3, atol 1e-5 when a GPU computed them: its fp32 sums run in another order), NaN and Inf exactly "
         "where onnxruntime has them; exit 1 when they differ")
     ap.add_argument("--check-each-pass", action="store_true", help="run and check after every pass; stop at the first failure")
+    ap.add_argument("--verify-each", action="store_true", help=VERIFY_EACH_HELP)
     ap.add_argument("--report", metavar="FILE.json", help="write the run report as JSON")
     ap.add_argument("--save-outputs", metavar="FILE.npz", help="write the outputs (numpy .npz, at exactly this path)")
     ap.add_argument("--version", action="version", version=f"xhip-run {__version__}")
@@ -121,7 +123,9 @@ def _check_each_pass(args: argparse.Namespace) -> int:
     backend = "reference" if args.backend == "auto" else args.backend
     reference = feeds = None
     emit(f"{'pass':<32} {'max abs err':>12}  result\n")
-    for name, module, store in compile_stages(args.model, _pipeline(args), args.stop_after):
+    for name, module, store in compile_stages(
+        args.model, _pipeline(args), args.stop_after, verify_each=args.verify_each
+    ):
         executable = Executable(module.clone(), backend, deferred=args.deferred, sanitize=args.sanitize, constants=store)
         if feeds is None:
             feeds = _feeds(args, executable)
@@ -202,7 +206,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     from xhip.api import compile
 
     executable = compile(
-        args.model, _pipeline(args), args.backend, args.stop_after, deferred=args.deferred, sanitize=args.sanitize
+        args.model, _pipeline(args), args.backend, args.stop_after,
+        deferred=args.deferred, sanitize=args.sanitize, verify_each=args.verify_each,
     )
     feeds = _feeds(args, executable)
     outputs = executable.run(feeds)
