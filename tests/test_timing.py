@@ -1,7 +1,8 @@
-"""xhip-opt --timing: every stage is a row, in order, and the rows add up to the wall time."""
+"""xhip-opt --timing: every stage is a row, in order, and the rows add up to the wall time; what compiling costs."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import subprocess
 import sys
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from xhip.api import pipeline_passes
+from xhip.api import compile_stages, pipeline_passes
+from xhip.constants_file import FileParts, checksum
 from xhip.pass_runner import VERIFY_CHANGED_ROW, VERIFY_END_ROW
 from xhip.timing import STARTUP_ROW, Timings
 from xhip.tools.opt import main
@@ -88,3 +90,20 @@ def test_merged_rows_accumulate_in_place():
     timings.add("b", 2.0)
     timings.add("verify", 0.25, merge=True)
     assert [(row.name, row.seconds) for row in timings.rows] == [("a", 1.0), ("verify", 0.75), ("b", 2.0)]
+
+
+
+def test_the_constants_file_keeps_the_weights_own_bytes():
+    """No joined copy of the weights: the store holds the dense attributes' bytes; hash and slices see the file."""
+    stages = compile_stages(ATTENTION, stop_after="hip-externalize-constants")
+    _, imported, _ = next(stages)
+    weights = [op.attributes["value"].data.data for op in imported.walk() if op.name == "onnx.Constant"]
+    *_, (_, _, store) = stages
+    (data,) = store.files.values()
+    assert isinstance(data, FileParts)
+    assert any(part is weight for part in data.parts for weight in weights)
+    joined = bytes(data)
+    assert checksum(data) == hashlib.sha256(joined).hexdigest()
+    start = len(data.parts[0]) + len(data.parts[1]) + len(data.parts[2])  # the second constant's offset
+    assert data[start : start + len(data.parts[3])] == data.parts[3]
+    assert data[1 : len(joined) - 1] == joined[1:-1]  # across parts too
