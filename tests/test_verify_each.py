@@ -97,10 +97,27 @@ def test_changed_ops_verifier_skips_unchanged_ops_and_rechecks_changed_ones():
     verifier.verify(module)
     assert verifier.ops_verified == 4  # module, func, addi, return: all new
     verifier.verify(module)
-    assert verifier.ops_verified == 4 + 3  # the addi is unchanged; the others read other ops
+    assert verifier.ops_verified == 4 + 2  # the func (top level) and the return (terminator) read other ops
     addi.attributes["test.mark"] = IntegerAttr(1, i32)
     verifier.verify(module)
-    assert verifier.ops_verified == 7 + 4
+    assert verifier.ops_verified == 6 + 3
+
+
+@dataclass(frozen=True)
+class CopyFunction(ModulePass):
+    """Breaks the IR without touching an op: a second function of the same name."""
+
+    name = "test-copy-function"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        op.body.block.add_op(op.body.block.first_op.clone())
+
+
+def test_a_symbol_table_is_verified_again_when_its_ops_change():
+    with pytest.raises(XhipError) as info:
+        run_passes(make_context(), _module(VALID), [CopyFunction()])
+    assert "(IR invalid after pass 'test-copy-function')" in str(info.value)
+    assert "f" in str(info.value)
 
 
 def test_opt_verify_each_gives_the_same_ir_and_its_own_timing_row(tmp_path, capsys):

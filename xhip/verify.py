@@ -14,19 +14,21 @@ Two modes, like mlir-opt's `--verify-each`:
   or when anything its own verifier reads changed: its operand and result
   types, attributes, properties, successors, its block, or the argument types
   and terminators of its regions (an operand replaced by another value of the
-  same type, as cse does, changes nothing an op verifier reads). Ops whose
-  verifier reads beyond themselves (terminators check their parent's
-  signature, symbol tables and top-level ops look up other ops) are verified
-  every time, and the pass runner verifies the whole module once at the end.
+  same type, as cse does, changes nothing an op verifier reads; a symbol
+  table's signature also has the ops inside it). Ops whose verifier reads
+  beyond themselves (terminators check their parent's signature, top-level
+  ops look up symbols) are verified every time, and the pass runner verifies
+  the whole module once at the end.
 """
 
 from __future__ import annotations
 
 import os
+from functools import cache
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Operation
-from xdsl.traits import IsTerminator, SymbolTable, SymbolUserOpInterface
+from xdsl.traits import IsTerminator, OpTrait, SymbolTable, SymbolUserOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from xhip.diagnostics import XhipError, op_error, shorten
@@ -34,7 +36,7 @@ from xhip.diagnostics import XhipError, op_error, shorten
 
 INT64_MAX = 2**63 - 1
 
-CONTEXT_READING_TRAITS = (IsTerminator, SymbolTable, SymbolUserOpInterface)
+CONTEXT_READING_TRAITS = (IsTerminator, SymbolUserOpInterface)
 """Traits whose ops' verifiers read other ops, so a change elsewhere can break them."""
 
 
@@ -91,6 +93,8 @@ def _signature(op: Operation) -> tuple[object, ...]:
     regions = tuple(
         (block.last_op, *(arg.type for arg in block.args)) for region in op.regions for block in region.blocks
     )
+    if _has_trait(type(op), SymbolTable):  # its verifier compares the names of the ops directly inside it
+        regions += tuple(tuple(block.ops) for region in op.regions for block in region.blocks)
     return (
         op.parent,
         tuple(operand.type for operand in op.operands),
@@ -103,8 +107,14 @@ def _signature(op: Operation) -> tuple[object, ...]:
 
 
 def _reads_context(op: Operation, module: ModuleOp) -> bool:
-    parent = op.parent_op()
-    return parent is None or parent is module or any(op.has_trait(trait) for trait in CONTEXT_READING_TRAITS)
+    """Whether `op`'s verifier may read other ops: a top-level op (symbol look-ups) or a trait that says so."""
+    return op.parent is module.body.block or any(_has_trait(type(op), trait) for trait in CONTEXT_READING_TRAITS)
+
+
+@cache
+def _has_trait(kind: type[Operation], trait: type[OpTrait]) -> bool:
+    """`kind.has_trait(trait)`, asked once per op class instead of per op and pass."""
+    return kind.has_trait(trait)
 
 
 def _check_static_dims(op: Operation) -> None:
