@@ -83,6 +83,28 @@ def test_a_command_counts_its_start_up(tmp_path):
     assert _adds_up(rows)
 
 
+PROCESS_COMMAND = """\
+import gc, sys
+from xhip.tools.opt import COMPILE_GC_THRESHOLD, main
+default = gc.get_threshold()
+try:
+    main(["--list-passes"])
+except SystemExit:
+    pass
+assert gc.get_threshold() == default, "a call with argv leaves the host's collector alone"
+sys.argv = ["xhip-opt", "--list-passes"]
+try:
+    main()
+except SystemExit:
+    pass
+assert gc.get_threshold() == COMPILE_GC_THRESHOLD
+"""
+
+
+def test_only_the_process_command_tunes_the_garbage_collector():
+    subprocess.run([sys.executable, "-c", PROCESS_COMMAND], check=True, capture_output=True)
+
+
 def test_merged_rows_accumulate_in_place():
     timings = Timings()
     timings.add("a", 1.0)
