@@ -91,13 +91,14 @@ try:
     main(["--list-passes"])
 except SystemExit:
     pass
-assert gc.get_threshold() == default, "a call with argv leaves the host's collector alone"
+assert gc.get_threshold() == default and gc.get_freeze_count() == 0, "a call with argv leaves the collector alone"
 sys.argv = ["xhip-opt", "--list-passes"]
 try:
     main()
 except SystemExit:
     pass
 assert gc.get_threshold() == COMPILE_GC_THRESHOLD
+assert gc.get_freeze_count() > 0, "what is left goes with the process, not through the exit-time collection"
 """
 
 
