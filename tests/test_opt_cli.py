@@ -119,14 +119,6 @@ def test_print_ir_after_all_has_one_header_per_pass(capsys, valid_mlir):
     ]
 
 
-def test_timing_table_lists_every_pass(capsys, valid_mlir):
-    code, _, err = run_opt(capsys, str(valid_mlir), "-p", "hip-add-context-arg,cse", "--timing")
-    assert code == 0
-    rows = err.splitlines()
-    names = [row.split()[-1] for row in rows[2:]]
-    assert names == ["parse", "hip-add-context-arg", "cse", "print", "total"]
-
-
 def test_pipeline_and_passes_together_is_an_error(capsys, valid_mlir):
     code, _, err = run_opt(
         capsys, str(valid_mlir), "-p", "cse", "--pipeline", str(REPO / "pipelines" / "default.yaml")

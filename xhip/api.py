@@ -28,7 +28,7 @@ from xdsl.passes import ModulePass
 from xhip.constants_file import ConstantsStore
 from xhip.context import make_context
 from xhip.diagnostics import XhipError, did_you_mean
-from xhip.pass_runner import run_passes
+from xhip.pass_runner import PassRunner
 from xhip.passes.externalize_constants import storing_constants_into
 from xhip.pipeline import Pipeline, instantiate, load_pipeline
 from xhip.runtime.executable import Executable
@@ -102,19 +102,25 @@ def compile_stages(
     model: ModelLike,
     pipeline: PipelineLike = None,
     stop_after: str | None = None,
+    *,
+    verify_each: bool = False,
 ) -> Iterator[tuple[str, ModuleOp, ConstantsStore]]:
     """(pass name, IR after it, constants store) for the imported IR and each pass.
 
     The imported stage is named "import". Each yielded module is the live IR;
     clone it to keep it past the next step. `Executable(module, constants=store)`
-    runs any stage.
+    runs any stage. `verify_each` verifies the whole module after every pass
+    (default: the ops each pass changed, and the whole module after the last).
     """
     store = constants_store_for(model)
     passes = storing_constants_into(pipeline_passes(pipeline, stop_after), store)
     ctx, module = make_context(), load_module(model)
+    runner = PassRunner(ctx, verify_each=verify_each)
     yield "import", module, store
-    for module_pass in passes:
-        run_passes(ctx, module, [module_pass])
+    for index, module_pass in enumerate(passes):
+        runner.run(module, [module_pass])
+        if index == len(passes) - 1:
+            runner.finish(module)
         yield module_pass.name, module, store
 
 
@@ -127,15 +133,17 @@ def compile(
     deferred: bool = False,
     sanitize: bool = False,
     max_device_bytes: int | None = None,
+    verify_each: bool = False,
 ) -> Executable:
     """Import, run the pipeline (up to `stop_after`) and build an Executable.
 
     `backend` "auto" runs on a usable GPU (cuda, then hip), else on the reference
-    backend; `max_device_bytes` caps every allocation of a run (see Executable).
+    backend; `max_device_bytes` caps every allocation of a run (see Executable);
+    `verify_each` verifies the whole module after every pass (see compile_stages).
     """
     start = time.perf_counter()
     module, store = None, None
-    for _, module, store in compile_stages(model, pipeline, stop_after):
+    for _, module, store in compile_stages(model, pipeline, stop_after, verify_each=verify_each):
         pass
     assert module is not None
     executable = Executable(

@@ -25,8 +25,11 @@ example's 48 KiB, about 1 s for GPT-2's 500 MB, small beside compiling it.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,15 +43,48 @@ CONTENT_NAME_DIGITS = 16
 """Hex digits of the checksum in a content-named file (64 bits: no two models meet)."""
 
 
-def checksum(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+class FileParts:
+    """A file's bytes as the consecutive parts it is made of, never joined into one object.
+
+    The constants file of GPT-2 124M is 650 MB of weights that the IR's dense
+    attributes already hold: joining them would copy every byte once more (half
+    a second, and as much memory again as the model) before it is hashed and
+    written part by part. Slicing within one part (one constant) copies only it.
+    """
+
+    def __init__(self, parts: Sequence[bytes]):
+        self.parts = tuple(parts)
+        self._starts = [0, *itertools.accumulate(len(part) for part in self.parts)]
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def __getitem__(self, span: slice) -> bytes:
+        start, stop, _ = span.indices(len(self))
+        first = bisect.bisect_right(self._starts, start) - 1
+        if first < len(self.parts) and stop <= self._starts[first + 1]:
+            return self.parts[first][start - self._starts[first] : stop - self._starts[first]]
+        return b"".join(self.parts)[start:stop]  # spans parts: never asked for by one constant
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.parts)
+
+
+ConstantsBytes = bytes | FileParts
+
+
+def checksum(data: ConstantsBytes) -> str:
+    digest = hashlib.sha256()
+    for part in data.parts if isinstance(data, FileParts) else (data,):
+        digest.update(part)
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
 class ConstantsData:
     """The bytes of one module's constants file, and how errors name it."""
 
-    data: bytes
+    data: ConstantsBytes
     where: str
 
     def read(self, offset: int, size: int) -> bytes:
@@ -68,9 +104,9 @@ class ConstantsStore:
     stem: str = "model"
     directory: Path = Path(".")
     content_named: bool = False
-    files: dict[str, bytes] = field(default_factory=dict)
+    files: dict[str, ConstantsBytes] = field(default_factory=dict)
 
-    def add(self, data: bytes, into: str = "") -> str:
+    def add(self, data: ConstantsBytes, into: str = "") -> str:
         """Keep `data` as a new constants file; the name the IR records for it.
 
         `into` (a directory, relative to the current one) overrides "beside the IR".
@@ -86,7 +122,7 @@ class ConstantsStore:
         self.files[name] = data
         return name
 
-    def paths(self) -> dict[Path, bytes]:
+    def paths(self) -> dict[Path, ConstantsBytes]:
         """Where each file this compile made belongs, relative to the current directory."""
         return {self.directory / name: data for name, data in self.files.items()}
 
@@ -106,7 +142,7 @@ class ConstantsStore:
         return ConstantsData(data, str(path))
 
 
-def record_constants_file(module: ModuleOp, name: str, data: bytes) -> None:
+def record_constants_file(module: ModuleOp, name: str, data: ConstantsBytes) -> None:
     """Name the constants file in `module`, with the size and checksum that identify its bytes."""
     module.attributes[CONSTANTS_FILE_ATTR] = StringAttr(name)
     module.attributes[CONSTANTS_SIZE_ATTR] = IntegerAttr(len(data), i64)

@@ -21,7 +21,9 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
+from xhip.constants_file import FileParts
 from xhip.diagnostics import XhipError
 
 NEW_FILE_MODE = 0o666
@@ -63,7 +65,7 @@ def check_writable(path: Path, what: str) -> None:
 @dataclass
 class _Staged:
     path: Path
-    data: bytes
+    data: bytes | FileParts
     what: str
     temp: str | None = None
 
@@ -74,7 +76,7 @@ class OutputFiles:
 
     staged: list[_Staged] = field(default_factory=list)
 
-    def add(self, path: str | os.PathLike[str], data: bytes | str, what: str = "output") -> None:
+    def add(self, path: str | os.PathLike[str], data: bytes | str | FileParts, what: str = "output") -> None:
         target = Path(path)
         check_writable(target, what)
         self.staged.append(_Staged(target, data.encode() if isinstance(data, str) else data, what))
@@ -108,18 +110,22 @@ def _write_temp(entry: _Staged) -> str:
     try:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), mode)
-            handle.write(entry.data)
+            _write(handle, entry.data)
     except OSError as err:
         Path(temp).unlink(missing_ok=True)
         raise XhipError(f"cannot write {entry.what}: {err.strerror}", str(entry.path)) from None
     return temp
 
 
+def _write(handle: BinaryIO, data: bytes | FileParts) -> None:
+    handle.writelines(data.parts if isinstance(data, FileParts) else (data,))
+
+
 def _put_in_place(entry: _Staged) -> None:
     try:
         if entry.temp is None:
             with open(entry.path, "wb") as handle:
-                handle.write(entry.data)
+                _write(handle, entry.data)
             return
         os.replace(entry.temp, os.path.realpath(entry.path))
         entry.temp = None

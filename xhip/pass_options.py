@@ -30,18 +30,25 @@ class PassOption(NamedTuple):
     hint: Any
     default: object
     """The default value, or `dataclasses.MISSING` for a required option."""
-    description: str = ""
-    """The docstring written under the field in the pass class, joined to one line."""
+    pass_class: type
+    """The class whose field this is."""
 
     @property
     def required(self) -> bool:
         return self.default is dataclasses.MISSING
 
+    @property
+    def description(self) -> str:
+        """The docstring written under the field in the pass class, joined to one line.
+
+        Read on demand: it needs the class's source, which only --list-passes shows
+        (reading every pass's source cost a quarter of a second per compile)."""
+        return option_descriptions(self.pass_class).get(self.field_name, "")
+
 
 def pass_options(pass_class: type[ModulePass]) -> tuple[PassOption, ...]:
     """The options of a pass: its init dataclass fields, in declaration order."""
     hints = get_type_hints(pass_class)
-    descriptions = option_descriptions(pass_class)
     options: list[PassOption] = []
     for f in dataclasses.fields(pass_class):
         if not f.init or f.name == "name":
@@ -50,7 +57,7 @@ def pass_options(pass_class: type[ModulePass]) -> tuple[PassOption, ...]:
         if f.default_factory is not dataclasses.MISSING:
             default = f.default_factory()
         key = f.name.replace("_", "-")
-        options.append(PassOption(key, f.name, hints[f.name], default, descriptions.get(f.name, "")))
+        options.append(PassOption(key, f.name, hints[f.name], default, pass_class))
     return tuple(options)
 
 

@@ -1,16 +1,20 @@
 """Run a list of passes over one in-memory module.
 
-Shared by xhip-opt and the Python API: the IR is never reparsed between passes,
-the module is verified after every pass (a pass that breaks the IR is named),
-and a hook sees the IR after each pass (for --print-ir-after and per-pass checks).
+Shared by xhip-opt, xhip-run and the Python API: the IR is never reparsed
+between passes, and a hook sees the IR after each pass (for --print-ir-after
+and per-pass checks).
+
+Verification, like mlir-opt's: by default the ops a pass changed are verified
+after it (a pass that breaks them is named) and the whole module once at the
+end; `verify_each` verifies the whole module after every pass (the thorough
+mode, for a pass under development or an error the cheap mode could only place
+at the end of the pipeline). See `xhip.verify`.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -19,15 +23,77 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xhip.diagnostics import XhipError
 from xhip.pass_options import locate_option_error
-from xhip.verify import verify_module
+from xhip.timing import Timings
+from xhip.verify import ChangedOpsVerifier, verify_module
 
 AfterPassHook = Callable[[ModulePass, ModuleOp], None]
 
+VERIFY_EACH_HELP = (
+    "verify the whole module after every pass (default: after each pass only the ops it changed, "
+    "and the whole module once at the end)"
+)
+"""--verify-each of xhip-opt and xhip-run."""
 
-@dataclass(frozen=True)
-class PassTiming:
-    name: str
-    seconds: float
+VERIFY_CHANGED_ROW = "verify (changed ops, after each pass)"
+VERIFY_EACH_ROW = "verify (whole module, after each pass)"
+VERIFY_END_ROW = "verify (whole module, end of pipeline)"
+
+
+class PassRunner:
+    """Runs passes over one module, one call or several, and verifies what they produce.
+
+    `finish` ends the pipeline: in the default mode it verifies the whole module
+    once, which also catches what a changed-ops check cannot see (an op whose
+    verifier reads other ops).
+    """
+
+    def __init__(
+        self,
+        ctx: Context,
+        *,
+        verify_each: bool = False,
+        timings: Timings | None = None,
+        after_pass: AfterPassHook | None = None,
+    ):
+        self.ctx = ctx
+        self.verify_each = verify_each
+        self.timings = Timings() if timings is None else timings
+        self.after_pass = after_pass
+        self._changed_ops: ChangedOpsVerifier | None = None
+        self._last_pass: str | None = None
+
+    def run(self, module: ModuleOp, passes: Sequence[ModulePass]) -> None:
+        if self._changed_ops is None and not self.verify_each:
+            self._changed_ops = ChangedOpsVerifier()
+            self._changed_ops.trust(module)  # the input was verified when it was imported or parsed
+        for module_pass in passes:
+            with self.timings.measure(module_pass.name):
+                _apply(self.ctx, module, module_pass)
+            self._last_pass = module_pass.name
+            self._verify_after(module, module_pass.name)
+            if self.after_pass is not None:
+                self.after_pass(module_pass, module)
+
+    def finish(self, module: ModuleOp) -> None:
+        if self.verify_each or self._last_pass is None:
+            return
+        with self.timings.measure(VERIFY_END_ROW, merge=True):
+            try:
+                verify_module(module)
+            except XhipError as err:
+                hint = "IR invalid at the end of the pipeline; --verify-each names the pass that broke it"
+                raise XhipError(f"{err.message} ({hint})", err.location) from None
+
+    def _verify_after(self, module: ModuleOp, pass_name: str) -> None:
+        row = VERIFY_EACH_ROW if self.verify_each else VERIFY_CHANGED_ROW
+        with self.timings.measure(row, merge=True):
+            try:
+                if self._changed_ops is None:
+                    verify_module(module)
+                else:
+                    self._changed_ops.verify(module)
+            except XhipError as err:
+                raise XhipError(f"{err.message} (IR invalid after pass '{pass_name}')", err.location) from None
 
 
 def run_passes(
@@ -35,37 +101,31 @@ def run_passes(
     module: ModuleOp,
     passes: Sequence[ModulePass],
     after_pass: AfterPassHook | None = None,
-    verify_each: bool = True,
-) -> list[PassTiming]:
-    """Apply `passes` in order; return the wall time of each."""
-    timings: list[PassTiming] = []
-    for module_pass in passes:
-        start = time.perf_counter()
-        try:
-            module_pass.apply(ctx, module)
-        except XhipError as err:
-            # A pass that refuses an option value in `apply` is blamed where the value was written.
-            raise locate_option_error(module_pass, err) from None
-        except DiagnosticException as err:
-            raise XhipError(f"pass '{module_pass.name}' failed: {_one_line(err)}") from None
-        except Exception as err:
-            if os.environ.get("XHIP_DEBUG"):
-                raise
-            raise XhipError(
-                f"internal error in pass '{module_pass.name}': {type(err).__name__}: "
-                f"{_one_line(err)} (set XHIP_DEBUG=1 for a traceback)"
-            ) from None
-        timings.append(PassTiming(module_pass.name, time.perf_counter() - start))
-        if verify_each:
-            try:
-                verify_module(module)
-            except XhipError as err:
-                raise XhipError(
-                    f"{err.message} (IR invalid after pass '{module_pass.name}')", err.location
-                ) from None
-        if after_pass is not None:
-            after_pass(module_pass, module)
-    return timings
+    verify_each: bool = False,
+    timings: Timings | None = None,
+) -> Timings:
+    """Apply `passes` in order and verify (see the module docstring); the wall time of each step."""
+    runner = PassRunner(ctx, verify_each=verify_each, timings=timings, after_pass=after_pass)
+    runner.run(module, passes)
+    runner.finish(module)
+    return runner.timings
+
+
+def _apply(ctx: Context, module: ModuleOp, module_pass: ModulePass) -> None:
+    try:
+        module_pass.apply(ctx, module)
+    except XhipError as err:
+        # A pass that refuses an option value in `apply` is blamed where the value was written.
+        raise locate_option_error(module_pass, err) from None
+    except DiagnosticException as err:
+        raise XhipError(f"pass '{module_pass.name}' failed: {_one_line(err)}") from None
+    except Exception as err:
+        if os.environ.get("XHIP_DEBUG"):
+            raise
+        raise XhipError(
+            f"internal error in pass '{module_pass.name}': {type(err).__name__}: "
+            f"{_one_line(err)} (set XHIP_DEBUG=1 for a traceback)"
+        ) from None
 
 
 def _one_line(err: Exception) -> str:

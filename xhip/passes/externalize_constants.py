@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xhip.constants_file import ConstantsStore, record_constants_file
+from xhip.constants_file import ConstantsStore, FileParts, record_constants_file
 from xhip.diagnostics import XhipError, op_error
 from xhip.dialects.hip.attributes import CONSTANTS_FILE_ATTR, EXTERNAL_DATA_ATTR, ExternalData, format_external_data
 
@@ -49,14 +49,14 @@ def aligned_offsets(sizes: list[int], alignment: int = CONSTANT_ALIGNMENT) -> li
     return offsets
 
 
-def file_bytes(blobs: list[bytes], offsets: list[int]) -> bytes:
-    """The constants file: each blob at its offset, zero padding between."""
+def file_bytes(blobs: list[bytes], offsets: list[int]) -> FileParts:
+    """The constants file: each blob at its offset, zero padding between (the blobs are not copied)."""
     parts: list[bytes] = []
     cursor = 0
     for blob, offset in zip(blobs, offsets, strict=True):
         parts += [bytes(offset - cursor), blob]
         cursor = offset + len(blob)
-    return b"".join(parts)
+    return FileParts(parts)
 
 
 def _candidates(module: builtin.ModuleOp, threshold: int) -> list[arith.ConstantOp]:

@@ -22,6 +22,7 @@ import numpy as np
 from xhip import __version__
 from xhip.diagnostics import XhipError
 from xhip.output_files import OutputFiles, check_writable
+from xhip.pass_runner import VERIFY_EACH_HELP
 from xhip.report.request import MemoryReportRequest, add_memory_report_arguments
 from xhip.tools.cli import ArgumentParser, emit, main_with
 
@@ -65,6 +66,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--check", action="store_true", help="compare the outputs with onnxruntime fp32 and with the model run in "
         "float64 on the CPU, by the rule below; exit 1 when they differ")
     ap.add_argument("--check-each-pass", action="store_true", help="run and check after every pass; stop at the first failure")
+    ap.add_argument("--verify-each", action="store_true", help=VERIFY_EACH_HELP)
     ap.add_argument("--report", metavar="FILE.json", help="write the run report as JSON")
     ap.add_argument("--save-outputs", metavar="FILE.npz", help="write the outputs (numpy .npz, at exactly this path)")
     add_memory_report_arguments(ap, "default: the run's (offsets and sizes then as the run used them)")
@@ -129,7 +131,9 @@ def _check_each_pass(args: argparse.Namespace) -> int:
     backend = "reference" if args.backend == "auto" else args.backend
     refs = feeds = None
     emit(f"{'pass':<32} {'vs ort fp32':>12} {'vs float64':>12} {'bound':>12}  result\n")
-    for name, module, store in compile_stages(args.model, _pipeline(args), args.stop_after):
+    for name, module, store in compile_stages(
+        args.model, _pipeline(args), args.stop_after, verify_each=args.verify_each
+    ):
         executable = Executable(module.clone(), backend, deferred=args.deferred, sanitize=args.sanitize, constants=store)
         if feeds is None:
             feeds = _feeds(args, executable)
@@ -223,7 +227,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     from xhip.api import compile
 
     executable = compile(
-        args.model, _pipeline(args), args.backend, args.stop_after, deferred=args.deferred, sanitize=args.sanitize
+        args.model, _pipeline(args), args.backend, args.stop_after,
+        deferred=args.deferred, sanitize=args.sanitize, verify_each=args.verify_each,
     )
     if memory_report is not None:
         memory_report.check_runnable(executable)
