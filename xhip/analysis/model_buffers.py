@@ -194,7 +194,8 @@ def model_buffers(function: func.FuncOp, names: DimNames) -> RecordedBuffers | N
         tuple((intervals[a.memref].first, intervals[a.memref].last) for a in allocs),
         tuple(_in_place_targets(allocs, sizes, intervals, block)),
     )
-    unnamed = {names(key): key for size in sizes for key in size.dims if symbolic_dim(key) is None}
+    # By name: the order of a set of dims would change the printed rules between compiles.
+    unnamed = dict(sorted((names(key), key) for size in sizes for key in size.dims if symbolic_dim(key) is None))
     return RecordedBuffers(buffers, dim_rules(unnamed) if unnamed else None)
 
 

@@ -207,7 +207,8 @@ def function_record(placed: Sequence[_Placed], names: DimNames) -> PoolBuffers:
         for key in p.size.dims | (p.offset.dims if p.offset is not None else frozenset())
         if isinstance(key, SSAValue)
     }
-    unnamed = {names(v): v for v in values if names(v) != symbolic_dim(v)}
+    # By name: a set's order would change the printed rules from one compile to the next.
+    unnamed = dict(sorted((names(v), v) for v in values if names(v) != symbolic_dim(v)))
     return PoolBuffers(
         tuple(str(p.size) for p in placed),
         tuple(RUN_TIME if p.offset is None else str(p.offset) for p in placed),
