@@ -144,6 +144,10 @@ def _in_place_targets(
     return targets
 
 
+def _by_name(item: tuple[str, object]) -> str:
+    return item[0]
+
+
 class SymbolNames(DimNames):
     """Like the pool's names, but every dim read from a graph input is its ONNX symbol
     itself: two inputs that declare `batch` give one dim (the runtime rejects feeds
@@ -195,7 +199,7 @@ def model_buffers(function: func.FuncOp, names: DimNames) -> RecordedBuffers | N
         tuple(_in_place_targets(allocs, sizes, intervals, block)),
     )
     # By name: the order of a set of dims would change the printed rules between compiles.
-    unnamed = dict(sorted((names(key), key) for size in sizes for key in size.dims if symbolic_dim(key) is None))
+    unnamed = dict(sorted(((names(k), k) for size in sizes for k in size.dims if symbolic_dim(k) is None), key=_by_name))
     return RecordedBuffers(buffers, dim_rules(unnamed) if unnamed else None)
 
 

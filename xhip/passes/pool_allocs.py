@@ -208,7 +208,7 @@ def function_record(placed: Sequence[_Placed], names: DimNames) -> PoolBuffers:
         if isinstance(key, SSAValue)
     }
     # By name: a set's order would change the printed rules from one compile to the next.
-    unnamed = dict(sorted((names(v), v) for v in values if names(v) != symbolic_dim(v)))
+    unnamed = dict(sorted(((names(v), v) for v in values if names(v) != symbolic_dim(v)), key=lambda item: item[0]))
     return PoolBuffers(
         tuple(str(p.size) for p in placed),
         tuple(RUN_TIME if p.offset is None else str(p.offset) for p in placed),
