@@ -67,7 +67,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
         prog="xhip-compare", description=__doc__.splitlines()[0], epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
     )
-    ap.add_argument("--pipelines", nargs="+", required=True, metavar="A.yaml",
+    ap.add_argument("--pipelines", nargs="+", required=True, metavar="PIPELINE",
                     help="two or more pipelines (YAML files or shipped names); the first is the baseline A")
     source = ap.add_mutually_exclusive_group(required=True)
     source.add_argument("--suite", metavar="SUITE.yaml", help="models, shapes and tolerance from a suite file")
@@ -78,7 +78,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--backend", default="auto", choices=("auto", "reference", "cuda", "hip"),
                     help="where device work runs (default auto: a usable GPU, else reference)")
     ap.add_argument("--jobs", type=_positive, default=1, metavar="N",
-                    help="models measured in parallel by N worker processes, BLAS pinned to one thread each (default 1)")
+                    help="N worker processes, BLAS pinned to one thread each: every pipeline's compile of a model is one "
+                    "job, the runs of a model's rows (all pipelines, interleaved) another (default 1)")
     ap.add_argument("--repeat", type=_positive, default=5, metavar="N",
                     help="timed repetitions per pipeline and row, interleaved A B A B (default 5)")
     ap.add_argument("--seed", type=int, default=None, help="seed of the random inputs (default: the suite's, else 0)")
@@ -112,10 +113,11 @@ def _pipelines(specs: Sequence[str]):
     infos: list[PipelineInfo] = []
     for index, spec in enumerate(specs):
         path = str(resolve_pipeline(spec))
-        name = load_pipeline(path).name
-        if name in {info.name for info in infos}:
-            name = Path(path).stem
-        infos.append(PipelineInfo(chr(ord("A") + index), name, path))
+        letter, name = chr(ord("A") + index), load_pipeline(path).name
+        taken = {info.name for info in infos}
+        if name in taken:  # an experiment that inherits its name: the file's, else the letter's
+            name = Path(path).stem if Path(path).stem not in taken else f"{name}-{letter}"
+        infos.append(PipelineInfo(letter, name, path))
     return infos
 
 

@@ -65,7 +65,11 @@ def row_changes(row: Row, index: int) -> dict[str, Change]:
 
 
 def _ratio_text(value: float | None, real: bool) -> str:
-    return "-" if value is None else f"{value:.2f}x{REAL_MARK if real else ''}"
+    """`1.60x*`; a real change that rounds to 1.00 gets the digits that show it (`1.0018x*`)."""
+    if value is None:
+        return "-"
+    digits = 4 if real and round(value, 2) == 1.0 else 2
+    return f"{value:.{digits}f}x{REAL_MARK if real else ''}"
 
 
 def _count_text(a: int, b: int) -> str:
