@@ -6,6 +6,8 @@ over the workers instead of running one after the other in one. Workers are
 spawned processes (nothing of the parent's state, no fork of a threaded
 process) with BLAS pinned to one thread each: `--jobs N` uses N cores, and
 latencies are not skewed by BLAS threads of one worker competing with another.
+On a GPU, measure jobs run one at a time (compile jobs still in parallel): two
+models timed on one device at once would slow each other down.
 """
 
 from __future__ import annotations
@@ -60,6 +62,18 @@ def one_blas_thread_per_worker() -> Iterator[None]:
                 os.environ[name] = value
 
 
+def runs_on_host(backend: str) -> bool:
+    """Whether `backend` resolves to the reference backend here (asks the GPU drivers for `auto`)."""
+    if backend == "reference":
+        return True
+    if backend != "auto":
+        return False
+    from xhip.runtime.backends import make_backend
+    from xhip.runtime.backends.reference import ReferenceBackend
+
+    return isinstance(make_backend("auto"), ReferenceBackend)
+
+
 def _model_bytes(model: SuiteModel) -> int:
     source = model_source(model)
     return os.path.getsize(source) if isinstance(source, str) else source.ByteSize()
@@ -85,15 +99,21 @@ class _Run:
             for pipeline_index in range(count)
         )
         self.measures: deque[int] = deque()
+        self.measure_slots = settings.workers if runs_on_host(settings.backend) else 1
         self.started = time.perf_counter()
 
     def fill(self) -> None:
         """Keep every worker busy, a ready measure job before any compile (its model's result comes sooner)."""
-        while len(self.pending) < self.settings.workers and (self.measures or self.compiles):
-            if self.measures:
+        while len(self.pending) < self.settings.workers:
+            if self.measures and self._measuring() < self.measure_slots:
                 self._submit_measure(self.measures.popleft())
-            else:
+            elif self.compiles:
                 self._submit_compile(*self.compiles.popleft())
+            else:
+                return
+
+    def _measuring(self) -> int:
+        return sum(pipeline_index is None for _, pipeline_index in self.pending.values())
 
     def _submit_compile(self, model_index: int, pipeline_index: int) -> None:
         job = CompileJob(self.suite.models[model_index], self.settings.pipelines[pipeline_index])
