@@ -28,6 +28,7 @@ from pathlib import Path
 import yaml
 
 from xhip.diagnostics import XhipError, did_you_mean, shorten
+from xhip.yaml_file import YamlFile
 
 TESTSET_PREFIX = "testset:"
 SUITE_KEYS = ("models", "tolerance", "seed")
@@ -126,76 +127,20 @@ def _check_testset_name(source: str, where: str | None) -> None:
 # --------------------------------------------------------------------------- YAML
 
 
-class _SuiteFile:
+class _SuiteFile(YamlFile):
     """One suite file, its nodes kept so every error names a line and column."""
 
     def __init__(self, path: str):
-        self.path = path
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as err:
-            raise XhipError(f"cannot read suite: {err.strerror}", path) from None
-        except UnicodeDecodeError:
-            raise XhipError("cannot read suite: not UTF-8 text", path) from None
-        self._loader = yaml.SafeLoader(text)
-        try:
-            self.root = self._loader.get_single_node()
-        except yaml.MarkedYAMLError as err:
-            mark = err.problem_mark or err.context_mark
-            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
-            raise XhipError(f"malformed YAML: {err.problem or err.context}", where) from None
-        except yaml.YAMLError as err:
-            raise XhipError(f"malformed YAML: {err}", path) from None
-
-    def at(self, node: yaml.Node | None) -> str:
-        if node is None:
-            return f"{self.path}:1:1"
-        return f"{self.path}:{node.start_mark.line + 1}:{node.start_mark.column + 1}"
-
-    def scalar(self, node: yaml.Node) -> object:
-        if not isinstance(node, yaml.ScalarNode):
-            return None
-        try:
-            return self._loader.construct_object(node, deep=True)
-        except yaml.YAMLError as err:
-            raise XhipError(f"malformed YAML: {getattr(err, 'problem', None) or err}", self.at(node)) from None
-
-    def mapping(self, node: yaml.Node | None, what: str, allowed: tuple[str, ...] | None) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-        """key -> (key node, value node); duplicate and unknown keys are errors."""
-        if not isinstance(node, yaml.MappingNode):
-            raise XhipError(f"{what} must be a mapping", self.at(node))
-        items: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-        for key_node, value_node in node.value:
-            key = self.scalar(key_node)
-            if not isinstance(key, str) or not key:
-                raise XhipError(f"a key of {what} must be a non-empty string", self.at(key_node))
-            if key in items:
-                raise XhipError(f"duplicate key '{shorten(key)}' in {what}", self.at(key_node))
-            if allowed is not None and key not in allowed:
-                hint = did_you_mean(key, allowed) or f"; expected one of: {', '.join(allowed)}"
-                raise XhipError(f"unknown {what} key '{shorten(key)}'{hint}", self.at(key_node))
-            items[key] = (key_node, value_node)
-        return items
-
-    def sequence(self, node: yaml.Node, what: str) -> list[yaml.Node]:
-        if not isinstance(node, yaml.SequenceNode):
-            raise XhipError(f"{what} must be a list", self.at(node))
-        return list(node.value)
-
-    def string(self, node: yaml.Node, what: str) -> str:
-        value = self.scalar(node)
-        if not isinstance(value, str) or not value:
-            raise XhipError(f"{what} must be a non-empty string", self.at(node))
-        return value
+        super().__init__(path, "suite", with_column=True)
 
     def extent(self, node: yaml.Node, what: str) -> int:
-        value = self.scalar(node)
+        value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise XhipError(f"{what} must be a non-negative integer", self.at(node))
         return value
 
     def number(self, node: yaml.Node, what: str) -> float:
-        value = self.scalar(node)
+        value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
             raise XhipError(f"{what} must be a non-negative number", self.at(node))
         return float(value)
