@@ -58,7 +58,9 @@ Suite file (YAML; paths relative to it):
       inputs: other.npz                       # instead of shapes
 
 Nothing is written but the --report files, checked before the run and written
-only when it completed.
+only when it completed. A model that a pipeline cannot compile or run (or a bad
+shape for it) stops the comparison with that one-line error, naming the model
+and the pipeline.
 """
 
 
