@@ -28,9 +28,10 @@ What is measured, per model x shape x pipeline:
   bounds (plain and in place), kernel launches, readbacks and syncs, and the
   outputs, checked against onnxruntime (CPU; the suite's tolerance or xhip-run
   --check's) and against pipeline A's. Then --repeat rounds run every pipeline
-  once each, A B A B ..., so drift on the machine hits all alike; latency is the
-  time between two backend events around run(): device time on a GPU, the wall
-  time of run() on the reference backend.
+  once each, interleaved and alternating direction (A B C, C B A, A B C, ...),
+  so drift on the machine and the cost of running right after another pipeline
+  hit all alike. Latency is the time between two backend events around run():
+  device time on a GPU, the wall time of run() on the reference backend.
 
 When a change is real (marked * in the table):
   pool bytes, launches, readbacks, syncs and the check's pass/fail are exact: any
@@ -83,7 +84,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
                     help="N worker processes, BLAS pinned to one thread each: every pipeline's compile of a model is one "
                     "job, the runs of a model's rows (all pipelines, interleaved) another (default 1)")
     ap.add_argument("--repeat", type=_positive, default=5, metavar="N",
-                    help="timed repetitions per pipeline and row, interleaved A B A B (default 5)")
+                    help="timed repetitions per pipeline and row, interleaved (A B, B A, A B, ...) (default 5)")
     ap.add_argument("--seed", type=int, default=None, help="seed of the random inputs (default: the suite's, else 0)")
     ap.add_argument("--report", action="append", default=[], metavar="FILE.json|.md|.png",
                     help="also write the comparison as JSON, Markdown or a PNG bar chart of pool and latency "

@@ -7,8 +7,8 @@ reads the final IR of every pipeline back into Executables and runs the
 model's rows. Per shape, every
 pipeline runs once to warm up (kernels prepared, pools grown); that run's report
 gives the exact counts (pool bytes, bounds, launches, readbacks, syncs) and its
-outputs the numerics. Then `repeat` rounds each run every pipeline once, in
-order (A B A B ...), timed between two backend events: device time on a GPU, the
+outputs the numerics. Then `repeat` rounds each run every pipeline once,
+in alternating order (A B C, C B A, A B C, ...), timed between two backend events: device time on a GPU, the
 wall time of `run()` on the reference backend (its events are host clock reads
 after draining the queue).
 """
@@ -247,8 +247,10 @@ def _measure_shape(job: MeasureJob, compiled: list[_Ready], source, binding: Sha
             max_abs_err_vs_baseline=versus.max_abs_err,
             identical_to_baseline=all(np.array_equal(outputs[k], v, equal_nan=True) for k, v in baseline_outputs.items() if k in outputs),
         ))
-    for _ in range(job.repeat):
-        for entry, measurement in zip(compiled, measurements):
+    pairs = list(zip(compiled, measurements))
+    for round_index in range(job.repeat):
+        # A B C, then C B A: drift and the cost of running just after another pipeline hit all alike.
+        for entry, measurement in pairs if round_index % 2 == 0 else reversed(pairs):
             measurement.latency_ms.append(_timed_run(entry.executable, feeds))
     label = shape_label(binding) if binding is not None else f"inputs={job.model.inputs}"
     return Row(job.model.label, label, measurements)

@@ -212,9 +212,9 @@ def render_png(comparison: Comparison) -> bytes:
     figure, axes = plt.subplots(2, 1, figsize=(max(8, 0.6 * len(rows) * len(candidates) + 2), 8), sharex=True)
     width = 0.8 / max(1, len(candidates))
     for slot, (index, info) in enumerate(candidates):
-        pool = [ratio(r.measurements[0].pool_bytes, r.measurements[index].pool_bytes) or 0.0 for r in rows]
+        pool = [_bar(ratio(r.measurements[0].pool_bytes, r.measurements[index].pool_bytes)) for r in rows]
         latency = [
-            ratio(spread(r.measurements[0].latency_ms).median, spread(r.measurements[index].latency_ms).median) or 0.0
+            _bar(ratio(spread(r.measurements[0].latency_ms).median, spread(r.measurements[index].latency_ms).median))
             for r in rows
         ]
         positions = [i + (slot - (len(candidates) - 1) / 2) * width for i in range(len(rows))]
@@ -231,6 +231,11 @@ def render_png(comparison: Comparison) -> bytes:
     figure.savefig(buffer, format="png", dpi=100)
     plt.close(figure)
     return buffer.getvalue()
+
+
+def _bar(value: float | None) -> float:
+    """No bar (NaN) where a ratio is undefined (A has 0 bytes, B has some)."""
+    return float("nan") if value is None else value
 
 
 REPORT_FORMATS = {".json": "JSON", ".md": "Markdown", ".png": "PNG"}

@@ -1,7 +1,8 @@
 """When a latency difference is real: repetitions' spread, not a threshold picked by hand.
 
-Latencies are measured A B A B ... (one repetition of every pipeline, then the
-next), so drift on the machine hits every pipeline alike. A difference between
+Latencies are measured interleaved (one repetition of every pipeline, then the
+next, in alternating order: A B, B A, A B, ...), so drift on the machine hits
+every pipeline alike. A difference between
 two pipelines' repetitions is called real when
 
     every repetition of one is faster than every repetition of the other, and the
