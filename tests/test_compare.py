@@ -85,8 +85,12 @@ def test_command_line_shapes_bind_dim_parameters_or_whole_inputs():
     assert parse_shapes("batch=1,seq=128;X=4x512x64;s=") == ({"batch": 1, "seq": 128}, {"X": (4, 512, 64)}, {"s": ()})
     with pytest.raises(XhipError, match="'seq' is not NAME=EXTENT"):
         parse_shapes("batch=1,seq")
-    suite = suite_from_command_line(["testset:attention"], None)
-    assert suite == Suite((SuiteModel("testset:attention", ({},)),))
+    # A test-set model without --shapes runs at its SHAPE_VARIANTS, another model at its static shape.
+    from xhip.testing.models import SHAPE_VARIANTS
+
+    suite = suite_from_command_line(["testset:attention", str(REPO / "examples" / "attention.onnx")], None)
+    assert suite.models[0] == SuiteModel("testset:attention", SHAPE_VARIANTS["attention"])
+    assert suite.models[1].shapes == ({},)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -109,6 +113,8 @@ def test_a_shape_that_names_nothing_or_leaves_a_dim_open_is_an_error():
         _input_shapes(SPECS, {"bacth": 2, "seq": 5})
     with pytest.raises(XhipError, match="does not fix dim 'seq' of input X"):
         _input_shapes(SPECS, {"batch": 2})
+    with pytest.raises(XhipError, match="no shape \\(see --shapes\\) does not fix dim 'batch'"):
+        _input_shapes(SPECS, {})
 
 
 # --------------------------------------------------------------------------- noise

@@ -193,8 +193,8 @@ def _input_shapes(specs: Sequence[TensorSpec], binding: ShapeBinding) -> dict[st
             continue
         missing = [d for d in spec.shape if not isinstance(d, int) and d not in extents]
         if missing:
-            raise XhipError(f"shape '{shorten(shape_label(binding))}' does not fix dim "
-                            f"'{missing[0] or '?'}' of input {spec.describe()}")
+            shape = f"shape '{shorten(shape_label(binding))}'" if binding else "no shape (see --shapes)"
+            raise XhipError(f"{shape} does not fix dim '{missing[0] or '?'}' of input {spec.describe()}")
         shapes[spec.name] = tuple(d if isinstance(d, int) else extents[d] for d in spec.shape)  # type: ignore[misc]
     return shapes
 

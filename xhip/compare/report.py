@@ -2,7 +2,7 @@
 
 Pipeline A (the first) is the baseline. For every later pipeline and row the
 table gives pool bytes with its ratio to A, the latency ratio (medians), the
-launch and sync counts, and the numerics; `*` marks a change that is real (any
+launch, readback and sync counts, and the numerics; `*` marks a change that is real (any
 difference of an exact count; for latency see xhip.compare.stats). A pipeline's
 verdict is, per axis (memory = pool bytes, latency, numerics = the check against
 onnxruntime), same / better / worse / mixed over all rows.
@@ -82,7 +82,8 @@ def _check_text(m: Measurement) -> str:
 
 def _baseline_cells(m: Measurement) -> list[str]:
     median = spread(m.latency_ms).median
-    return [str(m.pool_bytes), _or_dash(m.lower_bound_bytes), f"{median:.3f}", str(m.launches), str(m.syncs), _check_text(m)]
+    counts = [str(m.launches), str(m.readbacks), str(m.syncs)]
+    return [str(m.pool_bytes), _or_dash(m.lower_bound_bytes), f"{median:.3f}", *counts, _check_text(m)]
 
 
 def _candidate_cells(row: Row, index: int) -> list[str]:
@@ -95,6 +96,7 @@ def _candidate_cells(row: Row, index: int) -> list[str]:
         _ratio_text(ratio(a.pool_bytes, b.pool_bytes), changes["memory"] != "same"),
         _ratio_text(latency, changes["latency"] != "same"),
         _count_text(a.launches, b.launches),
+        _count_text(a.readbacks, b.readbacks),
         _count_text(a.syncs, b.syncs),
         numerics + (REAL_MARK if changes["numerics"] != "same" else ""),
     ]
@@ -106,10 +108,10 @@ def _or_dash(value: object) -> str:
 
 def table(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     """Header and cells: one row per model x shape."""
-    header = ["model", "shape", "A pool", "A bound", "A ms", "A launch", "A sync", "A check"]
+    header = ["model", "shape", "A pool", "A bound", "A ms", "A launch", "A rb", "A sync", "A check"]
     for info in comparison.pipelines[1:]:
         x = info.letter
-        header += [f"{x} pool", f"{x} pool/A", f"{x} ms/A", f"{x} launch", f"{x} sync", f"{x} check"]
+        header += [f"{x} pool", f"{x} pool/A", f"{x} ms/A", f"{x} launch", f"{x} rb", f"{x} sync", f"{x} check"]
     cells = []
     for row in comparison.rows:
         line = [row.model, row.shape, *_baseline_cells(row.measurements[0])]
@@ -123,11 +125,21 @@ def _legend(comparison: Comparison) -> list[str]:
     return [f"{p.letter} = {p.name} ({p.path})" for p in comparison.pipelines]
 
 
+def _compile_s(comparison: Comparison, index: int) -> float:
+    """Pipeline `index`'s compile time over the suite (each model once)."""
+    return sum(result.rows[0].measurements[index].compile_s for result in comparison.results if result.rows)
+
+
 def _verdict_lines(comparison: Comparison) -> list[str]:
     lines = []
+    baseline_s = _compile_s(comparison, 0)
     for index, info in enumerate(comparison.pipelines[1:], 1):
         verdict = comparison.verdict(index)
-        lines.append(f"{info.letter} {info.name} vs A: " + ", ".join(f"{axis} {verdict[axis]}" for axis in AXES))
+        compile_ratio = _ratio_text(ratio(baseline_s, _compile_s(comparison, index)), False)
+        lines.append(
+            f"{info.letter} {info.name} vs A: " + ", ".join(f"{axis} {verdict[axis]}" for axis in AXES)
+            + f"; compile {compile_ratio} of A's {baseline_s:.2f} s"
+        )
     return lines
 
 

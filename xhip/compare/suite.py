@@ -71,7 +71,9 @@ class Suite:
 
 
 def shape_label(binding: ShapeBinding) -> str:
-    """`batch=1,seq=128` or `X=4x512x64`: the spelling of `--shapes`."""
+    """`batch=1,seq=128` or `X=4x512x64`: the spelling of `--shapes` (`static` for no binding)."""
+    if not binding:
+        return "static"
     parts = []
     for name, extent in binding.items():
         parts.append(f"{name}={'x'.join(map(str, extent)) if isinstance(extent, tuple) else extent}")
@@ -102,10 +104,19 @@ def parse_shapes(text: str) -> tuple[ShapeBinding, ...]:
 
 
 def suite_from_command_line(models: list[str], shapes: str | None) -> Suite:
-    bindings = parse_shapes(shapes) if shapes else ({},)
+    """Every model at every shape; without `--shapes`, a test-set model at its SHAPE_VARIANTS."""
+    bindings = parse_shapes(shapes) if shapes else None
     for model in models:
         _check_model_path(model, None)
-    return Suite(tuple(SuiteModel(model, bindings) for model in models))
+    return Suite(tuple(SuiteModel(model, bindings or _default_shapes(model)) for model in models))
+
+
+def _default_shapes(source: str) -> tuple[ShapeBinding, ...]:
+    if not source.startswith(TESTSET_PREFIX):
+        return ({},)
+    from xhip.testing.models import SHAPE_VARIANTS
+
+    return tuple(dict(variant) for variant in SHAPE_VARIANTS[source.removeprefix(TESTSET_PREFIX)])
 
 
 def _check_model_path(path: str, where: str | None) -> None:
