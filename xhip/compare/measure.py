@@ -227,26 +227,42 @@ def _timed_run(executable: Executable, feeds: Mapping[str, np.ndarray]) -> float
     return backend.elapsed_ms(start, backend.record_event())
 
 
+def _same_arrays(outputs: Mapping[str, np.ndarray], baseline: Mapping[str, np.ndarray]) -> bool:
+    return outputs.keys() == baseline.keys() and all(
+        np.array_equal(outputs[name], value, equal_nan=True) for name, value in baseline.items()
+    )
+
+
+def _warm_up(entry: _Ready, feeds, reference, baseline, tolerance) -> tuple[Measurement, dict[str, np.ndarray]]:
+    """The first run: exact counts, and outputs against onnxruntime and pipeline A's (`baseline`, None for A)."""
+    from xhip.runtime.check import compare
+
+    outputs = entry.executable.run(feeds)
+    report = entry.executable.report
+    check = compare(outputs, reference, **tolerance)
+    baseline = outputs if baseline is None else baseline
+    measurement = Measurement(
+        report.pool_bytes, report.lower_bound_bytes, report.in_place_lower_bound_bytes,
+        report.kernel_launches, report.readbacks, report.syncs, entry.compile_s,
+        check_passed=check.passed, max_abs_err=check.max_abs_err, problems=check.problems,
+        max_abs_err_vs_baseline=compare(outputs, baseline, **tolerance).max_abs_err,
+        identical_to_baseline=_same_arrays(outputs, baseline),
+    )
+    return measurement, outputs
+
+
 def _measure_shape(job: MeasureJob, compiled: list[_Ready], source, binding: ShapeBinding | None) -> Row:
-    from xhip.runtime.check import compare, onnxruntime_outputs
+    from xhip.runtime.check import onnxruntime_outputs
 
     feeds = _feeds(job, compiled[0].executable.inputs, binding)
     reference = onnxruntime_outputs(source, feeds)
     tolerance = _tolerance(job, compiled[0].executable.backend.name)
-    measurements, baseline_outputs = [], None
+    measurements: list[Measurement] = []
+    baseline = None
     for entry in compiled:
-        outputs = entry.executable.run(feeds)
-        report = entry.executable.report
-        check = compare(outputs, reference, **tolerance)
-        baseline_outputs = outputs if baseline_outputs is None else baseline_outputs
-        versus = compare(outputs, baseline_outputs, **tolerance)
-        measurements.append(Measurement(
-            report.pool_bytes, report.lower_bound_bytes, report.in_place_lower_bound_bytes,
-            report.kernel_launches, report.readbacks, report.syncs, entry.compile_s,
-            check_passed=check.passed, max_abs_err=check.max_abs_err, problems=check.problems,
-            max_abs_err_vs_baseline=versus.max_abs_err,
-            identical_to_baseline=all(np.array_equal(outputs[k], v, equal_nan=True) for k, v in baseline_outputs.items() if k in outputs),
-        ))
+        measurement, outputs = _warm_up(entry, feeds, reference, baseline, tolerance)
+        measurements.append(measurement)
+        baseline = outputs if baseline is None else baseline
     pairs = list(zip(compiled, measurements))
     for round_index in range(job.repeat):
         # A B C, then C B A: drift and the cost of running just after another pipeline hit all alike.

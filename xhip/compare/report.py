@@ -64,6 +64,11 @@ def row_changes(row: Row, index: int) -> dict[str, Change]:
     }
 
 
+def latency_ratio(baseline: Measurement, candidate: Measurement) -> float | None:
+    """The ratio of the two pipelines' median latencies."""
+    return ratio(spread(baseline.latency_ms).median, spread(candidate.latency_ms).median)
+
+
 def _ratio_text(value: float | None, real: bool) -> str:
     """`1.60x*`; a real change that rounds to 1.00 gets the digits that show it (`1.0018x*`)."""
     if value is None:
@@ -89,7 +94,7 @@ def _baseline_cells(m: Measurement) -> list[str]:
 def _candidate_cells(row: Row, index: int) -> list[str]:
     a, b = row.measurements[0], row.measurements[index]
     changes = row_changes(row, index)
-    latency = ratio(spread(a.latency_ms).median, spread(b.latency_ms).median)
+    latency = latency_ratio(a, b)
     numerics = _check_text(b) + ("" if b.identical_to_baseline else f" ~{b.max_abs_err_vs_baseline:.1g}")
     return [
         str(b.pool_bytes),
@@ -183,23 +188,31 @@ def render_markdown(comparison: Comparison) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _row_json(comparison: Comparison, row: Row) -> dict[str, object]:
+    per_pipeline = []
+    baseline = row.measurements[0]
+    for index, m in enumerate(row.measurements):
+        entry = {"pipeline": comparison.pipelines[index].name, **m.as_dict(), "latency": spread(m.latency_ms).as_dict()}
+        if index:
+            entry["pool_ratio"] = ratio(baseline.pool_bytes, m.pool_bytes)
+            entry["latency_ratio"] = latency_ratio(baseline, m)
+            entry["changes"] = row_changes(row, index)
+        per_pipeline.append(entry)
+    return {"model": row.model, "shape": row.shape, "pipelines": per_pipeline}
+
+
+def _divergences_json(comparison: Comparison, index: int) -> dict[str, object]:
+    """Model -> where pipeline `index + 1` first diverges from A (None: nowhere)."""
+    found = {}
+    for result in comparison.results:
+        divergence = result.divergences[index]
+        found[result.model] = None if divergence is None else divergence.as_dict()
+    return found
+
+
 def as_json(comparison: Comparison) -> dict[str, object]:
-    rows = []
-    for row in comparison.rows:
-        per_pipeline = []
-        for index, m in enumerate(row.measurements):
-            entry = {"pipeline": comparison.pipelines[index].name, **m.as_dict(), "latency": spread(m.latency_ms).as_dict()}
-            if index:
-                a = row.measurements[0]
-                entry["pool_ratio"] = ratio(a.pool_bytes, m.pool_bytes)
-                entry["latency_ratio"] = ratio(spread(a.latency_ms).median, spread(m.latency_ms).median)
-                entry["changes"] = row_changes(row, index)
-            per_pipeline.append(entry)
-        rows.append({"model": row.model, "shape": row.shape, "pipelines": per_pipeline})
-    divergences = {
-        info.name: {r.model: (None if r.divergences[i] is None else r.divergences[i].as_dict()) for r in comparison.results}  # type: ignore[union-attr]
-        for i, info in enumerate(comparison.pipelines[1:])
-    }
+    rows = [_row_json(comparison, row) for row in comparison.rows]
+    divergences = {info.name: _divergences_json(comparison, i) for i, info in enumerate(comparison.pipelines[1:])}
     return {
         "pipelines": [vars(p) for p in comparison.pipelines],
         "backend": sorted({r.backend for r in comparison.results}),
@@ -225,10 +238,7 @@ def render_png(comparison: Comparison) -> bytes:
     width = 0.8 / max(1, len(candidates))
     for slot, (index, info) in enumerate(candidates):
         pool = [_bar(ratio(r.measurements[0].pool_bytes, r.measurements[index].pool_bytes)) for r in rows]
-        latency = [
-            _bar(ratio(spread(r.measurements[0].latency_ms).median, spread(r.measurements[index].latency_ms).median))
-            for r in rows
-        ]
+        latency = [_bar(latency_ratio(r.measurements[0], r.measurements[index])) for r in rows]
         positions = [i + (slot - (len(candidates) - 1) / 2) * width for i in range(len(rows))]
         axes[0].bar(positions, pool, width, label=f"{info.letter} {info.name}")
         axes[1].bar(positions, latency, width, label=f"{info.letter} {info.name}")
