@@ -165,3 +165,15 @@ def test_a_removed_pass_diverges_where_the_names_part():
     assert divergence is not None and divergence.where == "at pass 2: 'cse' vs 'dce'"
     shorter = first_divergence(a, a[:3])
     assert shorter is not None and (shorter.index, shorter.candidate_pass) == (3, END)
+
+
+def test_a_long_changed_line_is_shown_where_it_changes():
+    attributes = "x" * 1000
+    a = [("import", f"module {{{attributes} size = 256}}\n")]
+    b = [("import", f"module {{{attributes} size = 1024}}\n")]
+    divergence = first_divergence(a, b)
+    assert divergence is not None
+    removed = next(line for line in divergence.diff if line.startswith("-") and not line.startswith("---"))
+    added = next(line for line in divergence.diff if line.startswith("+") and not line.startswith("+++"))
+    assert "size = 256}" in removed and "size = 1024}" in added
+    assert len(removed) < 200 and removed.startswith("-...")

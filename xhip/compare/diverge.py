@@ -23,7 +23,7 @@ DIGEST_ABOVE_ELEMENTS = 64
 DIFF_LINES = 24
 """The most lines of unified diff a divergence keeps."""
 DIFF_LINE_CHARS = 160
-"""The most characters of one diff line (module attributes make lines of thousands)."""
+"""The most characters of one diff line shown (module attributes make lines of thousands)."""
 
 Stage = tuple[str, str]
 """(pass name, IR printed after it)."""
@@ -90,13 +90,39 @@ def first_divergence(
 
 def _short_diff(texts: tuple[str, str], titles: tuple[str, str]) -> tuple[str, ...]:
     a_lines, b_lines = (text.splitlines() for text in texts)
-    lines = [_cut(line) for line in difflib.unified_diff(a_lines, b_lines, *titles, n=1, lineterm="")]
+    lines = _windowed(list(difflib.unified_diff(a_lines, b_lines, *titles, n=1, lineterm="")))
     if len(lines) > DIFF_LINES:
         lines = [*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more diff lines)"]
     return tuple(lines)
 
 
-def _cut(line: str) -> str:
+def _windowed(lines: list[str]) -> list[str]:
+    """Long lines cut to DIFF_LINE_CHARS around where a removed line and the added line after it differ.
+
+    A module's attribute line runs to thousands of characters; its change may be anywhere.
+    """
+    out = list(lines)
+    removed: list[int] = []
+    for index, line in enumerate(lines):
+        if line.startswith("-") and not line.startswith("---"):
+            removed.append(index)
+        elif line.startswith("+") and not line.startswith("+++") and removed:
+            partner = removed.pop(0)
+            start = _first_difference(lines[partner][1:], line[1:])
+            out[partner], out[index] = _cut(lines[partner], start), _cut(line, start)
+        elif not line.startswith("+"):
+            removed = []
+    return [_cut(line, 0) if len(line) > DIFF_LINE_CHARS else line for line in out]
+
+
+def _first_difference(a: str, b: str) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def _cut(line: str, start: int) -> str:
+    """`line` (its diff marker kept) cut to a window that shows position `start` of its text."""
     if len(line) <= DIFF_LINE_CHARS:
         return line
-    return f"{line[: DIFF_LINE_CHARS - 3]}... ({len(line)} characters)"
+    begin = max(0, start - DIFF_LINE_CHARS // 4)
+    text = line[1 + begin : 1 + begin + DIFF_LINE_CHARS]
+    return f"{line[0]}{'...' if begin else ''}{text}{'...' if 1 + begin + DIFF_LINE_CHARS < len(line) else ''}"
