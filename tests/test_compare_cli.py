@@ -165,7 +165,7 @@ def test_models_run_at_dim_parameters_on_the_same_inputs(capsys, tmp_path):
 @pytest.mark.parametrize(
     "argv, expected",
     [
-        (["--pipelines", DEFAULT, "--models", "testset:nonzero"], "error: --pipelines needs at least two pipelines"),
+        (["--pipelines", DEFAULT, "--models", "testset:nonzero"], "error: --pipelines takes 2 to 26 pipelines"),
         (["--pipelines", DEFAULT, DEFAULT, "--suite", TEST_SET_SUITE, "--shapes", "x=1"], "error: --shapes goes with --models"),
         (["--pipelines", DEFAULT, DEFAULT, "--models", "testset:nonzero", "--report", "r.txt"],
          "r.txt: error: --report: cannot tell the format"),

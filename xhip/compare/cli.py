@@ -15,9 +15,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from xhip import __version__
 from xhip.diagnostics import XhipError
 from xhip.tools.cli import ArgumentParser, emit, main_with
+
+if TYPE_CHECKING:  # the modules that load NumPy and the compiler wait until a comparison runs
+    from xhip.compare.report import PipelineInfo
+    from xhip.compare.suite import Suite
 
 EPILOG = """\
 What is measured, per model x shape x pipeline:
@@ -105,18 +111,23 @@ def _positive(text: str) -> int:
     return value
 
 
-def _pipelines(specs: Sequence[str]):
-    """(path, display name) per pipeline, each loaded once here so a bad file fails before any work."""
+MAX_PIPELINES = 26
+"""Pipelines are named A to Z."""
+
+
+def _pipelines(specs: Sequence[str]) -> list[PipelineInfo]:
+    """Letter, name and path per pipeline, each loaded once here so a bad file fails before any work."""
+    from xhip.compare.measure import pipeline_letter
     from xhip.compare.report import PipelineInfo
     from xhip.pipeline import load_pipeline
     from xhip.shipped import resolve_pipeline
 
-    if len(specs) < 2:
-        raise XhipError("--pipelines needs at least two pipelines (A, the baseline, and one to compare)")
+    if not 2 <= len(specs) <= MAX_PIPELINES:
+        raise XhipError(f"--pipelines takes 2 to {MAX_PIPELINES} pipelines (A, the baseline, and those to compare)")
     infos: list[PipelineInfo] = []
     for index, spec in enumerate(specs):
         path = str(resolve_pipeline(spec))
-        letter, name = chr(ord("A") + index), load_pipeline(path).name
+        letter, name = pipeline_letter(index), load_pipeline(path).name
         taken = {info.name for info in infos}
         if name in taken:  # an experiment that inherits its name: the file's, else the letter's
             name = Path(path).stem if Path(path).stem not in taken else f"{name}-{letter}"
@@ -124,7 +135,7 @@ def _pipelines(specs: Sequence[str]):
     return infos
 
 
-def _suite(args: argparse.Namespace):
+def _suite(args: argparse.Namespace) -> Suite:
     from xhip.compare.suite import load_suite, suite_from_command_line
 
     if args.suite:

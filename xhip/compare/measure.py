@@ -104,9 +104,14 @@ class ModelResult:
     """One per pipeline after the first: where its IR first differs from pipeline A's."""
 
 
+def pipeline_letter(index: int) -> str:
+    """A, B, C, ...: how the table, the verdicts and the diffs name the pipelines."""
+    return chr(ord("A") + index)
+
+
 def model_result(model: SuiteModel, compiled: Sequence[CompiledModel], measured: MeasuredModel) -> ModelResult:
     divergences = [
-        first_divergence(list(compiled[0].stages), list(entry.stages), ("A", chr(ord("A") + index)))
+        first_divergence(list(compiled[0].stages), list(entry.stages), ("A", pipeline_letter(index)))
         for index, entry in enumerate(compiled[1:], 1)
     ]
     return ModelResult(model.label, measured.backend, measured.rows, divergences)
