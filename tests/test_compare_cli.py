@@ -188,3 +188,22 @@ def test_help_explains_the_noise_rule_and_the_suite_format(capsys):
     assert code == 0
     for fact in ("A B C, C B A", "interquartile range", "testset:NAME", "--fail-on-regression", "pool_bytes"):
         assert fact in out
+
+
+def test_a_suite_entry_with_an_npz_runs_those_inputs(capsys, tmp_path):
+    import numpy as np
+
+    inputs = tmp_path / "x.npz"
+    np.savez(inputs, X=np.random.default_rng(3).standard_normal((2, 8, 64)).astype(np.float32))
+    model = REPO / "examples" / "attention.onnx"
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(f"models:\n  - {{model: {model}, inputs: x.npz}}\n")
+    code, out, _ = compare(capsys, "--pipelines", DEFAULT, SHIPPED[2], "--suite", suite, "--backend", "reference",
+                           "--repeat", "1", "--report", tmp_path / "r.json")
+    assert code == 0
+    [row] = json.loads((tmp_path / "r.json").read_text())["rows"]
+    assert row["shape"] == f"inputs={inputs}"
+    report = tmp_path / "run.json"
+    argv = [str(model), "--pipeline", str(SHIPPED[2]), "--backend", "reference", "--inputs", str(inputs), "--report", str(report)]
+    assert xhip_run(argv) == 0
+    assert row["pipelines"][1]["pool_bytes"] == json.loads(report.read_text())["pool_bytes"]
