@@ -38,6 +38,9 @@ What is measured, per model x shape x pipeline:
   so drift on the machine and the cost of running right after another pipeline
   hit all alike. Latency is the time between two backend events around run():
   device time on a GPU, the wall time of run() on the reference backend.
+  Compile time (the verdict line; per row in --report) is import plus passes,
+  measured once in a worker that has already compiled a one-op model under
+  every pipeline: a rough figure, with no noise estimate.
 
 When a change is real (marked * in the table):
   pool bytes, launches, readbacks, syncs and the check's pass/fail are exact: any

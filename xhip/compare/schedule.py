@@ -6,6 +6,8 @@ over the workers instead of running one after the other in one. Workers are
 spawned processes (nothing of the parent's state, no fork of a threaded
 process) with BLAS pinned to one thread each: `--jobs N` uses N cores, and
 latencies are not skewed by BLAS threads of one worker competing with another.
+Each worker first compiles and runs a one-op model under every pipeline
+(`warm_up`), so no job's compile time carries the worker's imports.
 On a GPU, measure jobs run one at a time (compile jobs still in parallel): two
 models timed on one device at once would slow each other down.
 """
@@ -32,6 +34,7 @@ from xhip.compare.measure import (
     measure_model,
     model_result,
     model_source,
+    warm_up,
 )
 from xhip.compare.suite import Suite, SuiteModel
 
@@ -151,7 +154,9 @@ class _Run:
 def measure_suite(suite: Suite, settings: Settings) -> list[ModelResult]:
     """Every model's result, in suite order; progress on stderr; a worker's user error is raised here."""
     context = get_context("spawn")
-    with one_blas_thread_per_worker(), ProcessPoolExecutor(settings.workers, mp_context=context) as pool:
+    with one_blas_thread_per_worker(), ProcessPoolExecutor(
+        settings.workers, mp_context=context, initializer=warm_up, initargs=(settings.pipelines,)
+    ) as pool:
         run = _Run(suite, settings, pool)
         run.fill()
         while run.pending:
