@@ -118,18 +118,22 @@ MAX_PIPELINES = 26
 """Pipelines are named A to Z."""
 
 
-def _pipelines(specs: Sequence[str]) -> list[PipelineInfo]:
-    """Letter, name and path per pipeline, each loaded once here so a bad file fails before any work."""
-    from xhip.compare.measure import pipeline_letter
-    from xhip.compare.report import PipelineInfo
-    from xhip.pipeline import load_pipeline
+def _pipeline_paths(specs: Sequence[str]) -> tuple[str, ...]:
     from xhip.shipped import resolve_pipeline
 
     if not 2 <= len(specs) <= MAX_PIPELINES:
         raise XhipError(f"--pipelines takes 2 to {MAX_PIPELINES} pipelines (A, the baseline, and those to compare)")
+    return tuple(str(resolve_pipeline(spec)) for spec in specs)
+
+
+def _pipelines(paths: Sequence[str]) -> list[PipelineInfo]:
+    """Letter, name and path per pipeline, each loaded once here so a bad file fails before any job."""
+    from xhip.compare.measure import pipeline_letter
+    from xhip.compare.report import PipelineInfo
+    from xhip.pipeline import load_pipeline
+
     infos: list[PipelineInfo] = []
-    for index, spec in enumerate(specs):
-        path = str(resolve_pipeline(spec))
+    for index, path in enumerate(paths):
         letter, name = pipeline_letter(index), load_pipeline(path).name
         taken = {info.name for info in infos}
         if name in taken:  # an experiment that inherits its name: the file's, else the letter's
@@ -165,18 +169,19 @@ def _check_reports(paths: Sequence[str]) -> None:
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
-    infos = _pipelines(args.pipelines)
+    paths = _pipeline_paths(args.pipelines)
     suite = _suite(args)
     _check_reports(args.report)
     from xhip.compare.report import Comparison, render_report, render_text
-    from xhip.compare.schedule import Settings, measure_suite
+    from xhip.compare.schedule import Settings, measure_suite, worker_pool
     from xhip.output_files import OutputFiles
 
     seed = suite.seed if args.seed is None else args.seed
-    paths = tuple(info.path for info in infos)
     workers = min(args.jobs, len(suite.models) * len(paths))
-    results = measure_suite(suite, Settings(paths, args.backend, args.repeat, seed, workers))
-    comparison = Comparison(infos, results, args.repeat)
+    settings = Settings(paths, args.backend, args.repeat, seed, workers)
+    with worker_pool(settings) as pool:
+        infos = _pipelines(paths)
+        comparison = Comparison(infos, measure_suite(pool, suite, settings), args.repeat)
     files = OutputFiles()
     for path in args.report:
         files.add(path, render_report(comparison, path), "report")

@@ -151,17 +151,25 @@ class _Run:
               file=sys.stderr, flush=True)
 
 
-def measure_suite(suite: Suite, settings: Settings) -> list[ModelResult]:
-    """Every model's result, in suite order; progress on stderr; a worker's user error is raised here."""
+@contextmanager
+def worker_pool(settings: Settings) -> Iterator[ProcessPoolExecutor]:
+    """The workers, started now: their imports and warm-up overlap what the caller checks meanwhile."""
     context = get_context("spawn")
     with one_blas_thread_per_worker(), ProcessPoolExecutor(
         settings.workers, mp_context=context, initializer=warm_up, initargs=(settings.pipelines,)
     ) as pool:
-        run = _Run(suite, settings, pool)
+        for _ in range(settings.workers):
+            pool.submit(int)  # an executor spawns a worker per job it cannot hand to an idle one
+        yield pool
+
+
+def measure_suite(pool: ProcessPoolExecutor, suite: Suite, settings: Settings) -> list[ModelResult]:
+    """Every model's result, in suite order; progress on stderr; a worker's user error is raised here."""
+    run = _Run(suite, settings, pool)
+    run.fill()
+    while run.pending:
+        done, _ = wait(list(run.pending), return_when=FIRST_COMPLETED)
+        for future in done:
+            run.take(future)
         run.fill()
-        while run.pending:
-            done, _ = wait(list(run.pending), return_when=FIRST_COMPLETED)
-            for future in done:
-                run.take(future)
-            run.fill()
     return [result for result in run.results if result is not None]
