@@ -75,6 +75,7 @@ from xhip.pass_options import (
     type_name,
 )
 from xhip.passes import available_passes
+from xhip.yaml_file import YamlFile
 
 PassRegistry = Mapping[str, type[ModulePass]]
 
@@ -244,95 +245,17 @@ def _set_option(
 # --------------------------------------------------------------------------- YAML
 
 
-class _YamlLoader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 booleans and floats (`yes` is a string, `1e-5` a float)."""
-
-
-def _replace_resolver(tag: str, pattern: str, first: str) -> None:
-    resolvers = {
-        char: [(t, r) for t, r in entries if t != tag]
-        for char, entries in _YamlLoader.yaml_implicit_resolvers.items()
-    }
-    _YamlLoader.yaml_implicit_resolvers = resolvers
-    _YamlLoader.add_implicit_resolver(tag, re.compile(pattern), list(first))
-
-
-_replace_resolver("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF")
-_replace_resolver(
-    "tag:yaml.org,2002:float",
-    r"""^(?:[-+]?(?:[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-    |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
-    |[0-9][0-9_]*[eE][-+]?[0-9]+
-    |\.(?:inf|Inf|INF))
-    |\.(?:nan|NaN|NAN))$""".replace("\n", "").replace(" ", ""),
-    "-+0123456789.",
-)
-
-
-class _PipelineFile:
+class _PipelineFile(YamlFile):
     """One YAML pipeline file, its nodes kept so every error names a line."""
 
     def __init__(self, path: str):
-        self.path = path
-        try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except OSError as err:
-            raise XhipError(f"cannot read pipeline: {err.strerror}", path) from None
-        except UnicodeDecodeError:
-            raise XhipError("cannot read pipeline: not UTF-8 text", path) from None
-        self._loader = _YamlLoader(text)
-        try:
-            root = self._loader.get_single_node()
-        except yaml.MarkedYAMLError as err:
-            mark = err.problem_mark or err.context_mark
-            where = f"{path}:{mark.line + 1}" if mark else path
-            raise XhipError(f"malformed YAML: {err.problem or err.context}", where) from None
-        except yaml.YAMLError as err:
-            raise XhipError(f"malformed YAML: {err}", path) from None
+        super().__init__(path, "pipeline")
+        root = self.root
         if not isinstance(root, yaml.MappingNode):
             where = self.at(root) if root is not None else f"{path}:1"
             raise XhipError("a pipeline file is a mapping with keys " + ", ".join(PIPELINE_KEYS), where)
         self.root = root
         self.keys = self.mapping(root, "pipeline", PIPELINE_KEYS)
-
-    def at(self, node: yaml.Node) -> str:
-        return f"{self.path}:{node.start_mark.line + 1}"
-
-    def value(self, node: yaml.Node) -> object:
-        try:
-            return self._loader.construct_object(node, deep=True)
-        except yaml.YAMLError as err:  # e.g. a `!!python/...` tag, which SafeLoader refuses
-            problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-            raise XhipError(f"malformed YAML: {problem}", self.at(node)) from None
-
-    def string(self, node: yaml.Node, what: str) -> str:
-        value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
-        if not isinstance(value, str) or not value:
-            raise XhipError(f"{what} must be a non-empty string", self.at(node))
-        return value
-
-    def sequence(self, node: yaml.Node, what: str) -> list[yaml.Node]:
-        if not isinstance(node, yaml.SequenceNode):
-            raise XhipError(f"{what} must be a list", self.at(node))
-        return list(node.value)
-
-    def mapping(
-        self, node: yaml.Node, what: str, allowed: Sequence[str] | None = None
-    ) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-        """key -> (key node, value node); duplicate keys and keys not in `allowed` are errors."""
-        if not isinstance(node, yaml.MappingNode):
-            raise XhipError(f"{what} must be a mapping", self.at(node))
-        items: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-        for key_node, value_node in node.value:
-            key = self.string(key_node, f"a key of {what}")
-            if key in items:
-                raise XhipError(f"duplicate key '{shorten(key)}' in {what}", self.at(key_node))
-            if allowed is not None and key not in allowed:
-                hint = did_you_mean(key, allowed) or f"; expected one of: {', '.join(allowed)}"
-                raise XhipError(f"unknown {what} key '{shorten(key)}'{hint}", self.at(key_node))
-            items[key] = (key_node, value_node)
-        return items
 
     def pass_entry(self, node: yaml.Node, passes: PassRegistry) -> PassEntry:
         """`NAME` or `{NAME: {option: value, ...}}` (or `{NAME: null}`)."""
