@@ -2,8 +2,9 @@
 
 Result-shape rules (`xhip.shapes`) and the memory planner emit `arith` ops on
 `index` (and small integer) values; the runtime and the tests need the number
-such a value takes once the runtime extents are known. A `hip.plan_pool` (pool
-offsets planned at run time) evaluates as the runtime plans it. `evaluate` walks the
+such a value takes once the runtime extents are known. Host ops of dialects above
+this package join through `register_host_op` (the hip dialect's `hip.plan_pool`,
+pool offsets planned at run time, evaluates as the runtime plans it). `evaluate` walks the
 defining ops of a value back to constants and to bound values (block arguments
 or any op result the caller already knows, such as a `tensor.dim`).
 
@@ -17,14 +18,12 @@ reported as an error rather than guessed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from functools import cache
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xhip.diagnostics import XhipError, op_location
-from xhip.memory.greedy import plan_at_sizes
 
 INDEX_BITWIDTH = 64
 
@@ -155,18 +154,22 @@ def compare(predicate: int | str, lhs: int, rhs: int, width: int = INDEX_BITWIDT
 _UNARY_CASTS = (arith.IndexCastOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp)
 
 
-@cache
-def _plan_pool_op() -> type[Operation]:
-    # Imported late: the hip dialect's shape rules import this module.
-    from xhip.dialects.hip.infra import PlanPoolOp
+HostOpRule = Callable[[Operation, list[int]], list[int]]
+"""All the results of a host op of another dialect, from its operands' values."""
 
-    return PlanPoolOp
+_HOST_OPS: dict[type[Operation], HostOpRule] = {}
+
+
+def register_host_op(op_type: type[Operation], rule: HostOpRule) -> None:
+    """Teach evaluation an op of a dialect above this package (the hip dialect registers
+    `hip.plan_pool`, planned as the runtime plans it), without this package importing it."""
+    _HOST_OPS[op_type] = rule
 
 
 def _is_evaluable(op: Operation) -> bool:
     if isinstance(op, arith.ConstantOp):
         return isinstance(op.value, IntegerAttr)
-    return type(op) in _BINARY or isinstance(op, (arith.CmpiOp, arith.SelectOp, *_UNARY_CASTS, _plan_pool_op()))
+    return type(op) in _BINARY or type(op) in _HOST_OPS or isinstance(op, (arith.CmpiOp, arith.SelectOp, *_UNARY_CASTS))
 
 
 class HostIndexEvaluator:
@@ -231,10 +234,9 @@ class HostIndexEvaluator:
     def _compute(self, op: Operation, result: SSAValue) -> int:
         width = bitwidth(result.type)
         operands = [self._values[operand] for operand in op.operands]
-        if isinstance(op, _plan_pool_op()):
-            # The run-time planner, as the runtime runs it: every result at once.
-            offsets, total = plan_at_sizes(operands, op.interval_pairs(), op.alignment.value.data)  # type: ignore[attr-defined]
-            self._values.update(zip(op.results, [total, *offsets]))
+        if type(op) in _HOST_OPS:
+            # Every result at once (a hip.plan_pool plans all its offsets together).
+            self._values.update(zip(op.results, _HOST_OPS[type(op)](op, operands)))
             return self._values[result]
         if isinstance(op, arith.ConstantOp):
             assert isinstance(op.value, IntegerAttr)

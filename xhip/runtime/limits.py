@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from xhip.diagnostics import XhipError
+from xhip.dialects.hip.infra import PlanPoolOp
 
 MAX_BYTES_ENV = "XHIP_MAX_DEVICE_BYTES"
 MAX_EXPRESSION_DEPTH = 6
@@ -111,6 +112,8 @@ def size_expression(value: SSAValue, depth: int = MAX_EXPRESSION_DEPTH, nested: 
         return str(op.value.value.data)  # type: ignore[attr-defined]
     if isinstance(op, arith.IndexCastOp):
         return _name(value) if value.name_hint else size_expression(op.input, depth, nested)
+    if isinstance(op, PlanPoolOp) and value is op.total:
+        return _run_time_plan(op, depth)
     symbol = _BINARY.get(type(op))
     if symbol is None:
         return _name(value)
@@ -121,6 +124,17 @@ def size_expression(value: SSAValue, depth: int = MAX_EXPRESSION_DEPTH, nested: 
         return f"{symbol}({lhs}, {rhs})"
     lhs, rhs = (size_expression(operand, depth - 1, nested=True) for operand in op.operands)
     return f"({lhs} {symbol} {rhs})" if nested else f"{lhs} {symbol} {rhs}"
+
+
+PLANNED_SIZES_SHOWN = 3
+
+
+def _run_time_plan(op: PlanPoolOp, depth: int) -> str:
+    """A pool size the run-time planner computes, by the buffer sizes it packs."""
+    shown = [size_expression(size, depth - 1) for size in op.sizes[:PLANNED_SIZES_SHOWN]]
+    if len(op.sizes) > PLANNED_SIZES_SHOWN:
+        shown.append(f"{len(op.sizes) - PLANNED_SIZES_SHOWN} more")
+    return f"the run-time plan of {len(op.sizes)} buffers ({', '.join(shown)})"
 
 
 def _name(value: SSAValue) -> str:

@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import (
     Attribute,
+    Operation,
     SSAValue,
 )
 from xdsl.irdl import (
@@ -33,6 +34,8 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 
+from xhip.index.host_eval import register_host_op
+from xhip.memory.greedy import plan_at_sizes
 from xhip.dialects.hip.common import (
     BYTE_BUFFER,
     DATA_CONSTR,
@@ -210,6 +213,16 @@ class PlanPoolOp(IRDLOperation):
         alignment = self.alignment.value.data
         if alignment <= 0 or alignment & (alignment - 1):
             raise verify_error(self, f"alignment must be a positive power of 2, got {alignment}")
+
+
+def _planned_pool(op: Operation, sizes: list[int]) -> list[int]:
+    """`hip.plan_pool`'s results at these sizes: the total, then the offsets."""
+    assert isinstance(op, PlanPoolOp)
+    offsets, total = plan_at_sizes(sizes, op.interval_pairs(), op.alignment.value.data)
+    return [total, *offsets]
+
+
+register_host_op(PlanPoolOp, _planned_pool)
 
 
 @irdl_op_definition
