@@ -39,6 +39,7 @@ from xhip.analysis.in_place import in_place_pairs
 from xhip.analysis.liveness import Interval, live_intervals
 from xhip.context import make_context
 from xhip.diagnostics import XhipError
+from xhip.dialects.hip.attributes import format_intervals, parse_intervals
 from xhip.index.host_eval import evaluate
 from xhip.memory import SizeExpr
 from xhip.memory.model_bound import HonestBounds, ModelBuffers, model_buffers_from_text
@@ -207,7 +208,7 @@ def format_model_buffers(recorded: RecordedBuffers) -> DictionaryAttr:
     buffers = recorded.buffers
     entry: dict[str, Attribute] = {
         "sizes": ArrayAttr([StringAttr(str(size)) for size in buffers.sizes]),
-        "intervals": DenseArrayBase.from_list(i64, [point for interval in buffers.intervals for point in interval]),
+        "intervals": format_intervals(buffers.intervals),
         "in_place": DenseArrayBase.from_list(i64, list(buffers.in_place)),
     }
     if recorded.dim_rules is not None:
@@ -231,10 +232,7 @@ def parse_model_buffers(attr: Attribute) -> RecordedBuffers:
             f"{MODEL_BUFFERS_ATTR}: an entry needs sizes (strings), intervals and in_place (array<i64>), "
             "and dims, if any, a string"
         )
-    points = intervals.get_values()
-    if len(points) % 2:
-        raise ValueError(f"{MODEL_BUFFERS_ATTR}: intervals must be (first, last) pairs")
-    pairs = [(int(points[i]), int(points[i + 1])) for i in range(0, len(points), 2)]
+    pairs = parse_intervals(intervals, MODEL_BUFFERS_ATTR)
     texts = [s.data for s in sizes.data]  # type: ignore[union-attr]
     buffers = model_buffers_from_text(texts, pairs, [int(t) for t in in_place.get_values()])
     return RecordedBuffers(buffers, dims.data if isinstance(dims, StringAttr) else None)
