@@ -7,9 +7,10 @@ sizes of one run instead; `hip.plan_pool` calls it at run time (once per distinc
 set of sizes: the runtime caches the answer), and hip-pool-allocs calls it at
 compile time for a domain whose sizes are all static.
 
-Greedy by size: the largest footprint first, each at the lowest aligned offset
-where it overlaps, in bytes, no placed buffer that is live with it. Pure Python,
-no IR; `check_layout` and the sanitizer validate what it returns.
+Greedy: buffers one by one, each at the lowest aligned offset where it overlaps,
+in bytes, no placed buffer that is live with it, in three orders (largest first;
+those at the peak of live bytes first; longest-lived first), keeping the smallest
+pool. Pure Python, no IR; `check_layout` and the sanitizer validate what it returns.
 """
 
 from __future__ import annotations
@@ -17,15 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def plan_at_sizes(
-    sizes: Sequence[int], intervals: Sequence[tuple[int, int]], alignment: int
+def _place_in_order(
+    footprints: Sequence[int], intervals: Sequence[tuple[int, int]], order: Sequence[int]
 ) -> tuple[list[int], int]:
-    """Per buffer its byte offset, and the pool size: every offset a multiple of `alignment`."""
-    if len(sizes) != len(intervals):
-        raise ValueError(f"{len(sizes)} sizes but {len(intervals)} intervals")
-    footprints = [-(-size // alignment) * alignment for size in sizes]
-    order = sorted(range(len(sizes)), key=lambda i: (-footprints[i], intervals[i][0], i))
-    offsets = [0] * len(sizes)
+    """Each buffer in `order` at the lowest offset clear of every placed buffer live with it."""
+    offsets = [0] * len(footprints)
     placed: list[int] = []
     total = 0
     for index in order:
@@ -45,3 +42,43 @@ def plan_at_sizes(
         placed.append(index)
         total = max(total, offset + footprints[index])
     return offsets, total
+
+
+def _breadths(footprints: Sequence[int], intervals: Sequence[tuple[int, int]]) -> list[int]:
+    """Per buffer, the most bytes live at any point of its interval (itself included)."""
+    events: dict[int, int] = {}
+    for footprint, (first, last) in zip(footprints, intervals):
+        events[first] = events.get(first, 0) + footprint
+        events[last + 1] = events.get(last + 1, 0) - footprint
+    live, at = 0, {}
+    for point in sorted(events):
+        live += events[point]
+        at[point] = live
+    points = sorted(at)
+    return [max(at[p] for p in points if first <= p <= last) for first, last in intervals]
+
+
+def plan_at_sizes(
+    sizes: Sequence[int], intervals: Sequence[tuple[int, int]], alignment: int
+) -> tuple[list[int], int]:
+    """Per buffer its byte offset, and the pool size: every offset a multiple of `alignment`.
+
+    Three greedy orders, the smallest pool wins (ties: the first): by size; by
+    breadth (buffers at the peak first); by interval length."""
+    if len(sizes) != len(intervals):
+        raise ValueError(f"{len(sizes)} sizes but {len(intervals)} intervals")
+    footprints = [-(-size // alignment) * alignment for size in sizes]
+    indices = range(len(sizes))
+    breadths = _breadths(footprints, intervals) if sizes else []
+    orders = (
+        sorted(indices, key=lambda i: (-footprints[i], intervals[i][0], i)),
+        sorted(indices, key=lambda i: (-breadths[i], -footprints[i], intervals[i][0], i)),
+        sorted(indices, key=lambda i: (intervals[i][0] - intervals[i][1], -footprints[i], i)),
+    )
+    best: tuple[list[int], int] | None = None
+    for order in orders:
+        planned = _place_in_order(footprints, intervals, order)
+        if best is None or planned[1] < best[1]:
+            best = planned
+    assert best is not None
+    return best
