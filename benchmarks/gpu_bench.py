@@ -10,7 +10,10 @@ torch.onnx (dynamo, opset 18, dynamic batch and seq). PyTorch runs the same weig
 Latency: the median over `--repeats` runs after 3 warm-ups of the device time between two
 CUDA events recorded on the stream that does the work: around `Executable.run` for xhip
 (input upload, every launch, output download) and around the forward for PyTorch (input
-already on the GPU, output left there). Wall time of the whole call is printed beside it.
+already on the GPU, output left there). xhip runs twice side by side: as shipped (from
+the third run at a shape it replays a captured CUDA graph, `xhip.runtime.replay`; the
+`replayed` column says whether the timed runs did) and with graphs off (every run
+executes its plan: the host work of each launch is in the time). Wall time of the whole call is printed beside it.
 Device bytes: what each holds for the run beyond its weights: xhip's pool bytes plus the
 run's other allocations (outputs, inputs), PyTorch's peak allocated bytes during the
 forward minus what it held before. fp32, TF32 off on both. PyTorch and transformers are
@@ -99,11 +102,11 @@ def attention_rows(torch, repeats: int) -> list[dict]:
         probs = torch.softmax((q @ k.transpose(1, 2)) * weights["scale"], dim=-1)
         return probs @ v
 
-    executable = xhip.compile(model, backend="cuda")
+    executables = (xhip.compile(model, backend="cuda"), xhip.compile(model, backend="cuda", graphs=False))
     rows = []
     for batch, seq in ATTENTION_SHAPES:
         x = np.random.default_rng(batch * seq).standard_normal((batch, seq, 64)).astype(np.float32)
-        rows.append(_row(torch, "attention", (batch, seq), executable, {"X": x}, forward, (torch.tensor(x, device="cuda"),), model, repeats))
+        rows.append(_row(torch, "attention", (batch, seq), executables, {"X": x}, forward, (torch.tensor(x, device="cuda"),), model, repeats))
     return rows
 
 
@@ -137,25 +140,32 @@ def gpt2_rows(torch, repeats: int) -> list[dict]:
     start = time.perf_counter()
     executable = xhip.compile(path, backend="cuda")
     print(f"gpt2 2-layer (768 wide): compiled in {time.perf_counter() - start:.2f} s", flush=True)
+    executables = (executable, xhip.compile(path, backend="cuda", graphs=False))
     cuda_module = wrapper.cuda()
     rows = []
     for b, s in GPT2_SHAPES:
         ids = np.random.default_rng(b * s).integers(0, config.vocab_size, (b, s)).astype(np.int64)
-        rows.append(_row(torch, "gpt2-2layer", (b, s), executable, {"input_ids": ids}, cuda_module, (torch.tensor(ids, device="cuda"),), path, repeats))
+        rows.append(_row(torch, "gpt2-2layer", (b, s), executables, {"input_ids": ids}, cuda_module, (torch.tensor(ids, device="cuda"),), path, repeats))
     return rows
 
 
-def _row(torch, name, shape, executable, feeds, forward, torch_inputs, model, repeats) -> dict:
+def _row(torch, name, shape, executables, feeds, forward, torch_inputs, model, repeats) -> dict:
+    executable, plain = executables
     xhip_device, xhip_wall, outputs = time_xhip(executable, feeds, repeats)
+    replayed = executable.report.replayed
+    plain_device, _, plain_outputs = time_xhip(plain, feeds, repeats)
     torch_device, torch_wall, torch_peak = time_torch(torch, forward, torch_inputs, repeats)
-    check = compare(outputs, onnxruntime_outputs(model, feeds), **tolerances("cuda"))
+    reference = onnxruntime_outputs(model, feeds)
+    check = compare(outputs, reference, **tolerances("cuda"))
+    plain_check = compare(plain_outputs, reference, **tolerances("cuda"))
     row = {
         "model": name, "shape": list(shape),
-        "xhip_ms": round(xhip_device, 4), "xhip_wall_ms": round(xhip_wall, 4),
+        "xhip_ms": round(xhip_device, 4), "xhip_wall_ms": round(xhip_wall, 4), "replayed": replayed,
+        "xhip_no_graph_ms": round(plain_device, 4),
         "torch_eager_ms": round(torch_device, 4), "torch_wall_ms": round(torch_wall, 4),
         "xhip_bytes": xhip_bytes(executable), "torch_peak_bytes": int(torch_peak),
         "pool_bytes": executable.report.pool_bytes, "launches": executable.report.kernel_launches,
-        "check": "pass" if check.passed else "FAIL", "max_abs_err": check.max_abs_err,
+        "check": "pass" if check.passed and plain_check.passed else "FAIL", "max_abs_err": check.max_abs_err,
     }  # fmt: skip
     print(json.dumps(row), flush=True)
     return row
@@ -171,12 +181,16 @@ def main() -> int:
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     rows = attention_rows(torch, args.repeats) + gpt2_rows(torch, args.repeats)
-    header = f"{'model':<12} {'b x s':>9} {'xhip ms':>9} {'eager ms':>9} {'ratio':>6} {'xhip wall':>10} {'xhip bytes':>12} {'eager bytes':>12} {'launches':>8} check"
+    header = (
+        f"{'model':<12} {'b x s':>9} {'xhip ms':>9} {'replayed':>8} {'no graph':>9} {'eager ms':>9} {'ratio':>6} "
+        f"{'xhip wall':>10} {'xhip bytes':>12} {'eager bytes':>12} {'launches':>8} check"
+    )
     print(header)
     for r in rows:
         ratio = r["xhip_ms"] / r["torch_eager_ms"]
         print(
-            f"{r['model']:<12} {'x'.join(map(str, r['shape'])):>9} {r['xhip_ms']:9.3f} {r['torch_eager_ms']:9.3f} {ratio:6.2f} "
+            f"{r['model']:<12} {'x'.join(map(str, r['shape'])):>9} {r['xhip_ms']:9.3f} {str(r['replayed']):>8} "
+            f"{r['xhip_no_graph_ms']:9.3f} {r['torch_eager_ms']:9.3f} {ratio:6.2f} "
             f"{r['xhip_wall_ms']:10.3f} {r['xhip_bytes']:12,} {r['torch_peak_bytes']:12,} {r['launches']:8} {r['check']}"
         )
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)

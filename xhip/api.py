@@ -134,12 +134,15 @@ def compile(
     sanitize: bool = False,
     max_device_bytes: int | None = None,
     verify_each: bool = False,
+    graphs: bool | None = None,
 ) -> Executable:
     """Import, run the pipeline (up to `stop_after`) and build an Executable.
 
     `backend` "auto" runs on a usable GPU (cuda, then hip), else on the reference
     backend; `max_device_bytes` caps every allocation of a run (see Executable);
-    `verify_each` verifies the whole module after every pass (see compile_stages).
+    `verify_each` verifies the whole module after every pass (see compile_stages);
+    `graphs` replays repeated input shapes from a captured graph (default: on a GPU,
+    see xhip.runtime.replay).
     """
     start = time.perf_counter()
     module, store = None, None
@@ -147,7 +150,8 @@ def compile(
         pass
     assert module is not None
     executable = Executable(
-        module, backend, deferred=deferred, sanitize=sanitize, constants=store, max_device_bytes=max_device_bytes
+        module, backend, deferred=deferred, sanitize=sanitize, constants=store, max_device_bytes=max_device_bytes,
+        graphs=graphs,
     )
     executable.report.compile_s = time.perf_counter() - start
     return executable

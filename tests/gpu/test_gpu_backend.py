@@ -111,3 +111,24 @@ def test_a_second_process_compiles_nothing(backend_name, tmp_path):
         result = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
         rows.append(next(line for line in result.stdout.splitlines() if line.startswith("kernel compiles")))
     assert int(rows[0].split()[-1]) > 0 and int(rows[1].split()[-1]) == 0, rows
+
+
+@pytest.mark.parametrize("pipeline", ["pipelines/default.yaml", "pipelines/experiments/seed-003.yaml"])
+@pytest.mark.parametrize("model_name", sorted(MODELS))
+def test_repeated_shapes_replay_a_graph_with_new_inputs(backend_name, pipeline, model_name):
+    """Graphs are on by default on a GPU: from the third run at a shape the run replays
+    (where the plan allows it), and every run, replayed or not, matches onnxruntime."""
+    rng = np.random.default_rng(31)
+    model, _ = MODELS[model_name](rng)
+    executable = xhip.compile(model, REPO / pipeline, backend=backend_name)
+    for shapes in SHAPE_VARIANTS[model_name][:2]:
+        replayed = []
+        for _ in range(4):
+            _, feeds = feeds_at(model_name, shapes, rng)  # new values every run
+            result = compare(executable.run(feeds), onnxruntime_outputs(model, feeds), **tolerances(backend_name))
+            assert result.passed, f"{model_name} {shapes} run {len(replayed)}: {result.problems}"
+            replayed.append(executable.report.replayed)
+        if executable.report.replay:  # why this plan never replays
+            assert not any(replayed)
+        else:
+            assert replayed[2:] == [True, True], replayed

@@ -10,6 +10,7 @@ every single allocation (`xhip.runtime.limits`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -36,6 +37,7 @@ from xhip.runtime.backends import make_backend
 from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
 from xhip.runtime.limits import AllocationCap
 from xhip.runtime.plan import build_plan
+from xhip.runtime.replay import Captured, GraphReplays, why_not_replayable
 from xhip.runtime.translate.base import RunState, Session
 
 DEFAULT_POOL_ALIGNMENT = 256
@@ -116,6 +118,10 @@ class Report:
     check: dict[str, object] | None = None
     compile_s: float = 0.0
     run_ms: float = 0.0
+    replayed: bool = False
+    """Whether the run replayed a captured graph (the same input shapes ran twice before)."""
+    replay: str = ""
+    """Why runs of this executable never replay ("" when they can, or graphs are off)."""
 
     def as_dict(self) -> dict[str, object]:
         return dict(vars(self))
@@ -133,6 +139,7 @@ class Executable:
         sanitize: bool = False,
         constants: ConstantsStore | None = None,
         max_device_bytes: int | None = None,
+        graphs: bool | None = None,
     ):
         self.module = module
         self.backend = make_backend(backend, deferred=deferred, sanitize=sanitize)
@@ -165,6 +172,13 @@ class Executable:
         block = function.body.blocks.first
         self._intervals = live_intervals(block, self._pooled) if self._pooled and block is not None else {}
         self._alignment = _pool_alignment(module)
+        # Graphs (`xhip.runtime.replay`): on by default on a GPU, where a run's host work is
+        # the cost; the reference backend takes them when asked (tests).
+        wanted = self.backend.name != "reference" if graphs is None else graphs
+        scalar_inputs = any(not spec.is_memref for spec in self.inputs)
+        why_not = why_not_replayable(function, scalar_inputs) if wanted else "graphs are off"
+        self._replays = GraphReplays(why_not)
+        self.report.replay = why_not if wanted and why_not else ""
         try:
             # What hip-record-model-buffers wrote for this function (None: nothing recorded).
             self.model_buffers = recorded_model_buffers(module, function.sym_name.data)
@@ -235,8 +249,16 @@ class Executable:
 
     # -- running -------------------------------------------------------------------------
 
+    def _signature(self, feeds: Mapping[str, np.ndarray]) -> tuple[object, ...]:
+        return tuple((spec.name, np.shape(feeds[spec.name])) for spec in self.inputs)
+
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         self.check_feeds(feeds)
+        signature = self._signature(feeds)
+        captured = self._replays.replayable(signature, self.session.generation)
+        if captured is not None:
+            return self._replay(captured, feeds)
+        capture = self._replays.should_capture(signature)
         stats = self.backend.stats
         before = (stats.kernel_launches, stats.readbacks, stats.syncs, stats.event_waits, stats.kernel_compiles)
         start = time.perf_counter()
@@ -246,18 +268,30 @@ class Executable:
         out_params = [(spec, self._out_param(spec, bound)) for spec, is_result in self._arguments if is_result]
         filled = iter(buffer for _, buffer in out_params)
         arguments: list[object] = [None] if self._takes_context else []
-        arguments += [
-            next(filled) if is_result else self._argument(spec, feeds[spec.name]) for spec, is_result in self._arguments
-        ]
+        inputs: list[tuple[str, MemRef]] = []
+        for spec, is_result in self._arguments:
+            argument = next(filled) if is_result else self._argument(spec, feeds[spec.name])
+            if not is_result and isinstance(argument, MemRef):
+                inputs.append((spec.name, argument))
+            arguments.append(argument)
+        if capture:
+            self.backend.begin_capture()
         results, pooled = self.plan.execute(arguments, self._pooled.values())
+        produced = [*zip(self.outputs, results), *out_params]
+        if capture:
+            graph = self.backend.end_capture()
+            self.backend.replay(graph)
+            launches = stats.kernel_launches - before[0]
+            captured = Captured(graph, inputs, produced, pooled, self.session.run, launches, self.session.generation)
+            self._replays.graphs[signature] = captured
         self.pooled_views = {view: pooled[slot] for view, slot in self._pooled.items()}
         self.run_symbols = {symbol: extent for symbol, (extent, _) in bound.items()}
         self.backend.sync()
-        produced = [*zip(self.outputs, results), *out_params]
         for spec, value in produced:
             if isinstance(value, MemRef):
                 self.backend.check_written(value, f"output '{spec.name}'")
         outputs = {spec.name: self._host_copy(value) for spec, value in produced}
+        self.report.replayed = False
         self.report.run_ms = (time.perf_counter() - start) * 1e3
         self.report.kernel_launches = stats.kernel_launches - before[0]
         self.report.readbacks = stats.readbacks - before[1]
@@ -268,6 +302,31 @@ class Executable:
         self.report.merged_lower_bound_bytes = self._merged_lower_bound(pooled)
         self._honest_bounds(self.run_symbols)
         self.report.host_scratch_bytes = self.session.run.scratch_bytes
+        self.report.outputs = {
+            name: {"shape": list(array.shape), "dtype": str(array.dtype)} for name, array in outputs.items()
+        }
+        if captured is not None:
+            captured.report = dataclasses.replace(self.report)
+        return outputs
+
+    def _replay(self, captured: Captured, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """New inputs into the captured graph's buffers, the graph, the outputs back."""
+        stats = self.backend.stats
+        before = (stats.syncs, stats.kernel_compiles)
+        start = time.perf_counter()
+        for name, buffer in captured.inputs:
+            self.backend.upload(buffer, np.require(feeds[name], requirements="C"))
+        self.backend.replay(captured.graph)
+        self.backend.sync()
+        outputs = {spec.name: self._host_copy(value) for spec, value in captured.produced}  # type: ignore[attr-defined]
+        self.session.run = captured.run
+        self.report = dataclasses.replace(captured.report)  # what the captured run measured
+        self.report.replayed = True
+        self.report.run_ms = (time.perf_counter() - start) * 1e3
+        self.report.kernel_launches = captured.launches
+        self.report.readbacks = self.report.event_waits = 0
+        self.report.syncs = stats.syncs - before[0]
+        self.report.kernel_compiles = stats.kernel_compiles - before[1]
         self.report.outputs = {
             name: {"shape": list(array.shape), "dtype": str(array.dtype)} for name, array in outputs.items()
         }

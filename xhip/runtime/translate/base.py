@@ -52,6 +52,9 @@ class Session:
     constants: dict[object, MemRef] = field(default_factory=dict)
     run: RunState = field(default_factory=RunState)
     cap: AllocationCap = field(default_factory=AllocationCap.resolve)
+    generation: int = 0
+    """Bumped whenever a session buffer (pool, host scratch) is allocated or grown: graphs
+    captured before name the old one (`xhip.runtime.replay`)."""
 
 
 class PlanBuilder:

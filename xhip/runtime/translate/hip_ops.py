@@ -77,8 +77,10 @@ for _op in hip.HIP.operations:
 def _byte_buffer(session: Session, current: DeviceBuffer | None, nbytes: int, label: str, kind: str) -> DeviceBuffer:
     """The session's buffer, grown (never shrunk) to hold `nbytes`."""
     if current is None:
+        session.generation += 1
         return session.backend.allocate(nbytes, label, kind)
     if current.nbytes < nbytes:
+        session.generation += 1
         return session.backend.grow(current, nbytes)
     return current
 

@@ -182,7 +182,7 @@ class CudaDriver:
         return float(self._ok(cu.cuEventElapsedTime(start, end), "cuEventElapsedTime"))
 
     def begin_capture(self) -> None:
-        mode = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+        mode = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED
         self._ok(cu.cuStreamBeginCapture(self._stream, mode), "cuStreamBeginCapture")
 
     def end_capture(self) -> object:

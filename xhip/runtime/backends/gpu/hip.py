@@ -175,7 +175,7 @@ class HipDriver:
         return float(self._ok(hip.hipEventElapsedTime(start, end), "hipEventElapsedTime"))
 
     def begin_capture(self) -> None:
-        mode = hip.hipStreamCaptureMode.hipStreamCaptureModeThreadLocal
+        mode = hip.hipStreamCaptureMode.hipStreamCaptureModeRelaxed
         self._ok(hip.hipStreamBeginCapture(self._stream, mode), "hipStreamBeginCapture")
 
     def end_capture(self) -> object:

@@ -1,0 +1,85 @@
+"""Graph replay: a run's device work captured once per input-shape signature, then replayed.
+
+A run's host work is mostly the same for the same input shapes: index arithmetic,
+pool views, kernel arguments. After the first run at a signature (kernels compiled,
+pools sized, constants uploaded), the second run records its device work into a
+graph (`Backend.begin_capture` / `end_capture`: a CUDA or HIP graph on a GPU, the
+queued work on the reference backend) over buffers kept for that signature; later
+runs upload the inputs into those buffers, replay the graph and download the
+outputs, and run no plan step at all.
+
+Not every plan can be replayed: one that reads device data on the host (a
+readback: the host's answer, e.g. NonZero's count, could differ next time), one
+with device buffers outside the pools (they go back to the allocator between
+runs), or one with a host-scalar input (its value is used on the host, not read
+by the device) runs its plan every time, and `why_not` says why. A pool or host
+scratch that grows, or a buffer the session allocates anew, bumps
+`Session.generation` and drops every graph taken before (they name old buffers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from xdsl.dialects import func
+
+from xhip.runtime.buffers import MemRef
+from xhip.runtime.translate.base import RunState
+
+HOST_READS = ("hip.readback_scalar", "hip.readback_dim")
+UNPOOLED = ("hip.alloc",)
+
+
+def why_not_replayable(function: func.FuncOp, scalar_inputs: bool) -> str | None:
+    """Why the function's runs cannot be replayed from a graph; None when they can."""
+    if scalar_inputs:
+        return "an input is a host scalar"
+    for op in function.walk():
+        if op.name in HOST_READS:
+            return f"'{op.name}' reads device data on the host"
+        if op.name in UNPOOLED:
+            return f"'{op.name}' allocates outside the pools"
+    return None
+
+
+@dataclass
+class Captured:
+    """One signature's graph and the buffers it runs over."""
+
+    graph: object
+    inputs: list[tuple[str, MemRef]]
+    """Graph input name -> the device buffer the graph reads it from."""
+    produced: list[tuple[object, object]]
+    """(output spec, value) in the order the run returns them."""
+    pooled: dict[int, object]
+    run: RunState
+    launches: int
+    generation: int
+    report: object = None
+    """The capturing run's report: a replay reports the same memory and launches."""
+
+
+@dataclass
+class GraphReplays:
+    """Per input-shape signature: seen once, then captured; None `why_not` means enabled."""
+
+    why_not: str | None
+    seen: set[Hashable] = field(default_factory=set)
+    graphs: dict[Hashable, Captured] = field(default_factory=dict)
+
+    def replayable(self, signature: Hashable, generation: int) -> Captured | None:
+        captured = self.graphs.get(signature)
+        if captured is not None and captured.generation != generation:
+            self.graphs.clear()  # a buffer they name was replaced: recapture as shapes repeat
+            return None
+        return captured
+
+    def should_capture(self, signature: Hashable) -> bool:
+        """Capture on the second run of a signature (the first compiles and sizes everything)."""
+        if self.why_not is not None:
+            return False
+        if signature in self.seen:
+            return True
+        self.seen.add(signature)
+        return False
