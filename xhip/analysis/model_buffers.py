@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, ModuleOp, StringAttr, i64
@@ -109,23 +110,34 @@ def dim_rules(dims: dict[str, SSAValue]) -> str | None:
     return str(ModuleOp([function]))
 
 
-def evaluate_dim_rules(text: str, symbols: Mapping[str, int]) -> dict[str, int]:
-    """What `dim_rules` gives at these symbol values; dims it cannot compute are left out."""
+@lru_cache(maxsize=64)
+def _parsed_dim_rules(text: str) -> tuple[list[tuple[SSAValue, str]], list[tuple[str, SSAValue]]]:
+    """The rules' arguments (value, symbol) and results (name, value), parsed once per text:
+    a run evaluates them at every call, and parsing costs more than the run of a small model."""
     module = parse_module(make_context(), text, MODEL_BUFFERS_ATTR)
     function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
     names = [n.data for n in function.attributes["hip.dim_names"].data]  # type: ignore[union-attr]
     block = function.body.blocks.first
     assert block is not None
+    arguments = [
+        (arg, attrs.data["onnx.name"].data)  # type: ignore[union-attr]
+        for arg, attrs in zip(block.args, function.arg_attrs.data if function.arg_attrs else ())
+    ]
+    returned = block.last_op
+    assert isinstance(returned, func.ReturnOp)
+    return arguments, list(zip(names, returned.operands))
+
+
+def evaluate_dim_rules(text: str, symbols: Mapping[str, int]) -> dict[str, int]:
+    """What `dim_rules` gives at these symbol values; dims it cannot compute are left out."""
+    arguments, results = _parsed_dim_rules(text)
     bindings = {}
-    for arg, attrs in zip(block.args, function.arg_attrs.data if function.arg_attrs else ()):
-        symbol = attrs.data["onnx.name"].data  # type: ignore[union-attr]
+    for arg, symbol in arguments:
         if symbol not in symbols:
             return {}
         bindings[arg] = symbols[symbol]
-    returned = block.last_op
-    assert isinstance(returned, func.ReturnOp)
     values = {}
-    for name, value in zip(names, returned.operands):
+    for name, value in results:
         try:
             values[name] = evaluate(value, bindings)
         except XhipError:
