@@ -197,14 +197,21 @@ def model_rows(path: Path, row_limit_s: int) -> Iterator[dict[str, object]]:
     """Compile once (reference backend, default pipeline), then one row per shape."""
     facts = model_facts(path)
     started = time.perf_counter()
-    executable = xhip.compile(path, backend="reference")
+    try:
+        executable = xhip.compile(path, backend="reference")
+    except XhipError as err:  # one model xhip cannot compile is a failed row, not the end of the table
+        yield {"model": facts.name, "batch": None, "seq": None, "passed": False, "error": f"compile: {err}"}
+        return
     compile_s = time.perf_counter() - started
     for batch, seq in facts.shapes:
+        row = {"model": facts.name, "batch": batch, "seq": seq}
         try:
             with time_limit(row_limit_s):
                 row = measure_row(facts, executable, batch, seq)
         except RowTimeout:
-            row = {"model": facts.name, "batch": batch, "seq": seq, "skipped": f"over {row_limit_s} s"}
+            row["skipped"] = f"over {row_limit_s} s"
+        except XhipError as err:
+            row.update(passed=False, error=str(err))
         gc.collect()
         yield {**row, "compile_s": compile_s}
 
@@ -219,17 +226,21 @@ def _g(value: object) -> str:
     return "-" if value is None else f"{value:.2e}"
 
 
+def _or_dash(value: object) -> object:
+    return "-" if value is None else value
+
+
 def format_row(row: dict[str, object]) -> str:
-    shape = f"{row['batch']}x{row['seq']}"
+    shape = "-" if row["batch"] is None else f"{row['batch']}x{row['seq']}"
     if "skipped" in row:
         return f"{row['model']:<18} {shape:>7} skipped: {row['skipped']}"
+    if "error" in row:
+        return f"{row['model']:<18} {shape:>7} FAIL: {row['error']}"
     verdict = "pass" if row["passed"] else "FAIL"
     return (
         f"{row['model']:<18} {shape:>7} {_g(row['err_vs_onnxruntime']):>9} {_g(row['err_vs_float64']):>9} "
         f"{_g(row['onnxruntime_err_vs_float64']):>9} {verdict:>6} {row['pool_bytes']:>11} "
-        f"{row['lower_bound_bytes'] if row['lower_bound_bytes'] is not None else '-':>11} "
-        f"{row['in_place_lower_bound_bytes'] if row['in_place_lower_bound_bytes'] is not None else '-':>11} "
-        f"{row['row_s']:>6.1f}"
+        f"{_or_dash(row['lower_bound_bytes']):>11} {_or_dash(row['in_place_lower_bound_bytes']):>11} {row['row_s']:>6.1f}"
     )
 
 
@@ -245,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         paths = [p for p in paths if p.stem in args.only]
     if not paths:
         parser.error(f"no .onnx exports in {args.folder}" + (f" named {', '.join(args.only)}" if args.only else ""))
+    print(HEADER, flush=True)
     rows = []
     for path in paths:
         for row in model_rows(path, args.row_limit_s):

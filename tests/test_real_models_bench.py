@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import sys
 
+import onnx
 import pytest
+from onnx import TensorProto, helper
 
 import xhip
 from xhip.testing.models import EXAMPLES, TRANSFORMER_EXPORTS
@@ -73,3 +76,25 @@ def test_token_ids_stay_inside_the_table_they_index(name):
     assert 0 <= feeds["input_ids"].min() and feeds["input_ids"].max() < vocabulary
     if "attention_mask" in feeds:
         assert feeds["attention_mask"][-1].tolist() == [1] * 12 + [0] * 5
+
+
+def test_the_table_goes_on_past_a_model_xhip_cannot_compile(tmp_path, capsys):
+    """main(): every export of the folder, a compile error as a failed row (exit 1), the table and the JSON."""
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    (exports / "bert_tiny_64.onnx").write_bytes((EXAMPLES / "bert_tiny_64.onnx").read_bytes())
+    x = helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"])
+    node = helper.make_node("Frobnicate", ["input_ids"], ["y"], domain="com.example")
+    graph = helper.make_graph([node], "g", [x], [helper.make_tensor_value_info("y", TensorProto.INT64, ["batch", "seq"])])
+    opsets = [helper.make_opsetid("", 18), helper.make_opsetid("com.example", 1)]
+    onnx.save(helper.make_model(graph, opset_imports=opsets), exports / "aaa_unsupported.onnx")
+    results = tmp_path / "real_models.json"
+    assert real_models().main([str(exports), "--json", str(results)]) == 1
+    rows = json.loads(results.read_text())["rows"]
+    assert [(r["model"], r["batch"], r["seq"]) for r in rows] == [
+        ("aaa_unsupported", None, None), *(("bert_tiny_64", b, s) for b, s in real_models().SHAPES)
+    ]
+    assert "Frobnicate" in rows[0]["error"] and not rows[0]["passed"]
+    assert all(r["passed"] for r in rows[1:4]) and "position table" in rows[-1]["skipped"]
+    table = capsys.readouterr().out.split("\n\n")[-2]
+    assert "aaa_unsupported" in table and "FAIL: compile:" in table and table.count("pass") >= 3
