@@ -277,3 +277,21 @@ def test_check_each_pass_shows_the_error_against_float64_and_the_bound_per_pass(
     for row in rows:
         _, vs_ort, vs_float64, bound, verdict = row.split()
         assert verdict == "pass" and 0 < float(vs_float64) <= float(bound) and float(vs_ort) >= 0
+
+
+def test_a_float_cast_to_an_integer_is_the_fp32_models_integer():
+    """0.7f * 10 is 7.0 in fp32 but 6.99999988 in float64: a Cast to int64 truncates them to 7
+    and 6. The widened model rounds to fp32 before the Cast, so its integers (T5's position
+    buckets) are the fp32 model's, and only float rounding differs."""
+    model = graph_model(
+        [helper.make_node("Mul", ["x", "ten"], ["scaled"]), helper.make_node("Cast", ["scaled"], ["bucket"], to=TensorProto.INT64)],
+        [value("x", TensorProto.FLOAT, [2])],
+        [value("bucket", TensorProto.INT64, [2])],
+        [numpy_helper.from_array(np.array(10.0, np.float32), "ten")],
+    )
+    x = np.array([0.7, 0.3], np.float32)
+    fp32 = onnxruntime_outputs(model, {"x": x})["bucket"]
+    assert fp32.tolist() == [7, 3]
+    wide = float64_outputs(model, {"x": x})
+    np.testing.assert_array_equal(wide.outputs["bucket"], fp32)
+    assert (x.astype(np.float64) * 10).astype(np.int64).tolist() == [6, 3]  # what plain widening would give

@@ -5,7 +5,9 @@
 (Constant, ConstantOfShape's value), `Constant`'s value_float(s), Cast targets
 and the `dtype` of the ops that create floats (EyeLike, Random*, Bernoulli),
 inside subgraphs and model-local functions too. Integer and boolean tensors and
-ops on them stay as they are, so shape code computes the same extents.
+ops on them stay as they are, so shape code computes the same extents, and a
+float32 value cast to an integer is rounded to float32 before the Cast, so
+integer results (T5's position buckets) are the fp32 model's.
 LayerNormalization's `stash_type` stays float: both engines compute a double
 LayerNormalization's statistics in double anyway, and onnx.reference refuses
 any other stash type.
@@ -46,10 +48,46 @@ class Float64Outputs:
     reason: str | None = None
 
 
+INTEGER_TYPES = {TensorProto.INT8, TensorProto.INT16, TensorProto.INT32, TensorProto.INT64,
+                 TensorProto.UINT8, TensorProto.UINT16, TensorProto.UINT32, TensorProto.UINT64}  # fmt: skip
+
+
+def _float32_values(model: onnx.ModelProto) -> set[str]:
+    """The names of the graph's float32 values, by ONNX shape inference (empty if it fails)."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # noqa: BLE001 -- a model shape inference cannot take keeps every Cast as it is
+        return set()
+    graph = inferred.graph
+    infos = (*graph.input, *graph.output, *graph.value_info)
+    names = {i.name for i in infos if i.type.tensor_type.elem_type == FLOAT}
+    return names | {t.name for t in graph.initializer if t.data_type == FLOAT}
+
+
+def _round_before_integer_casts(graph: onnx.GraphProto, float32_values: set[str]) -> None:
+    """A float32 value cast to an integer is rounded to float32 first, in the widened model too:
+    the integers an fp32 model computes are part of its definition, not of its rounding error
+    (T5's relative-position buckets: log ratios that are exactly 2.0 in fp32 are 1.9999999 in
+    float64 and truncate to another bucket)."""
+    nodes = []
+    for node in graph.node:
+        to = next((a.i for a in node.attribute if a.name == "to"), None)
+        if node.op_type == "Cast" and to in INTEGER_TYPES and node.input[0] in float32_values:
+            rounded = f"{node.input[0]}__as_float32_for_{node.output[0]}"
+            nodes.append(onnx.helper.make_node("Cast", [node.input[0]], [rounded], to=FLOAT))
+            node.input[0] = rounded
+        nodes.append(node)
+    del graph.node[:]
+    graph.node.extend(nodes)
+
+
 def to_float64(model: onnx.ModelProto, in_place: bool = False) -> onnx.ModelProto:
-    """`model` (a copy unless `in_place`) with every float32 tensor, type and float-creating attribute widened to float64."""
+    """`model` (a copy unless `in_place`) with every float32 tensor, type and float-creating attribute
+    widened to float64; a float32 value cast to an integer is still rounded to float32 first."""
+    float32_values = _float32_values(model)
     wide = model if in_place else copy.deepcopy(model)
     _widen_graph(wide.graph)
+    _round_before_integer_casts(wide.graph, float32_values)
     for function in wide.functions:
         for node in function.node:
             _widen_node(node)
