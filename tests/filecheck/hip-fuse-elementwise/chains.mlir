@@ -126,3 +126,19 @@ func.func @barrier(%ctx: !hip.context, %x: tensor<4x8xf32>, %s: tensor<f32>) -> 
 // CHECK-NEXT:    hip.mul
 // CHECK-NEXT:    hip.softmax
 // CHECK-NEXT:    hip.exp
+
+// -----
+
+// Memref mode (after one-shot-bufferize, or a compiled artifact run again) is left
+// alone: the buffers are already chosen.
+
+func.func @memref_mode(%ctx: !hip.context, %x: memref<8xf32>, %y: memref<8xf32>) {
+  %t = memref.alloc() : memref<8xf32>
+  hip.neg(%ctx) ins(%x : memref<8xf32>) outs(%t : memref<8xf32>)
+  hip.exp(%ctx) ins(%t : memref<8xf32>) outs(%y : memref<8xf32>)
+  func.return
+}
+// CHECK-LABEL: func.func @memref_mode
+// CHECK-NEXT:    memref.alloc
+// CHECK-NEXT:    hip.neg
+// CHECK-NEXT:    hip.exp

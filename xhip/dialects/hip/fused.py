@@ -124,14 +124,14 @@ class FusedElementwiseOp(DPSOp):
         self.check_rank(self.outputs[0], max(rank_of(v) for v in self.inputs), "output")
 
     def _arg_element(self, index: int, arg: str, inputs: list[Attribute], results: list[Attribute]) -> Attribute:
-        """The element type of `inN` or of an earlier step's `tN`."""
-        kind, number = arg[:2] if arg.startswith("in") else arg[:1], arg.removeprefix("in").removeprefix("t")
-        table = {"in": inputs, "t": results}.get(kind)
-        if table is None or not number.isdigit() or int(number) >= len(table):
-            what = f"{len(inputs)} inputs" if kind == "in" else f"{len(results)} earlier steps"
-            hint = f" (there are {what})" if table is not None and number.isdigit() else ""
-            raise verify_error(self, f"step #{index} argument '{arg}' names no input or earlier step{hint}")
-        return table[int(number)]
+        """The element type of input `inN` or of an earlier step's result `tN`."""
+        for prefix, table, what in (("in", inputs, "inputs"), ("t", results, "earlier steps")):
+            number = arg.removeprefix(prefix)
+            if arg.startswith(prefix) and number.isdigit():
+                if int(number) < len(table):
+                    return table[int(number)]
+                raise verify_error(self, f"step #{index} argument '{arg}' names no input or earlier step (there are {len(table)} {what})")
+        raise verify_error(self, f"step #{index} argument '{arg}' is neither an input (in0, in1, ...) nor an earlier step (t0, t1, ...)")
 
     def _verify_step(self, index: int, step: StepAttr, arg_elements: list[Attribute]) -> None:
         """The step op's own verifier, on a detached op of rank-0 operands of the step's
