@@ -115,7 +115,9 @@ class FusedElementwiseOp(DPSOp):
             self._verify_step(index, step, arg_elements)
             used.update(step.arg_names)
             results.append(step.result)
-        unused = [name for name in (*(f"in{i}" for i in range(len(elements))), *(f"t{i}" for i in range(len(steps) - 1))) if name not in used]
+        # The last step is the output; every other value must feed a step.
+        names = [f"in{i}" for i in range(len(elements))] + [f"t{i}" for i in range(len(steps) - 1)]
+        unused = [name for name in names if name not in used]
         if unused:
             raise verify_error(self, f"{unused[0]} is never used by a step")
         output = element_type_of(self.outputs[0])
