@@ -28,6 +28,7 @@ from xhip.pass_runner import run_passes
 from xhip.passes import available_passes
 from xhip.passes.contracts import escapes
 from xhip.rewrite_rules.bufferize.types import kept_dims
+from xhip.shipped import shipped_pipelines
 from xhip.testing.models import graph_model, value
 
 PASSES = Path(__file__).resolve().parents[1] / "xhip" / "passes"
@@ -87,7 +88,8 @@ def test_pool_alignment_is_read_from_the_pooled_module():
         [value("x", TensorProto.FLOAT, ["n"])],
         [value("y", TensorProto.FLOAT, ["n"])],
     )
-    stages = {name: module.clone() for name, module, _ in compile_stages(model)}
+    # Unfused, so that t is a pooled buffer (fused, Relu and Exp write y directly).
+    stages = {name: module.clone() for name, module, _ in compile_stages(model, shipped_pipelines()["no-fusion"])}
     assert pool_alignment(stages["hip-optimize-memrefs"]) is None
     assert POOL_ALIGNMENT_ATTR in stages["hip-pool-allocs"].attributes
     assert pool_alignment(stages["hip-pool-allocs"]) == 256

@@ -47,6 +47,7 @@ from xhip.dialects.hip import compute as _compute
 from xhip.dialects.hip.compute import *  # noqa: F403 -- the op classes, named by compute.__all__
 from xhip.dialects.hip.compute import COMPUTE_OPS
 from xhip.dialects.hip.dps import DPSOp, ElementKind
+from xhip.dialects.hip.fused import STEP_CLASSES, FusedElementwiseOp, StepAttr, is_fusable
 from xhip.dialects.hip.infra import (
     AllocOp,
     AllocOutputOp,
@@ -67,8 +68,9 @@ HIP = Dialect(
         AllocOp, AllocOutputOp, FreeOp, GetPoolOp, PlanPoolOp, GetHostScratchOp, GetConstantOp,
         ReadbackScalarOp, ReadbackDimOp,
         *COMPUTE_OPS,
+        FusedElementwiseOp,
     ],
-    [ContextType],
+    [ContextType, StepAttr],
 )
 
 __all__ = [
@@ -101,6 +103,7 @@ __all__ = [
     "DataType",
     "ElementKind",
     "FreeOp",
+    "FusedElementwiseOp",
     "GetConstantOp",
     "GetHostScratchOp",
     "GetPoolOp",
@@ -108,6 +111,9 @@ __all__ = [
     "PlanPoolOp",
     "ReadbackDimOp",
     "ReadbackScalarOp",
+    "STEP_CLASSES",
     "ShapeRule",
+    "StepAttr",
+    "is_fusable",
     *_compute.__all__,
 ]

@@ -27,7 +27,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from xhip.dialects import hip
 from xhip.runtime.buffers import numpy_dtype
-from xhip.runtime.kernels.specs import KernelSpec, Operand, specs_for_launch
+from xhip.runtime.kernels.specs import FusedStep, KernelSpec, Operand, specs_for_launch
 
 
 SEGMENT_SIZES = "operandSegmentSizes"
@@ -46,6 +46,9 @@ def python_value(attr: Attribute) -> object:
         return attr.data
     if isinstance(attr, DenseArrayBase):
         return tuple(attr.get_values())
+    if isinstance(attr, hip.StepAttr):
+        properties = tuple(sorted((name, python_value(v)) for name, v in attr.properties.data.items()))
+        return FusedStep(attr.op.data, tuple(attr.arg_names), numpy_dtype(attr.result), properties)
     if isinstance(attr, ArrayAttr):
         return tuple(python_value(a) for a in attr.data)
     return attr
@@ -103,7 +106,7 @@ def coverage_specs() -> list[KernelSpec]:
     f32, f16, i32, i64, b1 = (np.dtype(t) for t in ("float32", "float16", "int32", "int64", "bool"))
     specs: list[KernelSpec] = []
     for op_class in hip.HIP.operations:
-        if getattr(op_class, "TEMPLATE", None) != "elementwise":
+        if getattr(op_class, "TEMPLATE", None) != "elementwise" or op_class is hip.FusedElementwiseOp:
             continue
         kind = getattr(op_class, "ELEMENT", hip.ElementKind.ANY).name
         for dtype in {"FLOAT": (f32, f16), "NUMERIC": (f32, f16, i32), "BOOL": (b1,)}.get(kind, (i64, f16)):
@@ -123,6 +126,7 @@ def coverage_specs() -> list[KernelSpec]:
         specs += specs_for_launch(hip.AddOp, {}, [matrix(bf16), matrix(bf16)], [matrix(bf16)])
         specs += specs_for_launch(hip.CastOp, {}, [matrix(f32)], [matrix(bf16)])
         specs += specs_for_launch(hip.CastOp, {}, [matrix(bf16)], [matrix(f16)])
+    specs += _fused_cover(f16) + _fused_cover(i32)
     specs.append(gather_spec("gather_elements", 4, i32, 3, 3, 3, axis=1))
     specs.append(matmul_spec(i32, 1, False))
     specs.append(copy_spec(2, 0, True))
@@ -144,3 +148,20 @@ def _elementwise_cover(op_class: Any, dtype: Any) -> list[KernelSpec]:
     out = Operand(np.dtype("int64") if op_class is hip.CastOp else result, (None, None), True)  # type: ignore[arg-type]
     attrs_list = [{"approximate": a} for a in ("none", "tanh")] if op_class is hip.GeluOp else [{}]
     return [s for attrs in attrs_list for s in specs_for_launch(op_class, attrs, ins, [out])]
+
+
+def _fused_cover(dtype: Any) -> list[KernelSpec]:
+    """A fused chain through a predicate and a cast: intermediates of three element types
+    (`dtype`, i1, i64) converted as stored, one operand broadcast from a scalar."""
+    import numpy as np
+
+    b1, i64 = np.dtype("bool"), np.dtype("int64")
+    steps = (
+        FusedStep("hip.mul", ("in0", "in1"), dtype),
+        FusedStep("hip.less", ("t0", "in1"), b1),
+        FusedStep("hip.where", ("t1", "t0", "in0"), dtype),
+        FusedStep("hip.cast", ("t2",), i64),
+        FusedStep("hip.max", ("t3", "t3", "t3"), i64),
+    )
+    ins = [Operand(dtype, (None, None), True), Operand(dtype, (), True)]
+    return specs_for_launch(hip.FusedElementwiseOp, {"steps": steps}, ins, [Operand(i64, (None, None), True)])

@@ -15,7 +15,8 @@ each op computes comes from its class (`TEMPLATE`, `C_EXPR`, `REDUCE_*`,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -243,6 +244,53 @@ def op_chain_steps(op_class: OpClass, attributes: Attributes, arity: int) -> lis
     for i in range(2, arity):
         steps.append(ChainStep(name, filled, (f"t{i - 2}", f"in{i}")))
     return steps
+
+
+@dataclass(frozen=True)
+class FusedStep:
+    """One step of `hip.fused_elementwise` as plain values (its `#hip.step` attribute, read
+    by xhip.runtime.kernels.collect): the step op's name, its arguments (`in2`, `t0`), the
+    element type of its result and the op's own properties."""
+
+    op: str
+    args: tuple[str, ...]
+    dtype: np.dtype
+    attributes: tuple[tuple[str, object], ...] = ()
+
+
+def fused_chain_steps(op_class: OpClass, attributes: Attributes) -> list[ChainStep]:
+    """A fused op's steps as one chain: each step's C_EXPR filled in as a single op's is
+    (`op_chain_steps`, so a variadic step folds too), its arguments renamed to the fused
+    op's inputs and chain results. An intermediate result is converted to its step's
+    element type and back, as if the unfused op had stored it and the next had read it."""
+    steps: Sequence[FusedStep] = attributes["steps"]  # type: ignore[assignment]
+    chain: list[ChainStep] = []
+    results: dict[str, str] = {}  # a step's result (t1) -> its chain variable (t3)
+    for number, step in enumerate(steps):
+        own = op_chain_steps(op_class.step_class(step.op), dict(step.attributes), len(step.args))
+        operands = [results.get(arg, arg) for arg in step.args]
+        base = len(chain)
+        for part in own:
+            args = tuple(operands[int(a[2:])] if a.startswith("in") else f"t{base + int(a[1:])}" for a in part.args)
+            chain.append(ChainStep(part.op, part.expr, args))
+        if number < len(steps) - 1:
+            c, last = ctype(step.dtype), chain[-1]
+            chain[-1] = ChainStep(last.op, f"({c.compute})({c.c})({last.expr})", last.args)
+        results[f"t{number}"] = f"t{len(chain) - 1}"
+    return chain
+
+
+def fused_elementwise_spec(
+    op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], out: Operand, *, assume_equal: bool = False
+) -> KernelSpec:
+    """The one kernel of a fused chain. Its name lists the step ops and a digest of the
+    chain's expressions and wiring: two chains of the same ops wired differently are two
+    kernels."""
+    chain = fused_chain_steps(op_class, attributes)
+    spec = elementwise_spec(chain, ins, out, may_alias_input=op_class.MAY_ALIAS_INPUT, assume_equal=assume_equal)
+    wiring = hashlib.sha256(repr([(s.expr, s.args) for s in chain]).encode()).hexdigest()[:8]
+    name = spec.name.replace("xhip_ew_", f"xhip_ew_fused_{wiring}_", 1)
+    return replace(spec, abi=replace(spec.abi, name=name))
 
 
 def render_chain_expr(expr: str, args: Sequence[str]) -> str:
@@ -474,6 +522,8 @@ def matmul_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operan
 def elementwise_specs(
     op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand], *, assume_equal: bool = False
 ) -> list[KernelSpec]:
+    if hasattr(op_class, "step_class"):  # hip.fused_elementwise names its steps' classes
+        return [fused_elementwise_spec(op_class, attributes, ins, outs[0], assume_equal=assume_equal)]
     steps = op_chain_steps(op_class, attributes, len(ins))
     # A same-shape op's input has the output's extents whatever the IR types can show.
     same_shape = str(getattr(op_class, "SHAPE_RULE", "")) == "same_shape"
