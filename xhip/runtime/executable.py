@@ -98,8 +98,10 @@ class Report:
     pool_bytes: int = 0
     lower_bound_bytes: int | None = None
     """The model's own max-live bound: every intermediate its own buffer, before any reuse
-    pass (hip-record-model-buffers), 256-byte aligned like the pool. None when the module
-    records no model buffers or a size needs a dim the inputs do not bind."""
+    pass (hip-record-model-buffers), 256-byte aligned like the pool. Intermediates that
+    hip-fuse-elementwise keeps in registers inside one kernel are no buffers and not counted
+    (pipelines/experiments/no-fusion.yaml gives the bound with every ONNX intermediate).
+    None when the module records no model buffers or a size needs a dim the inputs do not bind."""
     in_place_lower_bound_bytes: int | None = None
     """The same bound if every op that may write over its dying input (MAY_ALIAS_INPUT) did."""
     merged_lower_bound_bytes: int | None = None
