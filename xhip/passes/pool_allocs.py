@@ -229,6 +229,16 @@ def fragmentation_line(function: str, domain_id: int, total: SizeExpr, bound: Si
     return line
 
 
+def _domain_buffers(domain: Domain, intervals: dict[SSAValue, Interval], names: DimNames) -> list[Buffer]:
+    """The domain's members as planner buffers (id = position in the domain), grouped by their dims."""
+    buffers = []
+    for index, alloc in enumerate(domain.members):
+        interval = intervals[alloc.memref]
+        group = tuple(alloc.dynamic_sizes) or None
+        buffers.append(Buffer(index, byte_size(alloc, names), interval.first, interval.last, group))
+    return buffers
+
+
 def _planned_at_static_sizes(buffers: Sequence[Buffer], alignment: int) -> Placement:
     """The run-time planner's answer for sizes known now, as a placement of constants."""
     sizes = [buffer.static_size for buffer in buffers]
@@ -316,30 +326,28 @@ class PoolAllocsPass(ModulePass):
         pins = _Pins(positions)
         pool_ends = _PoolEnds()
         pool_base = len(set(record.pools))  # pools are numbered across the module, like domains
-        offset_of: dict[memref.AllocOp, SizeExpr | None] = {}
         placed: dict[memref.AllocOp, _Placed] = {}
         for domain in partition_domains(candidates, pins):
             domain_id = len(record.totals)
             start = positions[domain.first]
             pool = pool_base + pool_ends.pool_for(start, max(intervals[a.memref].last for a in domain.members))
             _hoist_size_arithmetic(domain, pins)
-            plan = self._place(domain, domain_id, intervals, names)
+            buffers = _domain_buffers(domain, intervals, names)
+            plan = self._place(domain, domain_id, buffers)
+            offsets: list[SizeExpr | None]
             if plan is None:
-                sizes = [byte_size(alloc, names) for alloc in domain.members]
-                spans = [(intervals[a.memref].first, intervals[a.memref].last) for a in domain.members]
+                sizes, spans = [b.size for b in buffers], [(b.first, b.last) for b in buffers]
                 emit_run_time_pool(context, pool, sizes, spans, self.alignment, domain.members, domain.first)
                 record.totals.append(None)
-                offset_of.update((alloc, None) for alloc in domain.members)
+                offsets = [None] * len(buffers)
             else:
-                total, offsets = plan
-                members = [PooledBuffer(alloc, offsets[alloc]) for alloc in domain.members]
-                emit_pool(context, pool, total, members, domain.first)
-                record.totals.append(total)
-                offset_of.update(offsets)
+                members = [PooledBuffer(alloc, plan.offsets[b.id]) for alloc, b in zip(domain.members, buffers)]
+                emit_pool(context, pool, plan.total, members, domain.first)
+                offsets = [member.offset for member in members]
+                record.totals.append(plan.total)
             record.pools.append(pool)
-            for alloc in domain.members:
-                size = byte_size(alloc, names)
-                placed[alloc] = _Placed(size, offset_of[alloc], intervals[alloc.memref], domain_id)
+            for alloc, buffer, offset in zip(domain.members, buffers, offsets, strict=True):
+                placed[alloc] = _Placed(buffer.size, offset, intervals[alloc.memref], domain_id)
         in_order = [placed[alloc] for alloc in candidates]  # program order
         for buffer in in_order:
             static = None if buffer.offset is None else buffer.offset.static_value
@@ -357,16 +365,9 @@ class PoolAllocsPass(ModulePass):
                 f"pool's {self.alignment} (raise hip-pool-allocs' alignment option)",
             )
 
-    def _place(
-        self, domain: Domain, domain_id: int, intervals: dict[SSAValue, Interval], names: DimNames
-    ) -> tuple[SizeExpr, dict[memref.AllocOp, SizeExpr]] | None:
-        """The pool size of `domain` and each member's offset, from the planner; None when
-        the run-time planner leaves a domain with runtime sizes to the run."""
-        buffers = []
-        for index, alloc in enumerate(domain.members):
-            interval = intervals[alloc.memref]
-            group = tuple(alloc.dynamic_sizes) or None
-            buffers.append(Buffer(index, byte_size(alloc, names), interval.first, interval.last, group))
+    def _place(self, domain: Domain, domain_id: int, buffers: list[Buffer]) -> Placement | None:
+        """Where the planner puts the domain's buffers; None when the run-time planner leaves
+        a domain with runtime sizes to the run."""
         if self.planner == RUN_TIME:
             if any(buffer.static_size is None for buffer in buffers):
                 return None
@@ -380,5 +381,4 @@ class PoolAllocsPass(ModulePass):
             sys.stderr.write(
                 fragmentation_line(function.sym_name.data, domain_id, placement.total, bound) + "\n"
             )
-        offsets = {alloc: placement.offsets[index] for index, alloc in enumerate(domain.members)}
-        return placement.total, offsets
+        return placement
