@@ -67,3 +67,14 @@ def test_graphs_are_off_by_default_on_the_reference_backend():
     for _ in range(3):
         executable.run(feeds_at("attention", SHAPE_VARIANTS["attention"][0], RNG)[1])
     assert not executable.report.replayed and executable.report.replay == ""
+
+
+def test_a_replay_reports_the_layout_of_its_own_shape():
+    """After a run at another shape, a replay restores its signature's pooled views (what a
+    memory report of the run reads), not those of the run before it."""
+    _, executable = _executable("attention", graphs=True)
+    large, small = ({"X": (4, 64, 64)}, {"X": (1, 16, 64)})
+    for shapes in [large, small, small, large, small]:  # the last plain run is large
+        executable.run(feeds_at("attention", shapes, RNG)[1])
+    assert executable.report.replayed
+    assert {view.shape[0] for view in executable.pooled_views.values()} == {1}

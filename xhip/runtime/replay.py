@@ -23,6 +23,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
+from xdsl.ir import SSAValue
 
 from xhip.runtime.buffers import MemRef
 from xhip.runtime.translate.base import RunState
@@ -52,9 +53,10 @@ class Captured:
     """Graph input name -> the device buffer the graph reads it from."""
     produced: list[tuple[object, object]]
     """(output spec, value) in the order the run returns them."""
-    pooled: dict[int, object]
+    pooled_views: dict[SSAValue, object]
+    """Where the run put each pooled buffer (memory reports read it after a replay too)."""
+    run_symbols: dict[str, int]
     run: RunState
-    launches: int
     generation: int
     report: object = None
     """The capturing run's report: a replay reports the same memory and launches."""
