@@ -77,7 +77,7 @@ def _dynamic_axes(model: onnx.ModelProto) -> dict[str, list[int | None]]:
     return dims
 
 
-def _position_limit(model: onnx.ModelProto) -> int | None:
+def position_table_rows(model: onnx.ModelProto) -> int | None:
     """The rows of a position-embedding table (GPT-2 `wpe`, BERT `position_embeddings`), if any."""
     for tensor in model.graph.initializer:
         name = tensor.name.lower()
@@ -86,13 +86,26 @@ def _position_limit(model: onnx.ModelProto) -> int | None:
     return None
 
 
+def position_limit(model: onnx.ModelProto) -> int | None:
+    """The longest seq the position table serves; RoBERTa counts positions from padding id + 1
+    (an Equal of input_ids with that id), so its last position is seq + padding id."""
+    rows = position_table_rows(model)
+    if rows is None:
+        return None
+    scalars = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer if not t.dims}
+    for node in model.graph.node:
+        if node.op_type == "Equal" and node.input[0] == "input_ids" and node.input[1] in scalars:
+            return rows - int(scalars[node.input[1]]) - 1
+    return rows
+
+
 def grid_shapes(name: str, model: onnx.ModelProto) -> list[tuple[str, dict[str, tuple[int, ...]]]]:
     """(label, input shapes) of the grid, or the test set's shapes for other models."""
     inputs = _dynamic_axes(model)
     batch_seq = all(len(d) >= 2 and d[0] is None and d[1] is None for d in inputs.values())
     if not batch_seq:
         return [(str(dict(s)), s) for s in SHAPE_VARIANTS.get(name, ())]
-    limit = _position_limit(model)
+    limit = position_limit(model)
     shapes = []
     for batch, seq in [*((b, s) for b in BATCHES for s in SEQS), *QUOTED]:
         if limit is not None and seq > limit:

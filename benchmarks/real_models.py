@@ -48,7 +48,7 @@ from xhip.runtime.check import check_outputs, references
 from xhip.runtime.executable import Executable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from memory_bench import _position_limit as position_table_rows  # noqa: E402  (a sibling script)
+from memory_bench import position_limit  # noqa: E402  (a sibling script)
 
 DEFAULT_FOLDER = Path("/tmp/xhip-exports")
 RESULTS = Path(__file__).resolve().parent / "results" / "real_models.json"
@@ -90,7 +90,7 @@ def model_facts(path: Path) -> ModelFacts:
         path,
         {name: dims[0] for name, dims in tables.items()},
         max((dims[1] for dims in tables.values()), default=0),
-        _position_limit(model),
+        position_limit(model),
     )
 
 
@@ -112,19 +112,6 @@ def _embedding_tables(model: onnx.ModelProto) -> dict[str, tuple[int, int]]:
                 elif node.op_type in INDEX_PASSTHROUGH and node.input[0] == value:
                     pending.extend(node.output)
     return tables
-
-
-def _position_limit(model: onnx.ModelProto) -> int | None:
-    """The position table's rows; RoBERTa counts positions from padding id + 1 (an Equal of input_ids
-    with that id), so its last position is seq + padding id."""
-    rows = position_table_rows(model)
-    if rows is None:
-        return None
-    scalars = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer if not t.dims}
-    for node in model.graph.node:
-        if node.op_type == "Equal" and node.input[0] == "input_ids" and node.input[1] in scalars:
-            return rows - int(scalars[node.input[1]]) - 1
-    return rows
 
 
 def token_feeds(facts: ModelFacts, executable: Executable, batch: int, seq: int) -> dict[str, np.ndarray]:
