@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import islice
 
+from xhip.memory.packing import align
+
 PROMOTION_ROUNDS = 150
 """At most this many re-plans with top buffers in front, the orders taking turns (T5-small
 at 1x64 and 1x129 reaches max-live in the longest-lived order's second: the sixth in all)."""
@@ -130,7 +132,7 @@ def plan_at_sizes(sizes: Sequence[int], intervals: Sequence[tuple[int, int]], al
         raise ValueError(f"{len(sizes)} sizes but {len(intervals)} intervals")
     if not sizes:
         return [], 0
-    footprints = [-(-size // alignment) * alignment for size in sizes]
+    footprints = [align(size, alignment) for size in sizes]
     live_with = _live_with(intervals)
     breadths = _breadths(footprints, intervals)
     max_live = max(breadths)
