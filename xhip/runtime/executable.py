@@ -3,7 +3,8 @@
 `Executable(module, backend)` builds the plan once; `run(feeds)` checks the
 inputs against the signature (names, ranks, dtypes, static dims and symbolic
 dims shared between inputs), executes the plan and returns the graph outputs
-by name. Pools, host scratch and constants live as long as the Executable.
+by name (host arrays, or with `on_device=True` `DeviceArray`s, which `run` also
+takes as feeds: `xhip.runtime.device_array`). Pools, host scratch and constants live as long as the Executable.
 `max_device_bytes` (with `XHIP_MAX_DEVICE_BYTES` and the physical memory) caps
 every single allocation (`xhip.runtime.limits`).
 """
@@ -15,6 +16,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, memref
@@ -35,6 +37,7 @@ from xhip.dialects.hip import OUT_PARAM_ATTR, ContextType, GetPoolOp, pool_align
 from xhip.dialects.onnx.signature import entry_attributes, parse_dim_params, value_name
 from xhip.runtime.backends import make_backend
 from xhip.runtime.buffers import MemRef, Owner, numpy_dtype
+from xhip.runtime.device_array import DeviceArray
 from xhip.runtime.limits import AllocationCap
 from xhip.runtime.plan import build_plan
 from xhip.runtime.replay import Captured, GraphReplays, why_not_replayable
@@ -204,7 +207,8 @@ class Executable:
         """Symbolic dim -> (extent, where it was bound); checks the inputs on the way."""
         bound: dict[str, tuple[int, str]] = {}
         for spec in self.inputs:
-            value = np.asarray(feeds[spec.name])
+            feed = feeds[spec.name]
+            value = feed if isinstance(feed, DeviceArray) else np.asarray(feed)
             if value.dtype != spec.dtype:
                 raise XhipError(f"input '{spec.name}' has dtype {value.dtype}, expected {spec.dtype}")
             if value.ndim != len(spec.shape):
@@ -238,29 +242,50 @@ class Executable:
         buffer = self.backend.allocate(nbytes, owner.label, "output")
         return MemRef.contiguous(buffer, dims, spec.dtype, owner)
 
-    def _argument(self, spec: TensorSpec, value: np.ndarray) -> object:
+    def _argument(self, spec: TensorSpec, value: np.ndarray | DeviceArray) -> object:
         if not spec.is_memref:
             return np.asarray(value)
         owner = Owner(f"input '{spec.name}'")
-        # Not np.ascontiguousarray: it makes a rank-0 feed [1].
-        array = np.require(value, requirements="C")
-        buffer = self.backend.allocate(array.nbytes, owner.label, "input")
-        memref = MemRef.contiguous(buffer, array.shape, array.dtype, owner)
-        self.backend.upload(memref, array)
+        if not isinstance(value, DeviceArray):
+            value = np.require(value, requirements="C")  # not ascontiguousarray: it makes rank 0 [1]
+        buffer = self.backend.allocate(value.nbytes, owner.label, "input")
+        memref = MemRef.contiguous(buffer, value.shape, value.dtype, owner)
+        # A device feed is copied too: a captured graph keeps reading its input buffers,
+        # which must be the executable's, not the caller's.
+        self._feed_into(memref, value, owner.label)
         return memref
+
+    def _feed_into(self, memref: MemRef, value: np.ndarray | DeviceArray, what: str) -> None:
+        if isinstance(value, DeviceArray):
+            self.backend.copy(value.memref(self.backend), memref, what)
+        else:
+            self.backend.upload(memref, np.require(value, requirements="C"))
+
+    def to_device(self, values: np.ndarray, name: str = "input") -> DeviceArray:
+        """Host data in this executable's device memory, to feed `run` without an upload per run."""
+        array = np.require(values, requirements="C")
+        owner = Owner(f"device array '{name}'")
+        memref = MemRef.contiguous(self.backend.allocate(array.nbytes, owner.label, "input"), array.shape, array.dtype, owner)
+        self.backend.upload(memref, array)
+        return DeviceArray(memref, self.backend, owner.label)
 
     # -- running -------------------------------------------------------------------------
 
     def _signature(self, feeds: Mapping[str, np.ndarray]) -> tuple[object, ...]:
         return tuple((spec.name, np.shape(feeds[spec.name])) for spec in self.inputs)
 
-    def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def run(self, feeds: Mapping[str, np.ndarray | DeviceArray], *, on_device: bool = False) -> dict[str, Any]:
+        """Run on `feeds` (host arrays or `DeviceArray`s); host copies of the outputs, or with
+        `on_device` `DeviceArray`s valid until a later run of the same input shapes."""
         self.check_feeds(feeds)
         signature = self._signature(feeds)
         captured = self._replays.replayable(signature, self.session.generation)
         if captured is not None:
-            return self._replay(captured, feeds)
+            return self._replay(captured, feeds, on_device)
         capture = self._replays.should_capture(signature)
+        # A run on_device may have left work in flight; this one's host writes (host scratch)
+        # must not overtake it. (A replay does no host writes, only stream-ordered copies.)
+        self.backend.sync()
         stats = self.backend.stats
         before = (stats.kernel_launches, stats.readbacks, stats.syncs, stats.event_waits, stats.kernel_compiles)
         start = time.perf_counter()
@@ -289,11 +314,11 @@ class Executable:
                 graph, inputs, produced, self.pooled_views, self.run_symbols, self.session.run, self.session.generation
             )
             self._replays.graphs[signature] = captured
-        self.backend.sync()
+        self._finish(on_device)
         for spec, value in produced:
             if isinstance(value, MemRef):
                 self.backend.check_written(value, f"output '{spec.name}'")
-        outputs = {spec.name: self._host_copy(value) for spec, value in produced}
+        outputs = self._deliver(produced, on_device, captured)
         self.report.replayed = False
         self.report.run_ms = (time.perf_counter() - start) * 1e3
         self.report.kernel_launches = stats.kernel_launches - before[0]
@@ -306,22 +331,25 @@ class Executable:
         self._honest_bounds(self.run_symbols)
         self.report.host_scratch_bytes = self.session.run.scratch_bytes
         self.report.outputs = {
-            name: {"shape": list(array.shape), "dtype": str(array.dtype)} for name, array in outputs.items()
+            name: {"shape": list(np.shape(value)), "dtype": str(value.dtype)} for name, value in outputs.items()
         }
         if captured is not None:
             captured.report = dataclasses.replace(self.report)
         return outputs
 
-    def _replay(self, captured: Captured, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def _replay(self, captured: Captured, feeds: Mapping[str, np.ndarray | DeviceArray], on_device: bool) -> dict[str, Any]:
         """New inputs into the captured graph's buffers, the graph, the outputs back."""
         stats = self.backend.stats
         before = (stats.syncs, stats.kernel_compiles)
         start = time.perf_counter()
         for name, buffer in captured.inputs:
-            self.backend.upload(buffer, np.require(feeds[name], requirements="C"))
+            self._feed_into(buffer, feeds[name], f"input '{name}'")
+        for earlier in captured.handed_out:
+            earlier.mark_stale("overwritten by a later run of the same input shapes (a graph replay)")
+        captured.handed_out.clear()
         self.backend.replay(captured.graph)
-        self.backend.sync()
-        outputs = {spec.name: self._host_copy(value) for spec, value in captured.produced}  # type: ignore[attr-defined]
+        self._finish(on_device)
+        outputs = self._deliver(captured.produced, on_device, captured)
         self.session.run = captured.run
         self.pooled_views, self.run_symbols = captured.pooled_views, captured.run_symbols
         # What the capturing run measured (memory, launches, outputs' shapes: the same signature,
@@ -360,6 +388,37 @@ class Executable:
             nbytes = pooled[slot].nbytes_spanned if isinstance(pooled[slot], MemRef) else 0  # type: ignore[union-attr]
             sizes[root] = -(-nbytes // self._alignment) * self._alignment
         return max_live_sum(self._intervals, sizes)
+
+    def _finish(self, on_device: bool) -> None:
+        """Wait for the run's device work, except where its outputs stay on a GPU: a reader of a
+        DeviceArray waits then (numpy(), __cuda_array_interface__). The reference backend always
+        drains its queue: its sanitizer reads the outputs' shadow bytes next."""
+        if not on_device or self.backend.name == "reference":
+            self.backend.sync()
+
+    def _deliver(self, produced: Sequence[tuple[Any, object]], on_device: bool, captured: Captured | None) -> dict[str, Any]:
+        """The outputs as the caller asked: host copies, or device arrays (remembered by the
+        graph whose replays will overwrite them)."""
+        if not on_device:
+            return {spec.name: self._host_copy(value) for spec, value in produced}
+        outputs: dict[str, Any] = {}
+        for spec, value in produced:
+            if not isinstance(value, MemRef):
+                outputs[spec.name] = np.array(value)
+                continue
+            if value.buffer.kind in ("pool", "scratch"):
+                value = self._fresh_copy(value, f"output '{spec.name}'")  # the next run reuses these bytes
+            outputs[spec.name] = array = DeviceArray(value, self.backend, f"output '{spec.name}'")
+            if captured is not None:
+                captured.handed_out.append(array)
+        return outputs
+
+    def _fresh_copy(self, value: MemRef, what: str) -> MemRef:
+        owner = Owner(what)
+        buffer = self.backend.allocate(value.nbytes_spanned, what, "output")
+        copy = MemRef.contiguous(buffer, value.shape, value.dtype, owner)
+        self.backend.copy(value, copy, what)
+        return copy
 
     def _host_copy(self, value: object) -> np.ndarray:
         if isinstance(value, MemRef):

@@ -1,0 +1,106 @@
+"""Device-resident feeds and outputs (`xhip.runtime.device_array`): `run(..., on_device=True)`
+returns `DeviceArray`s, `run` takes them as feeds, and an array a later graph replay
+overwrites is stale rather than silently another run's values.
+
+Reference backend here (its "device" memory is host bytes behind the same protocol);
+tests/gpu runs the same on a GPU, where `__cuda_array_interface__` is checked too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xhip
+from xhip.diagnostics import XhipError
+from xhip.runtime.check import onnxruntime_outputs
+from xhip.runtime.device_array import DeviceArray
+from xhip.testing.models import MODELS, SHAPE_VARIANTS, feeds_at
+
+RNG = np.random.default_rng(29)
+
+
+def _compiled(name: str, **options):
+    model, _ = MODELS[name](RNG)
+    return model, xhip.compile(model, backend="reference", **options)
+
+
+def _device_feeds(executable, feeds):
+    return {name: executable.to_device(value, name) for name, value in feeds.items()}
+
+
+@pytest.mark.parametrize("graphs", [False, True])
+@pytest.mark.parametrize("name", ["attention", "gpt2", "concat_split"])
+def test_device_feeds_and_outputs_match_onnxruntime(name, graphs):
+    model, executable = _compiled(name, graphs=graphs)
+    shapes = SHAPE_VARIANTS[name][0]
+    for _ in range(4):  # with graphs: plain, capture, replay, replay
+        _, feeds = feeds_at(name, shapes, RNG)
+        outputs = executable.run(_device_feeds(executable, feeds), on_device=True)
+        expected = onnxruntime_outputs(model, feeds)
+        assert set(outputs) == set(expected)
+        for output, value in expected.items():
+            assert isinstance(outputs[output], DeviceArray)
+            assert outputs[output].shape == value.shape and outputs[output].dtype == value.dtype
+            np.testing.assert_allclose(outputs[output].numpy(), value, rtol=1e-4, atol=1e-5)
+            np.testing.assert_array_equal(np.asarray(outputs[output]), outputs[output].numpy())
+    assert executable.report.replayed == graphs
+
+
+def test_a_replay_marks_the_outputs_it_overwrites_stale():
+    _, executable = _compiled("attention", graphs=True)
+    shapes = SHAPE_VARIANTS["attention"][0]
+    results = []
+    for _ in range(3):
+        _, feeds = feeds_at("attention", shapes, RNG)
+        results.append(executable.run(feeds, on_device=True))
+    assert executable.report.replayed
+    # The second run captured the graph over its output buffers; the third replayed into them.
+    first, captured, replayed = (next(iter(r.values())) for r in results)
+    first.numpy()  # a plain run's outputs are its own buffers
+    with pytest.raises(XhipError, match="overwritten by a later run of the same input shapes"):
+        captured.numpy()
+    replayed.numpy()
+    with pytest.raises(XhipError, match="overwritten"):
+        executable.run({"X": captured}, on_device=True)
+
+
+def test_outputs_without_graphs_stay_valid_across_runs():
+    model, executable = _compiled("attention", graphs=False)
+    shapes = SHAPE_VARIANTS["attention"][0]
+    kept = []
+    for _ in range(3):
+        _, feeds = feeds_at("attention", shapes, RNG)
+        kept.append((executable.run(feeds, on_device=True), onnxruntime_outputs(model, feeds)))
+    for outputs, expected in kept:
+        for output, value in expected.items():
+            np.testing.assert_allclose(outputs[output].numpy(), value, rtol=1e-4, atol=1e-5)
+
+
+def test_a_device_feed_is_copied_so_replays_never_write_the_callers_array():
+    model, executable = _compiled("attention", graphs=True)
+    shapes = SHAPE_VARIANTS["attention"][0]
+    feeds = [feeds_at("attention", shapes, RNG)[1] for _ in range(4)]
+    device = [_device_feeds(executable, f) for f in feeds]
+    for f, d in zip(feeds, device):
+        outputs = executable.run(d)
+        for output, value in onnxruntime_outputs(model, f).items():
+            np.testing.assert_allclose(outputs[output], value, rtol=1e-4, atol=1e-5)
+    assert executable.report.replayed
+    for f, d in zip(feeds, device):
+        for name, value in f.items():
+            np.testing.assert_array_equal(d[name].numpy(), value)
+
+
+def test_device_feeds_are_checked_like_host_feeds():
+    _, executable = _compiled("attention")
+    shapes = SHAPE_VARIANTS["attention"][0]
+    _, feeds = feeds_at("attention", shapes, RNG)
+    (name, value), = feeds.items()
+    with pytest.raises(XhipError, match="has dtype float64, expected float32"):
+        executable.run({name: executable.to_device(value.astype(np.float64))})
+    with pytest.raises(XhipError, match="has rank 2"):
+        executable.run({name: executable.to_device(value[0])})
+    _, other = _compiled("attention")
+    with pytest.raises(XhipError, match="another executable's backend"):
+        executable.run({name: other.to_device(value)})
