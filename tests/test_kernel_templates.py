@@ -249,11 +249,19 @@ def _reference_case(op: str, attributes: dict, inputs: list[np.ndarray], outputs
 def _family_cases(rng) -> list[dict]:
     x = rng.standard_normal((3, 5, 4)).astype(np.float32)
     ints = rng.integers(-9, 9, (3, 5, 4)).astype(np.int64)
+    long_rows = rng.standard_normal((2, 2500)).astype(np.float32)
+    long_mask = np.where(rng.random(2500) < 0.3, -np.inf, 0.0).astype(np.float32)
     cases = [
         _reference_case("reduce_sum", {"axes": (0, 2), "keepdims": True}, [x], [np.empty((1, 5, 1), np.float32)]),
         _reference_case("reduce_mean", {"axes": (1,), "keepdims": False}, [x], [np.empty((3, 4), np.float32)]),
         _reference_case("reduce_max", {"axes": (), "keepdims": False}, [ints], [np.empty((), np.int64)]),
         _reference_case("softmax", {"axis": 1}, [x], [np.empty_like(x)]),
+        # hip-fuse-softmax's forms: a scale, a mask broadcast over the head dim, off the last axis,
+        # and a row longer than the registers hold (the online pass) with masked-out (-inf) keys.
+        _reference_case("softmax", {"axis": 2, "scale": 0.125}, [x, rng.standard_normal((3, 1, 4)).astype(np.float32)], [np.empty_like(x)]),
+        _reference_case("softmax", {"axis": 1, "scale": 2.0}, [x, rng.standard_normal((5, 1)).astype(np.float32)], [np.empty_like(x)]),
+        _reference_case("softmax", {"axis": -1, "scale": 0.5}, [long_rows, long_mask], [np.empty_like(long_rows)]),
+        _reference_case("softmax", {"axis": -1}, [long_rows[:, :300], long_mask[:300]], [np.empty((2, 300), np.float32)]),
         _reference_case("layer_norm", {"axis": 1, "epsilon": 1e-5}, [x, rng.standard_normal((5, 4)).astype(np.float32)], [np.empty_like(x)]),
         _reference_case("cumsum", {"axis": 1, "exclusive": True, "reverse": True}, [x], [np.empty_like(x)]),
         _reference_case("fill", {}, [], [np.empty((2, 3), np.float32)], [2.5]),
@@ -276,8 +284,8 @@ def _family_cases(rng) -> list[dict]:
 
 @pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
 def test_emulated_families_the_test_set_does_not_reach(rng=np.random.default_rng(7)):
-    """Reductions over several axes (keepdims or not), softmax and layer norm off the last
-    axis, exclusive reverse cumsum, fill, range, a 3-d transpose, a slice with negative and
+    """Reductions over several axes (keepdims or not), softmax (with a scale and a broadcast
+    mask, and a row longer than its registers hold) and layer norm off the last axis, exclusive reverse cumsum, fill, range, a 3-d transpose, a slice with negative and
     strided steps, gather off axis 0 with a
     negative index, gather_elements along a middle and the first axis, upper and lower trilu, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
     check = _gpu_kernel_check()

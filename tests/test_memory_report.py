@@ -210,8 +210,8 @@ def test_markdown_has_a_row_per_buffer_and_a_summary(tmp_path, capsys):
     assert code == 0, err
     lines = path.read_text().splitlines()
     rows = [line for line in lines if line.startswith("| #")]
-    assert len(rows) == 5  # the scaled scores and the softmax write in place over QK^T
-    assert rows[4] == "| #4 | 0 | 16..21 | `4*batch*seq^2` | 4194304 | `run-time` | 0 |"
+    assert len(rows) == 5  # the softmax (the scale folded in) writes in place over QK^T
+    assert rows[4] == "| #4 | 0 | 15..19 | `4*batch*seq^2` | 4194304 | `run-time` | 0 |"
     assert "| pool / bound |  | 0.647 |" in lines
     assert any(line.startswith("| lower bound (in place) |") and line.endswith("| 5767168 |") for line in lines)
 

@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     f32,
+    f64,
     i1,
     i64,
 )
@@ -221,17 +222,32 @@ class GeluOp(UnaryElementwiseOp):
 
 @irdl_op_definition
 class SoftmaxOp(UnaryElementwiseOp):
-    """Softmax along one `axis` (ONNX opset >= 13 semantics)."""
+    """Softmax along one `axis` (ONNX opset >= 13 semantics) of `scale * x + bias`.
+
+    `ins(x[, bias])`: the optional bias (an additive attention mask) broadcasts to x, and
+    `scale` multiplies x only; both come from hip-fuse-softmax, which folds the Mul and
+    Add before a softmax into it (ONNX's Softmax is scale 1, no bias)."""
 
     name = "hip.softmax"
     TEMPLATE: ClassVar[str] = "row"
     C_EXPR: ClassVar[str | None] = None
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.SAME_SHAPE_ON_AXIS
+    INPUTS: ClassVar[Arity] = (1, 2)
     axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(-1, i64))
+    scale = prop_def(FloatAttr, default_value=FloatAttr(1.0, f64))
 
     def verify_semantics(self) -> None:
         super().verify_semantics()
-        normalize_axis(self, self.axis.value.data, rank_of(self.inputs[0]))
+        x = self.inputs[0]
+        normalize_axis(self, self.axis.value.data, rank_of(x))
+        if len(self.inputs) == 2:
+            bias = self.inputs[1]
+            self.check_same_element([x, bias], "input and bias")
+            if rank_of(bias) > rank_of(x):
+                raise verify_error(self, f"bias must broadcast to the input, got {bias.type} for {x.type}")
+            for got, want in zip(reversed(shape_of(bias)), reversed(shape_of(x))):
+                if got not in (1, want) and got >= 0 and want >= 0:
+                    raise verify_error(self, f"bias must broadcast to the input, got {bias.type} for {x.type}")
 
 
 @irdl_op_definition

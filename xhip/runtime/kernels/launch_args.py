@@ -76,7 +76,14 @@ def _axis(attrs: Mapping[str, object], rank: int, default: int = -1) -> int:
 
 
 def _softmax(attrs, scalars, ins, outs) -> list[Values]:
-    return [_rows(ins[0], outs[0], [_axis(attrs, len(ins[0].shape))])]
+    x = ins[0]
+    axis = _axis(attrs, len(x.shape))
+    values = _rows(x, outs[0], [axis])
+    values["scale"] = float(attrs.get("scale", 1.0))  # type: ignore[arg-type]
+    if len(ins) == 2:
+        outer, inner = _split(broadcast_strides(ins[1], x.shape), [axis])
+        values.update(bias=ins[1].address, bias_outer_strides=outer, bias_inner_strides=inner)
+    return [values]
 
 
 def _layer_norm(attrs, scalars, ins, outs) -> list[Values]:
@@ -229,7 +236,6 @@ def _matmul(attrs, scalars, ins, outs) -> list[Values]:
 
 _FAMILIES = {
     "elementwise": _elementwise,
-    "row": lambda attrs, scalars, ins, outs: (_softmax if len(ins) == 1 else _layer_norm)(attrs, scalars, ins, outs),
     "reduce": _reduce,
     "gather": _gather,
     "gather_elements": _gather,
@@ -248,4 +254,6 @@ def launch_values(
     `template`), see the module doc. Plain strings, so a GPU script needs no IR."""
     if template == "copy":
         return _movement(op)(attributes, scalars, ins, outs)
+    if template == "row":
+        return (_softmax if op == "softmax" else _layer_norm)(attributes, scalars, ins, outs)
     return _FAMILIES[template](attributes, scalars, ins, outs)

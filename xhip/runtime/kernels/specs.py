@@ -327,12 +327,21 @@ def _rows_spec(
     return KernelSpec("row", abi, tuple(context), _needs(x.dtype))
 
 
+SOFTMAX_CACHED = 8
+"""Elements of a softmax row each thread keeps in registers: a row of up to this many
+times the block (2048 at 256 threads) is read from memory once, not three times."""
+
+
 def row_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     x, rank, alias = ins[0], ins[0].rank, op_class.MAY_ALIAS_INPUT
     axis = int(attributes.get("axis", -1)) % max(rank, 1)
     name = op_class.name.removeprefix("hip.")
     if name == "softmax":
-        return [_rows_spec(name, x, rank - 1, 1, alias=alias)]
+        extra = [value("scale", ctype(x.dtype).compute)]
+        has_bias = len(ins) == 2
+        if has_bias:
+            extra += [pointer("bias", ctype(x.dtype).c), dims("bias_outer_strides", rank - 1), dims("bias_inner_strides", 1)]
+        return [_rows_spec(name, x, rank - 1, 1, extra, {"bias": has_bias, "cache": SOFTMAX_CACHED}, alias=alias)]
     compute = ctype(x.dtype).compute
     inner = rank - axis
     extra = [pointer("scale", ctype(x.dtype).c), dims("scale_strides", inner)]

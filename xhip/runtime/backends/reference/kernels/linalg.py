@@ -74,14 +74,21 @@ def gemm(call: KernelCall) -> None:
     call.store(call.out, result)
 
 
-@register("softmax", elements=Elements.FLOAT)
+@register("softmax", inputs=(1, 2), elements=Elements.FLOAT)
 def softmax(call: KernelCall) -> None:
-    """exp(x - max) / sum along `axis`, the max subtracted so that nothing overflows."""
-    (x,) = _operands(call, call.inputs)
+    """exp(l - max) / sum along `axis` of the logits l = scale * x (+ bias), the max
+    subtracted so that nothing overflows."""
+    x, *bias = _operands(call, call.inputs)
     axis = call.axis(x.ndim, default=-1)
     if x.size == 0:  # np.max has no identity to reduce an empty axis with
         call.store(call.out, x)
         return
+    scale = _scalar(call, "scale", 1.0)
+    if scale != 1:
+        x = x * scale
+    if bias:
+        call.require_broadcast(bias[0].shape, x.shape, "bias")
+        x = x + bias[0]
     shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
     call.store(call.out, shifted / np.sum(shifted, axis=axis, keepdims=True))
 

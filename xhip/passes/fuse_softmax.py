@@ -1,0 +1,134 @@
+"""hip-fuse-softmax: the scale and the additive mask before a softmax go into it.
+
+Attention computes softmax(Q Kᵀ * c + mask): unfused, the scores are written by
+the matmul, read and written again by the Mul and by the Add, and read by the
+softmax; each pass over [batch, heads, seq, seq] costs what the softmax itself
+does. `hip.softmax` computes softmax(scale * x + bias) as it reads x, so
+
+- `ScaleIntoSoftmax`: softmax(mul(x, c)) and softmax(div(x, c)), c a constant
+  splat of unit extents (a scalar that broadcasts nothing), become softmax of x
+  with its scale times c (or divided by c). Valid with a bias too:
+  scale * (c * x) + bias = (scale * c) * x + bias.
+- `BiasIntoSoftmax`: softmax(add(x, m)), with x of the add's own type and m
+  broadcasting to it, becomes softmax(x, bias m), when the softmax has no bias
+  and scale 1 (a scale would multiply the mask too).
+
+Only a Mul/Div/Add whose result the softmax alone uses, in tensor mode (before
+one-shot-bufferize; memref-mode IR is left as it is). It runs before
+hip-fuse-elementwise, which would otherwise take the Mul and the Add into a
+chain of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, tensor
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, f64
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from xhip.dialects.hip import AddOp, DivOp, DPSOp, MulOp, SoftmaxOp
+
+PASS = "hip-fuse-softmax"
+
+
+def _only_feeding(value: SSAValue, softmax: SoftmaxOp) -> DPSOp | None:
+    """The tensor-mode op producing `value` when the softmax is its one user, in one block."""
+    producer = value.owner
+    if (
+        not isinstance(producer, DPSOp)
+        or not producer.is_tensor_mode
+        or producer.scalars
+        or len(producer.res) != 1
+        or producer.parent_block() is not softmax.parent_block()
+        or any(use.operation is not softmax for use in value.uses)
+    ):
+        return None
+    return producer
+
+
+def _unit_splat(value: SSAValue) -> float | None:
+    """The number of a constant splat with only unit extents (it broadcasts nothing)."""
+    owner = value.owner
+    if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, DenseIntOrFPElementsAttr):
+        return None
+    if any(extent != 1 for extent in owner.value.get_shape()):
+        return None
+    values = owner.value.get_values()
+    return float(values[0]) if len(values) == 1 else None
+
+
+def _rebuilt(softmax: SoftmaxOp, inputs: list[SSAValue], scale: float, rewriter: PatternRewriter, fused: DPSOp) -> None:
+    """The softmax over `inputs` with `scale`, in place of the old one; `fused` (now unused) erased."""
+    properties = dict(softmax.properties)
+    properties["scale"] = FloatAttr(scale, f64)
+    properties.pop("operandSegmentSizes", None)
+    new = SoftmaxOp(softmax.ctx, inputs, list(softmax.outputs), properties=properties)
+    new.attributes.update(softmax.attributes)
+    new.location = softmax.location
+    rewriter.replace_op(softmax, new)
+    init = fused.outputs[0]
+    rewriter.erase_op(fused)
+    if isinstance(init.owner, tensor.EmptyOp) and not init.uses:
+        rewriter.erase_op(init.owner)
+
+
+class ScaleIntoSoftmax(RewritePattern):
+    """softmax(x * c), softmax(c * x), softmax(x / c) -> softmax(x) with scale * c (or / c)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SoftmaxOp, rewriter: PatternRewriter) -> None:
+        if not op.is_tensor_mode:
+            return
+        producer = _only_feeding(op.inputs[0], op)
+        if not isinstance(producer, MulOp | DivOp):
+            return
+        a, b = producer.inputs
+        operands = [(a, b)] if isinstance(producer, DivOp) else [(a, b), (b, a)]
+        for x, constant in operands:
+            c = _unit_splat(constant)
+            if c is None or x.type != producer.res[0].type or (isinstance(producer, DivOp) and c == 0):
+                continue
+            factor = c if isinstance(producer, MulOp) else 1.0 / c
+            _rebuilt(op, [x, *op.inputs[1:]], op.scale.value.data * factor, rewriter, producer)
+            return
+
+
+class BiasIntoSoftmax(RewritePattern):
+    """softmax(x + m) -> softmax(x, bias m), m broadcasting to x (an attention mask)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SoftmaxOp, rewriter: PatternRewriter) -> None:
+        if not op.is_tensor_mode or len(op.inputs) != 1 or op.scale.value.data != 1.0:
+            return
+        producer = _only_feeding(op.inputs[0], op)
+        if not isinstance(producer, AddOp):
+            return
+        a, b = producer.inputs
+        for x, mask in ((a, b), (b, a)):
+            if x.type == producer.res[0].type:
+                _rebuilt(op, [x, mask], 1.0, rewriter, producer)
+                return
+
+
+@dataclass(frozen=True)
+class FuseSoftmaxPass(ModulePass):
+    """The scalar scale and the additive mask before a softmax become its own scale and bias."""
+
+    name = PASS
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([ScaleIntoSoftmax(), BiasIntoSoftmax()]), apply_recursively=True
+        ).rewrite_module(op)
+
+
