@@ -21,6 +21,7 @@ from xhip.pipeline import apply_overrides
 from xhip.runtime.backends import make_backend
 from xhip.runtime.backends.gpu.driver import DriverUnavailable
 from xhip.runtime.check import compare, onnxruntime_outputs, tolerances
+from xhip.runtime.device_array import DeviceArray
 from xhip.testing.models import MODELS, SHAPE_VARIANTS, feeds_at, graph_model, value
 
 pytestmark = pytest.mark.gpu
@@ -132,3 +133,24 @@ def test_repeated_shapes_replay_a_graph_with_new_inputs(backend_name, pipeline, 
             assert not any(replayed)
         else:
             assert replayed[2:] == [True, True], replayed
+
+
+@pytest.mark.parametrize("model_name", sorted(MODELS))
+def test_device_feeds_and_outputs_on_gpu(backend_name, model_name):
+    """`run(on_device=True)` over device feeds, through capture and replays: the same values
+    as onnxruntime, and on cuda the arrays read in place through __cuda_array_interface__."""
+    rng = np.random.default_rng(37)
+    model, _ = MODELS[model_name](rng)
+    executable = xhip.compile(model, backend=backend_name)
+    shapes = SHAPE_VARIANTS[model_name][0]
+    for _ in range(4):
+        _, feeds = feeds_at(model_name, shapes, rng)
+        device_feeds = {name: executable.to_device(value, name) for name, value in feeds.items()}
+        outputs = executable.run(device_feeds, on_device=True)
+        result = compare({n: np.asarray(a) for n, a in outputs.items()}, onnxruntime_outputs(model, feeds), **tolerances(backend_name))
+        assert result.passed, f"{model_name} {shapes}: {result.problems}"
+    if backend_name == "cuda":
+        cupy = pytest.importorskip("cupy")
+        for array in outputs.values():
+            if isinstance(array, DeviceArray) and array.nbytes:
+                np.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(array)), array.numpy())
