@@ -19,7 +19,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import xhip  # noqa: E402
-from xhip.runtime.check import compare, onnxruntime_outputs, tolerances  # noqa: E402
+from xhip.runtime.check import check_outputs, references  # noqa: E402
 from xhip.testing.models import MODELS, SHAPE_VARIANTS, feeds_at  # noqa: E402
 
 
@@ -31,7 +31,7 @@ def main() -> int:
     for name in sorted(MODELS):
         shapes = SHAPE_VARIANTS[name][0]
         model, feeds = feeds_at(name, shapes, np.random.default_rng(0))
-        result = compare(xhip.compile(model, backend=args.backend).run(feeds), onnxruntime_outputs(model, feeds), **tolerances(args.backend))
+        result = check_outputs(xhip.compile(model, backend=args.backend).run(feeds), references(model, feeds), args.backend)
         failed += not result.passed
         print(f"{name:<22} {shapes}  {'pass' if result.passed else 'FAIL ' + '; '.join(result.problems)}", flush=True)
     return 1 if failed else 0

@@ -3,8 +3,9 @@
 Every model at its three shapes (xhip.testing.models.SHAPE_VARIANTS) under every
 pipeline YAML, and under each host-visibility strategy for the models whose host
 code reads device data (NonZero, Slice from Shape). Skipped where the backend cannot
-run (its one-line reason). Tolerances: `tolerances(backend)`, rtol 1e-3 / atol 1e-5:
-the GPU's fp32 sums run in another order (tree reductions, tiles, FMA), TF32 is off.
+run (its one-line reason). The check is `xhip-run --check`'s float64 rule with the GPU
+tolerance (`xhip.runtime.check.compare.GPU_TOLERANCE`: the GPU's fp32 sums run in another
+order, tree reductions, tiles, FMA; TF32 is off).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from xhip.diagnostics import XhipError
 from xhip.pipeline import apply_overrides
 from xhip.runtime.backends import make_backend
 from xhip.runtime.backends.gpu.driver import DriverUnavailable
-from xhip.runtime.check import compare, onnxruntime_outputs, tolerances
+from xhip.runtime.check import check_outputs, references
 from xhip.runtime.device_array import DeviceArray
 from xhip.testing.models import MODELS, SHAPE_VARIANTS, feeds_at, graph_model, value
 
@@ -51,7 +52,7 @@ def _check_at_every_shape(model_name: str, pipeline, backend: str, settings: tup
                 chosen = apply_overrides(chosen, list(settings))
             executable = xhip.compile(model, chosen, backend=backend)
         outputs = executable.run(feeds)
-        result = compare(outputs, onnxruntime_outputs(model, feeds), **tolerances(backend))
+        result = check_outputs(outputs, references(model, feeds), backend)
         assert result.passed, f"{model_name} {shapes} under {pipeline} {settings} on {backend}: {result.problems}"
         if run == 0 and executable.report.pool_bytes:
             # A fresh session allocates exactly the pools its first run asks for.
@@ -126,7 +127,7 @@ def test_repeated_shapes_replay_a_graph_with_new_inputs(backend_name, pipeline, 
         replayed = []
         for _ in range(4):
             _, feeds = feeds_at(model_name, shapes, rng)  # new values every run
-            result = compare(executable.run(feeds), onnxruntime_outputs(model, feeds), **tolerances(backend_name))
+            result = check_outputs(executable.run(feeds), references(model, feeds), backend_name)
             assert result.passed, f"{model_name} {shapes} run {len(replayed)}: {result.problems}"
             replayed.append(executable.report.replayed)
         if executable.report.replay:  # why this plan never replays
@@ -147,7 +148,7 @@ def test_device_feeds_and_outputs_on_gpu(backend_name, model_name):
         _, feeds = feeds_at(model_name, shapes, rng)
         device_feeds = {name: executable.to_device(value, name) for name, value in feeds.items()}
         outputs = executable.run(device_feeds, on_device=True)
-        result = compare({n: np.asarray(a) for n, a in outputs.items()}, onnxruntime_outputs(model, feeds), **tolerances(backend_name))
+        result = check_outputs({n: np.asarray(a) for n, a in outputs.items()}, references(model, feeds), backend_name)
         assert result.passed, f"{model_name} {shapes}: {result.problems}"
     if backend_name == "cuda":
         cupy = pytest.importorskip("cupy")
