@@ -237,11 +237,17 @@ def gemm_call(values: Values, dtype: np.dtype) -> GemmCall | None:
     # BLAS reads each matrix column-major with these leading dimensions: they must not overlap rows.
     if lda < (m if trans_a else k) or ldb < (k if trans_b else n) or ldc < n:
         return None
+    batch_count = int(np.prod(batch, dtype=np.int64)) if batch else 1
+    if batch_count > 1 and strides[1] == 0 and not trans_a and strides[0] == m * lda and strides[2] == m * ldc:
+        # B broadcast over a batch of A whose matrices follow each other row after row (a
+        # weight applied to [batch, seq, k] activations): one GEMM of batch * m rows, which
+        # BLAS tiles far better than `batch` GEMMs of m rows.
+        m, batch_count, strides = m * batch_count, 1, [0, 0, 0]
     return GemmCall(
         m=m, n=n, k=k,
         a=int(values["a"]), lda=max(lda, 1), stride_a=strides[0], trans_a=trans_a,  # type: ignore[arg-type]
         b=int(values["b"]), ldb=max(ldb, 1), stride_b=strides[1], trans_b=trans_b,  # type: ignore[arg-type]
         c=int(values["c"]), ldc=max(ldc, 1), stride_c=strides[2],  # type: ignore[arg-type]
-        batch=int(np.prod(batch, dtype=np.int64)) if batch else 1,
+        batch=batch_count,
         dtype=np.dtype(dtype), alpha=float(values["alpha"]),  # type: ignore[arg-type]
     )  # fmt: skip
