@@ -108,7 +108,7 @@ def test_converts_completely_and_verifies(converted: ModuleOp):
         "hip.cumsum": 1,
         "hip.gemm": 8,
         "hip.matmul": 5,
-        "hip.split": 2,
+        "hip.split": 0,  # the q/k/v split is three tensor.extract_slice views
         "hip.tanh": 2,
         "hip.pow": 2,
     }

@@ -1,5 +1,5 @@
 // RUN: xhip-opt %xhip_root/examples/gpt2_2layer.onnx -p hip-add-context-arg,convert-onnx-to-hip,canonicalize,cse --elide-elementsattrs-if-larger 4 | filecheck %s
-// RUN: xhip-opt %xhip_root/examples/gpt2_2layer.onnx -p hip-add-context-arg,convert-onnx-to-hip,canonicalize,cse | grep -o -E '"onnx\.|tensor\.dim|tensor\.reshape|= hip\.(cumsum|layer_norm|gemm|split|matmul|softmax|isnan)' | filecheck %s --check-prefix=ORDER
+// RUN: xhip-opt %xhip_root/examples/gpt2_2layer.onnx -p hip-add-context-arg,convert-onnx-to-hip,canonicalize,cse | grep -o -E '"onnx\.|tensor\.dim|tensor\.reshape|tensor\.extract_slice|= hip\.(cumsum|layer_norm|gemm|split|matmul|softmax|isnan)' | filecheck %s --check-prefix=ORDER
 
 // A real GPT-2 export (examples/gpt2_2layer.onnx: torch.onnx dynamo, opset 18,
 // 2 layers, hidden 64, vocabulary 256) converts completely. Its shape code
@@ -23,11 +23,11 @@
 // Position numbering for the mask: a cumsum over the last axis.
 // CHECK:         hip.cumsum(%[[CTX]]) ins(%{{.*}} : tensor<?x?xi64>) outs(%{{.*}} : tensor<?x?xi64>) {axis = -1 : i64}
 // First layer: layer norm, the fused q/k/v projection on [batch * seq, 64], split
-// into three heads' worth.
+// into three heads' worth: three views of it.
 // CHECK:         hip.layer_norm(%[[CTX]])
 // CHECK:         %[[QKV_INIT:.*]] = tensor.empty(%[[ROWS]]) : tensor<?x192xf32>
 // CHECK-NEXT:    hip.gemm(%[[CTX]]) ins(%{{.*}}, %{{.*}} : tensor<?x64xf32>, tensor<64x192xf32>) outs(%[[QKV_INIT]] : tensor<?x192xf32>)
-// CHECK:         hip.split(%[[CTX]])
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0] [%[[BATCH]], %[[SEQ]], 64] [1, 1, 1] : tensor<?x?x192xf32> to tensor<?x?x64xf32>
 // Attention scores [batch, 2, seq, seq], softmax on the last axis, NaNs zeroed.
 // CHECK:         %[[SCORES:.*]] = tensor.empty(%[[BATCH]], %[[SEQ]], %[[SEQ]]) : tensor<?x2x?x?xf32>
 // CHECK-NEXT:    hip.matmul(%[[CTX]]) ins(%{{.*}}, %{{.*}} : tensor<?x2x?x32xf32>, tensor<?x2x32x?xf32>) outs(%[[SCORES]] : tensor<?x2x?x?xf32>)
@@ -43,17 +43,20 @@
 // CHECK-NEXT:    func.return %[[LOGITS]] : tensor<?x?x256xf32>
 
 // The order of extents, views that need a runtime shape, and the model's main
-// compute: two layers of (layer norm, q/k/v gemm, split, the key transpose's two
+// compute: two layers of (layer norm, q/k/v gemm, three views of it, the key transpose's two
 // reshapes, scores, softmax, isnan, context, projection, layer norm, two MLP
 // gemms), a final layer norm and the logits matmul. Nothing else is a
 // tensor.reshape, and no onnx op is left.
 // ORDER-NOT:       "onnx.
 // ORDER:           {{^}}tensor.dim{{$}}
 // ORDER-NEXT:      {{^}}tensor.dim{{$}}
+// ORDER-COUNT-3:   {{^}}tensor.extract_slice{{$}}
 // ORDER-NEXT:      {{^}}= hip.cumsum{{$}}
 // ORDER-NEXT:      {{^}}= hip.layer_norm{{$}}
 // ORDER-NEXT:      {{^}}= hip.gemm{{$}}
-// ORDER-NEXT:      {{^}}= hip.split{{$}}
+// ORDER-NEXT:      {{^}}tensor.extract_slice{{$}}
+// ORDER-NEXT:      {{^}}tensor.extract_slice{{$}}
+// ORDER-NEXT:      {{^}}tensor.extract_slice{{$}}
 // ORDER-NEXT:      {{^}}tensor.reshape{{$}}
 // ORDER-NEXT:      {{^}}tensor.reshape{{$}}
 // ORDER-NEXT:      {{^}}= hip.matmul{{$}}
@@ -66,7 +69,9 @@
 // ORDER-NEXT:      {{^}}= hip.gemm{{$}}
 // ORDER-NEXT:      {{^}}= hip.layer_norm{{$}}
 // ORDER-NEXT:      {{^}}= hip.gemm{{$}}
-// ORDER-NEXT:      {{^}}= hip.split{{$}}
+// ORDER-NEXT:      {{^}}tensor.extract_slice{{$}}
+// ORDER-NEXT:      {{^}}tensor.extract_slice{{$}}
+// ORDER-NEXT:      {{^}}tensor.extract_slice{{$}}
 // ORDER-NEXT:      {{^}}tensor.reshape{{$}}
 // ORDER-NEXT:      {{^}}tensor.reshape{{$}}
 // ORDER-NEXT:      {{^}}= hip.matmul{{$}}

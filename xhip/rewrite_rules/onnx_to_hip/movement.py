@@ -3,8 +3,8 @@ Expand.
 
 Destinations come from the `xhip.shapes` rules. On host vectors (shape
 subgraphs) Concat, Split, Slice, Gather and Expand compute the elements on the
-host instead; everything else becomes a hip op, or a `tensor.extract_slice`
-for a Slice whose steps are all positive at compile time.
+host instead; everything else becomes a hip op, or `tensor.extract_slice` views:
+a Slice whose steps are all positive at compile time, and each part of a Split.
 """
 
 from __future__ import annotations
@@ -97,10 +97,17 @@ def convert_split(op: Operation, state: ConversionState) -> list[Lowered]:
             parts.append(Lowered([extent], element_type, host=host[start : start + extent]))  # type: ignore[operator]
             start += extent  # type: ignore[operator]
         return parts
-    properties = {"axis": _axis_attr(axis, len(source.dims))}
-    return state.compute(
-        hip.SplitOp, [state.tensor(x)], [(dims, element_type) for dims in outputs], properties=properties
-    )
+    # Each part is a window of x: a view, no copy and no buffer of its own (GPT-2's fused
+    # QKV projection splits into Q, K and V, which the head transposes read strided).
+    rank, data = len(source.dims), state.tensor(x)
+    along = axis % rank
+    parts, start = [], 0
+    for dims in outputs:
+        first = [start if d == along else 0 for d in range(rank)]
+        view = tensor.ExtractSliceOp(data, first, dims, [1] * rank, tensor_type(dims, element_type))
+        parts.append(Lowered(dims, element_type, state.insert(view).results[0]))
+        start = state.emitter.add(start, dims[along])
+    return parts
 
 
 @converts("Slice")
