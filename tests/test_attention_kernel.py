@@ -62,6 +62,7 @@ def _cases() -> dict[str, tuple[dict, list[np.ndarray], tuple[int, ...]]]:
             (2, 9, 16),
         ),
         "head_dim_128_value_dim_64": ({"scale": 0.088}, [_floats(1, 5, 128), _floats(1, 40, 128), _floats(1, 40, 64)], (1, 5, 64)),
+        "no_keys": ({"scale": 1.0}, [_floats(1, 3, 16), _floats(1, 0, 16), _floats(1, 0, 16)], (1, 3, 16)),
         "batch_broadcast_kv": ({"scale": 1.0}, [_floats(2, 3, 4, 16), _floats(1, 3, 6, 16), _floats(3, 6, 16)], (2, 3, 4, 16)),
     }
 
@@ -130,7 +131,7 @@ def _unfused(attributes: dict, inputs: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("name", ["seed_37", "causal_additive_broadcast", "exports_kt_mask_nan_guard", "batch_broadcast_kv"])
+@pytest.mark.parametrize("name", ["seed_37", "causal_additive_broadcast", "exports_kt_mask_nan_guard", "batch_broadcast_kv", "no_keys"])
 def test_reference_kernel_computes_what_the_unfused_ops_did(name):
     attributes, inputs, shape = CASES[name]
     np.testing.assert_allclose(_reference(attributes, inputs, shape), _unfused(attributes, inputs), rtol=1e-5, atol=1e-6)
