@@ -61,6 +61,11 @@ def _cases() -> dict[str, tuple[dict, list[np.ndarray], tuple[int, ...]]]:
             [_floats(2, 9, 16), _floats(2, 75, 16), _floats(2, 75, 16), keep],
             (2, 9, 16),
         ),
+        "exports_select_mask": (
+            {"scale": 0.125, "mask_kind": "keep", "kept_value": 0.0, "masked_value": -3.4028234663852886e38, "k_transposed": True, "zero_nan_rows": True},
+            [_floats(1, 2, 70, 64), _floats(1, 2, 64, 70), _floats(1, 2, 70, 64), np.tril(np.ones((1, 1, 70, 70), bool))],
+            (1, 2, 70, 64),
+        ),
         "head_dim_128_value_dim_64": ({"scale": 0.088}, [_floats(1, 5, 128), _floats(1, 40, 128), _floats(1, 40, 64)], (1, 5, 64)),
         "no_keys": ({"scale": 1.0}, [_floats(1, 3, 16), _floats(1, 0, 16), _floats(1, 0, 16)], (1, 3, 16)),
         "batch_broadcast_kv": ({"scale": 1.0}, [_floats(2, 3, 4, 16), _floats(1, 3, 6, 16), _floats(3, 6, 16)], (2, 3, 4, 16)),
@@ -119,6 +124,11 @@ def _unfused(attributes: dict, inputs: list[np.ndarray]) -> np.ndarray:
     scores = np.empty(np.broadcast_shapes(q.shape[:-1], k_t.shape[:-2] + (1,))[:-1] + (q.shape[-2], k_t.shape[-1]), F32)
     run_kernel("matmul", [q, np.ascontiguousarray(k_t)], [scores], {}, [])
     run_kernel("mul", [scores, np.array(attributes.get("scale", 1.0), F32)], [scores], {}, [])
+    if mask and attributes["mask_kind"] == "keep":
+        values = [np.array(attributes.get(key, default), F32) for key, default in (("kept_value", 0.0), ("masked_value", -np.inf))]
+        additive = np.empty(mask[0].shape, F32)
+        run_kernel("where", [mask[0], *values], [additive], {}, [])
+        mask = [additive]
     if mask:
         run_kernel("add", [scores, mask[0]], [scores], {}, [])
     run_kernel("softmax", [scores], [scores], {"axis": -1}, [])
@@ -131,7 +141,7 @@ def _unfused(attributes: dict, inputs: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("name", ["seed_37", "causal_additive_broadcast", "exports_kt_mask_nan_guard", "batch_broadcast_kv", "no_keys"])
+@pytest.mark.parametrize("name", ["seed_37", "causal_additive_broadcast", "exports_kt_mask_nan_guard", "exports_select_mask", "keep_mask_nan_row", "batch_broadcast_kv", "no_keys"])
 def test_reference_kernel_computes_what_the_unfused_ops_did(name):
     attributes, inputs, shape = CASES[name]
-    np.testing.assert_allclose(_reference(attributes, inputs, shape), _unfused(attributes, inputs), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_reference(attributes, inputs, shape), _unfused(attributes, inputs), rtol=1e-5, atol=1e-6, equal_nan=True)

@@ -45,8 +45,11 @@ def test_every_attention_of_the_model_is_fused(name):
 
 
 def test_the_exports_fuse_with_their_mask_scale_and_nan_guard():
+    assert "hip.where" not in _op_names(_compiled("gpt2_2layer")[1])
     attention = next(op for op in _compiled("gpt2_2layer")[1].module.walk() if op.name == "hip.attention")
-    assert attention.mask_kind.data == "additive" and len(attention.inputs) == 4
+    # Where(cond, 0, min), read by both layers, became their keep mask: the i1 cond.
+    assert attention.mask_kind.data == "keep" and len(attention.inputs) == 4
+    assert attention.kept_value.value.data == 0 and attention.masked_value.value.data == pytest.approx(-3.4028234663852886e38)
     assert attention.k_transposed.value.data and attention.zero_nan_rows.value.data
     assert attention.scale.value.data == pytest.approx(32**-0.5)
 

@@ -19,6 +19,11 @@ is erased with the inits only it used. A Transpose of K whose only use is the Ma
 folded away too (the kernel reads K in either layout: `k_transposed` when no Transpose
 was there, as in the exports, whose Kᵀ comes out of reshapes around a 3-d transpose).
 
+A mask made by `Where(cond, a, b)` of scalar constants (the exports' `Where(cond, 0,
+min)`, one shared by every layer) becomes a keep mask once only fused attentions read
+it: they take the i1 `cond` and add `a` or `b` themselves, which is what the Where and
+the Add computed, and the float mask buffer and its kernel go.
+
 Not fused: a scale or mask that is not as above (a per-head scale tensor, a mask that
 would broadcast the scores to a bigger shape), a head dim that is dynamic or above
 `max-head-dim`, rank-1 operands, memref-mode ops. Causal masks are not recognized as
@@ -34,7 +39,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, tensor
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, StringAttr, f64, i1
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -256,13 +261,59 @@ class _Fuser:
         fused.location = pv.location
         Rewriter.replace_op(pv, fused)
         for op in match.erased:
-            # Inits and scalar constants that only the erased ops used die with them.
-            leftovers = [v.owner for v in op.operands if isinstance(v.owner, tensor.EmptyOp | arith.ConstantOp)]
-            Rewriter.erase_op(op)
-            for leftover in dict.fromkeys(leftovers):
-                if leftover.parent is not None and not leftover.results[0].uses:
-                    Rewriter.erase_op(leftover)
+            _erase(op)
         return fused
+
+
+def _erase(op: Operation) -> None:
+    """Erases `op` and the inits and scalar constants that only it used."""
+    leftovers = [v.owner for v in op.operands if isinstance(v.owner, tensor.EmptyOp | arith.ConstantOp)]
+    Rewriter.erase_op(op)
+    for leftover in dict.fromkeys(leftovers):
+        if leftover.parent is not None and not leftover.results[0].uses:
+            Rewriter.erase_op(leftover)
+
+
+def _select_mask(value: SSAValue) -> tuple[SSAValue, float, float] | None:
+    """(cond, a, b) when `value` is `Where(cond, a, b)` of scalar constants, of cond's shape."""
+    where = value.owner
+    if not isinstance(where, WhereOp):
+        return None
+    cond, a, b = where.inputs
+    kept, masked = _scalar_constant(a), _scalar_constant(b)
+    if kept is None or masked is None or shape_of(cond) != shape_of(value):
+        return None
+    return cond, kept, masked
+
+
+def _reads_as_additive_mask(value: SSAValue) -> bool:
+    """Whether every use of `value` is the additive mask of a fused attention."""
+    return bool(value.uses) and all(
+        isinstance(use.operation, AttentionOp)
+        and use.operation.mask_kind.data == "additive"
+        and use.index == len(use.operation.operands) - 2  # the mask: the last input, before the init
+        for use in value.uses
+    )
+
+
+def fold_select_masks(block: Block) -> None:
+    """A mask `Where(cond, a, b)` of scalars that only fused attentions read (every layer
+    of the exports reads one) becomes their keep mask: they read the i1 `cond` and add
+    `a` or `b` themselves, exactly what the Where and the Add computed, and the float
+    [.., Sq, Sk] mask buffer and its kernel are gone."""
+    for where in [op for op in block.ops if isinstance(op, WhereOp)]:
+        mask = where.results[0]
+        select = _select_mask(mask)
+        if select is None or not _reads_as_additive_mask(mask):
+            continue
+        cond, kept, masked = select
+        for use in list(mask.uses):
+            attention = use.operation
+            attention.properties.update(
+                mask_kind=StringAttr("keep"), kept_value=FloatAttr(kept, f64), masked_value=FloatAttr(masked, f64)
+            )
+        mask.replace_all_uses_with(cond)
+        _erase(where)
 
 
 @dataclass(frozen=True)
@@ -291,3 +342,4 @@ class FuseAttentionPass(ModulePass):
                 match = match_attention(pv)
                 if match is not None and fuser.fits(match):
                     fuser.fuse(pv, match)
+            fold_select_masks(block)

@@ -77,3 +77,43 @@ func.func @div_mask_first(%ctx: !hip.context, %q: tensor<4x16x8xf32>, %kt: tenso
 // CHECK:         hip.attention(%{{.*}}) ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x16x8xf32>, tensor<4x8x16xf32>, tensor<4x16x8xf32>, tensor<16x16xf32>)
 // CHECK-SAME:      {scale = 2.500000e-01 : f64, mask_kind = "additive", k_transposed = true}
 // CHECK-NOT:     hip.softmax
+
+// -----
+
+// The exports' mask: Where(cond, 0, min) of scalars, read by two layers. Once both are
+// fused it becomes their keep mask (the i1 cond, `masked_value` for false keys) and the
+// Where, its float [b, 1, s, s] init and its constants go. The second Where, whose
+// result is also returned, stays an additive mask.
+
+func.func @select_mask(%ctx: !hip.context, %q: tensor<2x4x8x16xf32>, %kt: tensor<2x4x16x8xf32>, %v: tensor<2x4x8x16xf32>, %cond: tensor<2x1x8x8xi1>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x1x8x8xf32>) {
+  %zero = arith.constant dense<0.000000e+00> : tensor<f32>
+  %min = arith.constant dense<-3.40282347e+38> : tensor<f32>
+  %e_m = tensor.empty() : tensor<2x1x8x8xf32>
+  %mask = hip.where(%ctx) ins(%cond, %zero, %min : tensor<2x1x8x8xi1>, tensor<f32>, tensor<f32>) outs(%e_m : tensor<2x1x8x8xf32>) -> tensor<2x1x8x8xf32>
+  %e_s = tensor.empty() : tensor<2x4x8x8xf32>
+  %e_y = tensor.empty() : tensor<2x4x8x16xf32>
+  %s1 = hip.matmul(%ctx) ins(%q, %kt : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>) outs(%e_s : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %a1 = hip.add(%ctx) ins(%s1, %mask : tensor<2x4x8x8xf32>, tensor<2x1x8x8xf32>) outs(%e_s : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %p1 = hip.softmax(%ctx) ins(%a1 : tensor<2x4x8x8xf32>) outs(%e_s : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %y1 = hip.matmul(%ctx) ins(%p1, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32>) outs(%e_y : tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32>
+  %s2 = hip.matmul(%ctx) ins(%y1, %kt : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>) outs(%e_s : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %a2 = hip.add(%ctx) ins(%s2, %mask : tensor<2x4x8x8xf32>, tensor<2x1x8x8xf32>) outs(%e_s : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %p2 = hip.softmax(%ctx) ins(%a2 : tensor<2x4x8x8xf32>) outs(%e_s : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %y2 = hip.matmul(%ctx) ins(%p2, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32>) outs(%e_y : tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32>
+  %other = hip.where(%ctx) ins(%cond, %zero, %min : tensor<2x1x8x8xi1>, tensor<f32>, tensor<f32>) outs(%e_m : tensor<2x1x8x8xf32>) -> tensor<2x1x8x8xf32>
+  %s3 = hip.matmul(%ctx) ins(%q, %kt : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>) outs(%e_s : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %a3 = hip.add(%ctx) ins(%s3, %other : tensor<2x4x8x8xf32>, tensor<2x1x8x8xf32>) outs(%e_s : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %p3 = hip.softmax(%ctx) ins(%a3 : tensor<2x4x8x8xf32>) outs(%e_s : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %y3 = hip.matmul(%ctx) ins(%p3, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32>) outs(%e_y : tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32>
+  func.return %y1, %y2, %y3, %other : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x1x8x8xf32>
+}
+// CHECK-LABEL: func.func @select_mask
+// CHECK-SAME:    %[[COND:[^:]*]]: tensor<2x1x8x8xi1>)
+// CHECK:         %[[Y1:.*]] = hip.attention(%{{.*}}) ins(%{{.*}}, %{{.*}}, %{{.*}}, %[[COND]] : {{.*}}, tensor<2x1x8x8xi1>)
+// CHECK-SAME:      {mask_kind = "keep", k_transposed = true, masked_value = -3.40282{{[0-9]*}}e+38 : f64}
+// CHECK-NEXT:    %[[Y2:.*]] = hip.attention(%{{.*}}) ins(%[[Y1]], %{{.*}}, %{{.*}}, %[[COND]] : {{.*}}, tensor<2x1x8x8xi1>)
+// CHECK-SAME:      {mask_kind = "keep", k_transposed = true, masked_value = -3.40282{{[0-9]*}}e+38 : f64}
+// CHECK-NEXT:    %[[OTHER:.*]] = hip.where(%{{.*}}) ins(%[[COND]], %{{.*}}, %{{.*}} : tensor<2x1x8x8xi1>, tensor<f32>, tensor<f32>)
+// CHECK-NEXT:    %[[Y3:.*]] = hip.attention(%{{.*}}) ins(%{{.*}}, %{{.*}}, %{{.*}}, %[[OTHER]] : {{.*}}, tensor<2x1x8x8xf32>)
+// CHECK-SAME:      {mask_kind = "additive", k_transposed = true}
+// CHECK-NEXT:    func.return %[[Y1]], %[[Y2]], %[[Y3]], %[[OTHER]]

@@ -14,8 +14,9 @@ broadcast like MatMul's),
 - `k` is [.., Sk, D], or [.., D, Sk] (`k_transposed`: the MatMul's own Kᵀ operand when
   no Transpose of K was there to fold away);
 - `mask_kind`: "none" (three inputs), "additive" (a fourth input of the data's element
-  type, added to the scaled scores) or "keep" (a fourth i1 input: false keys get -inf);
-  the mask broadcasts to the scores [.., Sq, Sk];
+  type, added to the scaled scores) or "keep" (a fourth i1 input: `kept_value` is added
+  where it is true, `masked_value` (-inf by default) where it is false: the exports'
+  `Where(cond, 0, min)` mask, fused); the mask broadcasts to the scores [.., Sq, Sk];
 - `zero_nan_rows`: a query row whose softmax is NaN (every key -inf, or a NaN score) gives
   zeros instead: the `Where(IsNaN(p), 0, p)` guard of the torch exports, fused.
 
@@ -51,6 +52,8 @@ class AttentionOp(DPSOp):
     mask_kind = prop_def(StringAttr, default_value=StringAttr("none"))
     k_transposed = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
     zero_nan_rows = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+    kept_value = prop_def(FloatAttr, default_value=FloatAttr(0.0, f64))
+    masked_value = prop_def(FloatAttr, default_value=FloatAttr(float("-inf"), f64))
 
     @property
     def mask(self):

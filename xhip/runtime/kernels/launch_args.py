@@ -252,6 +252,7 @@ def _attention(attrs, scalars, ins, outs) -> list[Values]:
     if mask:
         strides = broadcast_strides(mask[0], (*batch, sq, sk))
         values.update(mask=mask[0].address, mask_batch_strides=strides[:-2], mask_row_stride=strides[-2], mask_col_stride=strides[-1])
+        values.update(kept_value=float(attrs.get("kept_value", 0.0)), masked_value=float(attrs.get("masked_value", -math.inf)))  # type: ignore[arg-type]
     return [values]
 
 

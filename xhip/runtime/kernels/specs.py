@@ -541,6 +541,8 @@ def attention_spec(
             index(f"{operand}_{col}_stride"),
         ]
     params.append(value("scale", c.compute))
+    if mask == "keep":
+        params += [value("kept_value", c.compute), value("masked_value", c.compute)]
     tags = {"none": "", "additive": "madd", "keep": "mkeep"}[mask], "kt" if k_transposed else "", "z" if zero_nan_rows else ""
     name = _name("attention", c.short, f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags)
     abi = KernelABI(name, tuple(params), Launch.ROWS, count="tiles", block=ATTENTION_QUERY_ROWS * ATTENTION_SPLIT)

@@ -2,7 +2,7 @@
 compute dtype (float32 for f32 and half floats), so a fused model computes what the
 unfused one did up to the order of additions.
 
-    s = scale * (q @ kᵀ) (+ mask | where(keep, s, -inf));  p = softmax(s);
+    s = scale * (q @ kᵀ) (+ mask | + where(keep, kept_value, masked_value));  p = softmax(s);
     (p = where(isnan(p), 0, p));  y = p @ v
 
 It materializes the scores on the host: it is the reference, not the memory plan (the
@@ -30,7 +30,8 @@ def _masked(call: KernelCall, scores: np.ndarray) -> np.ndarray:
     mask = call.inputs[3]
     call.require_broadcast(mask.shape, scores.shape, "the mask")
     if kind == "keep":
-        return np.where(mask.astype(bool), scores, -np.inf).astype(scores.dtype)
+        kept, masked = (scores.dtype.type(call.attr(key, default)) for key, default in (("kept_value", 0.0), ("masked_value", -np.inf)))
+        return scores + np.where(mask.astype(bool), kept, masked)
     return scores + mask.astype(scores.dtype)
 
 
