@@ -132,8 +132,6 @@ class _Match:
     """What the fused op takes, and the ops it replaces (consumers first)."""
 
     v: SSAValue
-    replaced: list[Operation]
-    scores: SSAValue | None = None
     q: SSAValue | None = None
     k: SSAValue | None = None
     mask: SSAValue | None = None
@@ -175,26 +173,31 @@ def _softmax_input(p: SSAValue, users: Sequence[Operation], match: _Match) -> SS
     return softmax.inputs[0]
 
 
-def _strip_mask(s: SSAValue, user: Operation, match: _Match) -> SSAValue:
+Step = tuple[SSAValue, Operation]
+"""A value of the pattern and the one op of the pattern that reads it."""
+
+
+def _strip_mask(s: SSAValue, user: Operation, match: _Match) -> Step:
+    """The scores before `Add(S, M)` or `Add(M, S)` (M recorded as the mask), else `s`."""
     add = s.owner
     if not isinstance(add, AddOp) or not _used_only_by(s, user):
-        return s
+        return s, user
     for scores, mask in (add.inputs, reversed(add.inputs)):
         if isinstance(scores.owner, MatmulOp | MulOp | DivOp) and scores is not mask and _same_shape(s, scores):
             if rank_of(mask) <= rank_of(scores):
                 match.erased.append(add)
                 match.mask = mask
-                return scores
-    return s
+                return scores, add
+    return s, user
 
 
-def _strip_scores_scale(s: SSAValue, user: Operation, match: _Match) -> SSAValue:
+def _strip_scores_scale(s: SSAValue, user: Operation, match: _Match) -> Step:
     scaled = _scaled(s, user)
     if scaled is None or not _same_shape(s, scaled.base):
-        return s
+        return s, user
     match.erased.append(scaled.op)
     match.scale *= scaled.factor
-    return scaled.base
+    return scaled.base, scaled.op
 
 
 def _read_scores(s: SSAValue, user: Operation, match: _Match) -> bool:
@@ -222,18 +225,15 @@ def match_attention(pv: MatmulOp) -> _Match | None:
     p, v = pv.inputs
     if not pv.is_tensor_mode or rank_of(v) < 2:
         return None
-    match = _Match(v, [pv])
+    match = _Match(v)
     probs = _nan_guard(p, pv, match)
-    users = [pv] if probs is p else match.erased[-2:]
+    users = [pv] if probs is p else match.erased[-2:]  # the guard's IsNaN and Where
     s = _softmax_input(probs, users, match)
     if s is None:
         return None
-    softmax = match.erased[-1]
-    s = _strip_mask(s, softmax, match)
-    s = _strip_scores_scale(s, match.erased[-1], match)
-    if not _read_scores(s, match.erased[-1], match):
-        return None
-    return match
+    s, user = _strip_mask(s, probs.owner, match)
+    s, user = _strip_scores_scale(s, user, match)
+    return match if _read_scores(s, user, match) else None
 
 
 @dataclass(frozen=True)
