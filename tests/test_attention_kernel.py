@@ -67,6 +67,8 @@ def _cases() -> dict[str, tuple[dict, list[np.ndarray], tuple[int, ...]]]:
             (1, 2, 70, 64),
         ),
         "head_dim_128_value_dim_64": ({"scale": 0.088}, [_floats(1, 5, 128), _floats(1, 40, 128), _floats(1, 40, 64)], (1, 5, 64)),
+        "odd_head_dims": ({"scale": 0.4}, [_floats(2, 5, 6), _floats(2, 33, 6), _floats(2, 33, 10)], (2, 5, 10)),
+        "float64": ({"scale": 0.125}, [_floats(1, 66, 32).astype(np.float64) for _ in range(3)], (1, 66, 32)),
         "no_keys": ({"scale": 1.0}, [_floats(1, 3, 16), _floats(1, 0, 16), _floats(1, 0, 16)], (1, 3, 16)),
         "batch_broadcast_kv": ({"scale": 1.0}, [_floats(2, 3, 4, 16), _floats(1, 3, 6, 16), _floats(3, 6, 16)], (2, 3, 4, 16)),
     }
@@ -84,13 +86,13 @@ def _spec(attributes: dict, inputs: list[np.ndarray], out: np.ndarray) -> Kernel
 def emulator():
     specs = {}
     for attributes, inputs, shape in CASES.values():
-        spec = _spec(attributes, inputs, np.empty(shape, F32))
+        spec = _spec(attributes, inputs, np.empty(shape, inputs[0].dtype))
         specs[spec.name] = spec
     return emulate.HostEmulator(render_unit(list(specs.values()), "hip"), [s.abi for s in specs.values()])
 
 
 def _reference(attributes: dict, inputs: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
-    out = np.full(shape, np.nan, F32)
+    out = np.full(shape, np.nan, inputs[0].dtype)
     run_kernel("attention", inputs, [out], attributes, [])
     return out
 
@@ -99,7 +101,7 @@ def _reference(attributes: dict, inputs: list[np.ndarray], shape: tuple[int, ...
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_emulated_kernel_matches_the_reference(emulator, name):
     attributes, inputs, shape = CASES[name]
-    out = np.full(shape, np.nan, F32)  # poisoned: every element must be written
+    out = np.full(shape, np.nan, inputs[0].dtype)  # poisoned: every element must be written
     spec = _spec(attributes, inputs, out)
     (values,) = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(out)])
     emulator.launch(spec.name, values)

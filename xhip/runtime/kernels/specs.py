@@ -547,10 +547,12 @@ def attention_spec(
     name = _name("attention", c.short, f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags)
     abi = KernelABI(name, tuple(params), Launch.ROWS, count="tiles", block=ATTENTION_QUERY_ROWS * ATTENTION_SPLIT)
     key_tile = 64 if head_dim + value_dim <= 128 else 32
+    vec = 2 if c.compute == "double" else 4  # values per 16-byte shared load
+    vec = vec if head_dim % vec == 0 and value_dim % vec == 0 else 1
     context = (
         ("batch_rank", batch_rank), ("head_dim", head_dim), ("value_dim", value_dim), ("query_rows", ATTENTION_QUERY_ROWS),
         ("split", ATTENTION_SPLIT), ("key_tile", key_tile), ("mask", mask), ("k_transposed", k_transposed),
-        ("zero_nan_rows", zero_nan_rows), ("c", c.c), ("compute", c.compute),
+        ("zero_nan_rows", zero_nan_rows), ("vec", vec), ("c", c.c), ("compute", c.compute),
     )  # fmt: skip
     return KernelSpec("attention", abi, context, _needs(dtype))
 
