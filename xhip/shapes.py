@@ -205,6 +205,30 @@ def matmul(em: IndexEmitter, a: Shape, b: Shape) -> ShapeResult:
     return [*batch, *rows, *cols]
 
 
+def attention(
+    em: IndexEmitter, q: Shape, k: Shape, v: Shape, mask: Shape | None = None, k_transposed: bool = False
+) -> ShapeResult:
+    """Fused attention `softmax(Q @ Kᵀ + mask) @ V` as the two MatMuls it replaces: K is
+    [.., Sk, D] (or [.., D, Sk] when `k_transposed`), the mask broadcasts to the scores
+    [.., Sq, Sk] without growing them; the result is [.., Sq, Dv]."""
+    for name, shape in (("Q", q), ("K", k), ("V", v)):
+        if len(shape) < 2:
+            return ShapeFailure(f"attention {name} needs rank >= 2, got {format_shape(shape)}")
+    k_t = list(k) if k_transposed else [*k[:-2], k[-1], k[-2]]
+    scores = matmul(em, q, k_t)
+    if isinstance(scores, ShapeFailure):
+        return ShapeFailure(f"attention Q @ K^T: {scores.message}")
+    if mask is not None:
+        masked = broadcast(em, scores, mask)
+        grows = isinstance(masked, list) and len(masked) != len(scores)
+        if isinstance(masked, ShapeFailure) or grows or any(
+            isinstance(m, int) and isinstance(s, int) and m != s for m, s in zip(masked, scores)
+        ):
+            return ShapeFailure(f"attention mask {format_shape(mask)} does not broadcast to the scores {format_shape(scores)}")
+    result = matmul(em, scores, v)
+    return ShapeFailure(f"attention scores @ V: {result.message}") if isinstance(result, ShapeFailure) else result
+
+
 def gemm(
     em: IndexEmitter,
     a: Shape,

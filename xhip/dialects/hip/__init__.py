@@ -47,6 +47,7 @@ from xhip.dialects.hip import compute as _compute
 from xhip.dialects.hip.compute import *  # noqa: F403 -- the op classes, named by compute.__all__
 from xhip.dialects.hip.compute import COMPUTE_OPS
 from xhip.dialects.hip.dps import DPSOp, ElementKind
+from xhip.dialects.hip.attention import AttentionOp
 from xhip.dialects.hip.fused import STEP_CLASSES, FusedElementwiseOp, StepAttr, is_fusable
 from xhip.dialects.hip.infra import (
     AllocOp,
@@ -68,7 +69,7 @@ HIP = Dialect(
         AllocOp, AllocOutputOp, FreeOp, GetPoolOp, PlanPoolOp, GetHostScratchOp, GetConstantOp,
         ReadbackScalarOp, ReadbackDimOp,
         *COMPUTE_OPS,
-        FusedElementwiseOp,
+        FusedElementwiseOp, AttentionOp,
     ],
     [ContextType, StepAttr],
 )
@@ -96,6 +97,7 @@ __all__ = [
     "pool_alignment",
     "pool_attributes",
     "AllocOp",
+    "AttentionOp",
     "AllocOutputOp",
     "BYTE_BUFFER",
     "ContextType",

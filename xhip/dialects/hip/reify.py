@@ -33,6 +33,7 @@ class ShapeRule(StrEnum):
     SAME_SHAPE_ON_AXIS = "same_shape_on_axis"  # the first input's shape; `axis` must fit it
     BROADCAST = "broadcast"  # ONNX multidirectional broadcast of all data inputs
     MATMUL = "matmul"
+    ATTENTION = "attention"  # the scores' MatMul, then scores @ V
     GEMM = "gemm"
     REDUCE = "reduce"
     TRANSPOSE = "transpose"
@@ -101,6 +102,12 @@ def _matmul(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return _one(shapes.matmul(em, dims(a), dims(b)))
 
 
+def _attention(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    q, k, v, *mask = op.inputs
+    mask_dims = dims(mask[0]) if mask else None
+    return _one(shapes.attention(em, dims(q), dims(k), dims(v), mask_dims, _flag(getattr(op, "k_transposed"))))
+
+
 def _gemm(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     a, b, *c = op.inputs
     c_dims = dims(c[0]) if c else None
@@ -155,6 +162,7 @@ REIFIERS: dict[ShapeRule, Reifier] = {
     ShapeRule.SAME_SHAPE_ON_AXIS: _same_shape_on_axis,
     ShapeRule.BROADCAST: _broadcast,
     ShapeRule.MATMUL: _matmul,
+    ShapeRule.ATTENTION: _attention,
     ShapeRule.GEMM: _gemm,
     ShapeRule.REDUCE: _reduce,
     ShapeRule.TRANSPOSE: _transpose,
@@ -172,6 +180,7 @@ RULE_PHRASES: dict[ShapeRule, str] = {
     ShapeRule.SAME_SHAPE_ON_AXIS: "the input has shape",
     ShapeRule.BROADCAST: "the operands broadcast to",
     ShapeRule.MATMUL: "the operands multiply to",
+    ShapeRule.ATTENTION: "softmax(Q @ K^T) @ V has shape",
     ShapeRule.GEMM: "op(A) x op(B) has shape",
     ShapeRule.REDUCE: "the reduction has shape",
     ShapeRule.TRANSPOSE: "the permuted input has shape",

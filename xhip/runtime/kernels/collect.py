@@ -98,10 +98,10 @@ def unique(specs: Iterable[KernelSpec]) -> list[KernelSpec]:
 def coverage_specs() -> list[KernelSpec]:
     """One spec per elementwise op class (so every C_EXPR compiles), half-float forms,
     and the family forms the test set does not reach (reductions, gather_elements,
-    fill, integer matmul, exclusive reverse cumsum, trilu)."""
+    fill, integer matmul, exclusive reverse cumsum, trilu, attention)."""
     import numpy as np
 
-    from xhip.runtime.kernels.specs import CTYPES, copy_spec, gather_spec, matmul_spec
+    from xhip.runtime.kernels.specs import CTYPES, attention_spec, copy_spec, gather_spec, matmul_spec
 
     f32, f16, i32, i64, b1 = (np.dtype(t) for t in ("float32", "float16", "int32", "int64", "bool"))
     specs: list[KernelSpec] = []
@@ -131,6 +131,9 @@ def coverage_specs() -> list[KernelSpec]:
     specs.append(matmul_spec(i32, 1, False))
     specs.append(copy_spec(2, 0, True))
     specs += [copy_spec(4, 3, False, "upper"), copy_spec(1, 2, True, "lower")]  # Trilu
+    # Attention: the head dims fusion takes (the seed's 64, 16/32 of the exports, 128), each mask kind, f16.
+    specs += [attention_spec(f32, 1, d, d) for d in (16, 32, 64, 128)] + [attention_spec(f32, 2, 64, 64, "keep")]
+    specs += [attention_spec(f16, 2, 32, 32, "additive", k_transposed=True, zero_nan_rows=True)]
     return unique(specs)
 
 

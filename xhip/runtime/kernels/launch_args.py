@@ -234,6 +234,35 @@ def _matmul(attrs, scalars, ins, outs) -> list[Values]:
     return [values]
 
 
+ATTENTION_QUERY_ROWS = 64
+"""Query rows per block of the attention kernel (at least a warp: see its template)."""
+
+ATTENTION_SPLIT = 2
+"""Threads per query row of the attention kernel, each over its slice of every key tile."""
+
+
+def _attention(attrs, scalars, ins, outs) -> list[Values]:
+    """hip.attention: batch strides broadcast to y's batch dims (the mask's to the scores'),
+    K's strides as (key, dim) whichever its layout."""
+    q, k, v, *mask = ins
+    y = outs[0]
+    batch = y.shape[:-2]
+    transposed = bool(attrs.get("k_transposed"))
+    sq, sk = q.shape[-2], k.shape[-1] if transposed else k.shape[-2]
+    q_tiles = math.ceil(sq / ATTENTION_QUERY_ROWS)
+    values: Values = {"tiles": math.prod(batch) * q_tiles, "q_tiles": q_tiles, "sq": sq, "sk": sk, "batch_extents": batch, "scale": float(attrs.get("scale", 1.0))}  # type: ignore[arg-type]
+    for name, view, (row, col), swap in (("q", q, ("row", "col"), False), ("k", k, ("key", "dim"), transposed), ("v", v, ("key", "col"), False), ("y", y, ("row", "col"), False)):
+        batch_strides, row_stride, col_stride = _matrix(view, batch, vector_is_row=True)
+        if swap:
+            row_stride, col_stride = col_stride, row_stride
+        values.update({name: view.address, f"{name}_batch_strides": batch_strides, f"{name}_{row}_stride": row_stride, f"{name}_{col}_stride": col_stride})
+    if mask:
+        strides = broadcast_strides(mask[0], (*batch, sq, sk))
+        values.update(mask=mask[0].address, mask_batch_strides=strides[:-2], mask_row_stride=strides[-2], mask_col_stride=strides[-1])
+        values.update(kept_value=float(attrs.get("kept_value", 0.0)), masked_value=float(attrs.get("masked_value", -math.inf)))  # type: ignore[arg-type]
+    return [values]
+
+
 _FAMILIES = {
     "elementwise": _elementwise,
     "reduce": _reduce,
@@ -244,6 +273,7 @@ _FAMILIES = {
     "generate": _generate,
     "nonzero": _nonzero,
     "matmul": _matmul,
+    "attention": _attention,
 }
 
 

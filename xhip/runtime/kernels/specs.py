@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from xhip.runtime.kernels.abi import KernelABI, Launch, Param, dims, index, pointer, value
+from xhip.runtime.kernels.launch_args import ATTENTION_QUERY_ROWS, ATTENTION_SPLIT
 from xhip.runtime.buffers import BOOL_DTYPE, FLOAT_DTYPES
 
 OpClass = Any
@@ -528,6 +529,53 @@ def matmul_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operan
     return [matmul_spec(outs[0].dtype, batch_rank, len(ins) == 3)]
 
 
+def attention_spec(
+    dtype: np.dtype, batch_rank: int, head_dim: int, value_dim: int, mask: str = "none",
+    *, k_transposed: bool = False, zero_nan_rows: bool = False,
+) -> KernelSpec:
+    """`y = softmax(scale * q @ kᵀ (+ mask)) @ v` flash style (templates/attention.hip.j2):
+    one block of ATTENTION_QUERY_ROWS * ATTENTION_SPLIT threads per tile of query rows,
+    the head dims compiled in. K's key and dim strides express either layout; the flag
+    only picks the coalesced way to load it."""
+    c = ctype(dtype)
+    params: list[Param] = [index("tiles"), index("q_tiles"), index("sq"), index("sk"), dims("batch_extents", batch_rank)]
+    operands = [("q", "row", "col"), ("k", "key", "dim"), ("v", "key", "col")]
+    operands += [("mask", "row", "col")] if mask != "none" else []
+    for operand, row, col in [*operands, ("y", "row", "col")]:
+        element = "bool" if operand == "mask" and mask == "keep" else c.c
+        params += [
+            pointer(operand, element, const=operand != "y"),
+            dims(f"{operand}_batch_strides", batch_rank),
+            index(f"{operand}_{row}_stride"),
+            index(f"{operand}_{col}_stride"),
+        ]
+    params.append(value("scale", c.compute))
+    if mask == "keep":
+        params += [value("kept_value", c.compute), value("masked_value", c.compute)]
+    tags = {"none": "", "additive": "madd", "keep": "mkeep"}[mask], "kt" if k_transposed else "", "z" if zero_nan_rows else ""
+    name = _name("attention", c.short, f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags)
+    abi = KernelABI(name, tuple(params), Launch.ROWS, count="tiles", block=ATTENTION_QUERY_ROWS * ATTENTION_SPLIT)
+    key_tile = 64 if head_dim + value_dim <= 128 else 32
+    vec = 2 if c.compute == "double" else 4  # values per 16-byte shared load
+    vec = vec if head_dim % vec == 0 and value_dim % vec == 0 else 1
+    context = (
+        ("batch_rank", batch_rank), ("head_dim", head_dim), ("value_dim", value_dim), ("query_rows", ATTENTION_QUERY_ROWS),
+        ("split", ATTENTION_SPLIT), ("key_tile", key_tile), ("mask", mask), ("k_transposed", k_transposed),
+        ("zero_nan_rows", zero_nan_rows), ("vec", vec), ("c", c.c), ("compute", c.compute),
+    )  # fmt: skip
+    return KernelSpec("attention", abi, context, _needs(dtype))
+
+
+def attention_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
+    q, v, y = ins[0], ins[2], outs[0]
+    head_dim, value_dim = q.shape[-1], v.shape[-1]
+    if head_dim is None or value_dim is None:
+        raise ValueError("attention needs static head dims (the last dims of q and v)")
+    mask = str(attributes.get("mask_kind", "none"))
+    flags = {key: bool(attributes.get(key, False)) for key in ("k_transposed", "zero_nan_rows")}
+    return [attention_spec(y.dtype, y.rank - 2, head_dim, value_dim, mask, **flags)]
+
+
 def elementwise_specs(
     op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand], *, assume_equal: bool = False
 ) -> list[KernelSpec]:
@@ -554,6 +602,7 @@ FAMILIES: dict[str, Builder] = {
     "generate": generate_specs,
     "nonzero": nonzero_specs,
     "matmul": matmul_specs,
+    "attention": attention_specs,
 }
 """Spec builders by the TEMPLATE an op class names."""
 

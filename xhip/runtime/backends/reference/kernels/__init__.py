@@ -7,7 +7,7 @@ byte buffer (a pool); their shapes and dtypes are authoritative. The runtime's
 reference backend calls these for hip ops and for the equivalent onnx ops."""
 
 # Importing the kernel modules registers their kernels.
-from xhip.runtime.backends.reference.kernels import elementwise, fused, linalg, movement  # noqa: F401
+from xhip.runtime.backends.reference.kernels import attention, elementwise, fused, linalg, movement  # noqa: F401
 from xhip.runtime.backends.reference.kernels.base import (
     KERNELS,
     Elements,

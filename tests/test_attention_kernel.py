@@ -1,0 +1,149 @@
+"""hip.attention's kernels: the rendered flash-style template, run on the CPU through the
+host emulation, against the NumPy reference kernel on random data (Sq != Sk, Sk not a
+multiple of the key tile, broadcast masks, Kᵀ layouts, strided operands, fully masked
+rows); and the reference kernel against the unfused ops it replaces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xhip.dialects import hip
+from xhip.runtime.backends.reference.kernels import run_kernel
+from xhip.runtime.kernels import emulate
+from xhip.runtime.kernels.launch_args import View, launch_values
+from xhip.runtime.kernels.render import render_unit
+from xhip.runtime.kernels.specs import KernelSpec, Operand, specs_for_launch
+
+RNG = np.random.default_rng(13)
+F32 = np.float32
+
+
+def _floats(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(F32)
+
+
+def _view(array: np.ndarray) -> View:
+    return View(array.ctypes.data, array.dtype, array.shape, tuple(s // array.itemsize for s in array.strides))
+
+
+def _facts(array: np.ndarray) -> Operand:
+    return Operand.at_launch(array.dtype, array.shape, [s // array.itemsize for s in array.strides])
+
+
+def _causal_additive(sq: int, sk: int) -> np.ndarray:
+    return np.where(np.arange(sk)[None, :] <= np.arange(sq)[:, None], F32(0), F32(-np.inf)).astype(F32)
+
+
+def _cases() -> dict[str, tuple[dict, list[np.ndarray], tuple[int, ...]]]:
+    """name -> (attributes, inputs, output shape)."""
+    heads = _floats(2, 9, 2, 32).transpose(0, 2, 1, 3)  # [b, h, s, d] read through [b, s, h, d] strides
+    masked_rows = np.zeros((2, 1, 9, 75), F32)
+    masked_rows[1, :, :, 40:] = -3.4e38  # the exports' finite "minus infinity"
+    masked_rows[:, :, 3, :] = -np.inf  # query row 3 sees no key
+    keep = RNG.random((9, 75)) > 0.3
+    keep[5] = False
+    return {
+        "seed_37": ({"scale": 0.125}, [_floats(2, 37, 64), _floats(2, 37, 64), _floats(2, 37, 64)], (2, 37, 64)),
+        "sq_ne_sk_two_tiles_and_a_bit": ({"scale": 0.3}, [_floats(1, 70, 64), _floats(1, 130, 64), _floats(1, 130, 64)], (1, 70, 64)),
+        "causal_additive_broadcast": (
+            {"scale": 0.2, "mask_kind": "additive"},
+            [_floats(3, 67, 32), _floats(3, 67, 32), _floats(3, 67, 32), _causal_additive(67, 67)],
+            (3, 67, 32),
+        ),
+        "exports_kt_mask_nan_guard": (
+            {"scale": 0.1767767, "mask_kind": "additive", "k_transposed": True, "zero_nan_rows": True},
+            [heads, _floats(2, 2, 32, 75), _floats(2, 2, 75, 32), masked_rows],
+            (2, 2, 9, 32),
+        ),
+        "keep_mask_nan_row": (
+            {"scale": 0.5, "mask_kind": "keep"},
+            [_floats(2, 9, 16), _floats(2, 75, 16), _floats(2, 75, 16), keep],
+            (2, 9, 16),
+        ),
+        "exports_select_mask": (
+            {"scale": 0.125, "mask_kind": "keep", "kept_value": 0.0, "masked_value": -3.4028234663852886e38, "k_transposed": True, "zero_nan_rows": True},
+            [_floats(1, 2, 70, 64), _floats(1, 2, 64, 70), _floats(1, 2, 70, 64), np.tril(np.ones((1, 1, 70, 70), bool))],
+            (1, 2, 70, 64),
+        ),
+        "head_dim_128_value_dim_64": ({"scale": 0.088}, [_floats(1, 5, 128), _floats(1, 40, 128), _floats(1, 40, 64)], (1, 5, 64)),
+        "odd_head_dims": ({"scale": 0.4}, [_floats(2, 5, 6), _floats(2, 33, 6), _floats(2, 33, 10)], (2, 5, 10)),
+        "float64": ({"scale": 0.125}, [_floats(1, 66, 32).astype(np.float64) for _ in range(3)], (1, 66, 32)),
+        "no_keys": ({"scale": 1.0}, [_floats(1, 3, 16), _floats(1, 0, 16), _floats(1, 0, 16)], (1, 3, 16)),
+        "batch_broadcast_kv": ({"scale": 1.0}, [_floats(2, 3, 4, 16), _floats(1, 3, 6, 16), _floats(3, 6, 16)], (2, 3, 4, 16)),
+    }
+
+
+CASES = _cases()
+
+
+def _spec(attributes: dict, inputs: list[np.ndarray], out: np.ndarray) -> KernelSpec:
+    (spec,) = specs_for_launch(hip.AttentionOp, attributes, [_facts(x) for x in inputs], [_facts(out)])
+    return spec
+
+
+@pytest.fixture(scope="module")
+def emulator():
+    specs = {}
+    for attributes, inputs, shape in CASES.values():
+        spec = _spec(attributes, inputs, np.empty(shape, inputs[0].dtype))
+        specs[spec.name] = spec
+    return emulate.HostEmulator(render_unit(list(specs.values()), "hip"), [s.abi for s in specs.values()])
+
+
+def _reference(attributes: dict, inputs: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+    out = np.full(shape, np.nan, inputs[0].dtype)
+    run_kernel("attention", inputs, [out], attributes, [])
+    return out
+
+
+@pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_emulated_kernel_matches_the_reference(emulator, name):
+    attributes, inputs, shape = CASES[name]
+    out = np.full(shape, np.nan, inputs[0].dtype)  # poisoned: every element must be written
+    spec = _spec(attributes, inputs, out)
+    (values,) = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(out)])
+    emulator.launch(spec.name, values)
+    expected = _reference(attributes, inputs, shape)
+    np.testing.assert_allclose(out, expected, rtol=2e-5, atol=2e-6, equal_nan=True)
+
+
+def test_fully_masked_rows_are_nan_or_zero_as_the_unfused_ops_make_them():
+    attributes, inputs, shape = CASES["exports_kt_mask_nan_guard"]
+    guarded = _reference(attributes, inputs, shape)
+    assert (guarded[:, :, 3] == 0).all() and np.isfinite(guarded).all()
+    unguarded = _reference({**attributes, "zero_nan_rows": False}, inputs, shape)
+    assert np.isnan(unguarded[:, :, 3]).all()
+    _, keep_inputs, keep_shape = CASES["keep_mask_nan_row"]
+    assert np.isnan(_reference({"scale": 0.5, "mask_kind": "keep"}, keep_inputs, keep_shape)[:, 5]).all()
+
+
+def _unfused(attributes: dict, inputs: list[np.ndarray]) -> np.ndarray:
+    """The ops hip-fuse-attention replaces, one reference kernel each."""
+    q, k, v, *mask = inputs
+    k_t = k if attributes.get("k_transposed") else np.swapaxes(k, -1, -2)
+    scores = np.empty(np.broadcast_shapes(q.shape[:-1], k_t.shape[:-2] + (1,))[:-1] + (q.shape[-2], k_t.shape[-1]), F32)
+    run_kernel("matmul", [q, np.ascontiguousarray(k_t)], [scores], {}, [])
+    run_kernel("mul", [scores, np.array(attributes.get("scale", 1.0), F32)], [scores], {}, [])
+    if mask and attributes["mask_kind"] == "keep":
+        values = [np.array(attributes.get(key, default), F32) for key, default in (("kept_value", 0.0), ("masked_value", -np.inf))]
+        additive = np.empty(mask[0].shape, F32)
+        run_kernel("where", [mask[0], *values], [additive], {}, [])
+        mask = [additive]
+    if mask:
+        run_kernel("add", [scores, mask[0]], [scores], {}, [])
+    run_kernel("softmax", [scores], [scores], {"axis": -1}, [])
+    if attributes.get("zero_nan_rows"):
+        nan = np.empty(scores.shape, bool)
+        run_kernel("isnan", [scores], [nan], {}, [])
+        run_kernel("where", [nan, np.array(0, F32), scores], [scores], {}, [])
+    out = np.empty(np.broadcast_shapes(scores.shape[:-2], v.shape[:-2]) + (scores.shape[-2], v.shape[-1]), F32)
+    run_kernel("matmul", [scores, v], [out], {}, [])
+    return out
+
+
+@pytest.mark.parametrize("name", ["seed_37", "causal_additive_broadcast", "exports_kt_mask_nan_guard", "exports_select_mask", "keep_mask_nan_row", "batch_broadcast_kv", "no_keys"])
+def test_reference_kernel_computes_what_the_unfused_ops_did(name):
+    attributes, inputs, shape = CASES[name]
+    np.testing.assert_allclose(_reference(attributes, inputs, shape), _unfused(attributes, inputs), rtol=1e-5, atol=1e-6, equal_nan=True)
