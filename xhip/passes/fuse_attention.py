@@ -1,8 +1,9 @@
 """hip-fuse-attention: scaled dot-product attention becomes one `hip.attention`.
 
 Runs on tensor-mode hip IR after convert-onnx-to-hip/canonicalize/cse and before
-hip-fuse-elementwise (which would otherwise merge the scale, mask and NaN guard into
-fused chains this pass does not read). Matched, from the last MatMul back:
+hip-fuse-softmax and hip-fuse-elementwise (which would otherwise take the scale and
+mask into the softmax and the NaN guard into chains; a softmax that already has a
+scale or bias is not matched). Matched, from the last MatMul back:
 
     [Transpose(K, swap of the last two dims)]  or any Kᵀ          -> k
     [Mul(Q, c)] [Mul(Kᵀ, c)]                    c a scalar constant -> folded into scale
@@ -166,6 +167,8 @@ def _softmax_input(p: SSAValue, users: Sequence[Operation], match: _Match) -> SS
     softmax = p.owner
     if not isinstance(softmax, SoftmaxOp) or not _used_only_by(p, *users):
         return None
+    if len(softmax.inputs) != 1 or softmax.scale.value.data != 1.0:
+        return None  # hip-fuse-softmax's scale and bias: this pass runs before it
     rank = rank_of(p)
     if softmax.axis.value.data % max(rank, 1) != rank - 1:
         return None

@@ -80,3 +80,25 @@ func.func @memref_mode(%ctx: !hip.context, %q: memref<2x8x16xf32>, %kt: memref<2
 }
 // CHECK-LABEL: func.func @memref_mode
 // CHECK-NOT:     hip.attention
+
+// -----
+
+// A softmax that hip-fuse-softmax already gave a scale or a bias is not matched (the
+// pass runs before it in pipelines/experiments/fuse-attention.yaml).
+
+func.func @softmax_with_scale_and_bias(%ctx: !hip.context, %q: tensor<2x8x16xf32>, %kt: tensor<2x16x8xf32>, %v: tensor<2x8x16xf32>, %m: tensor<2x8x8xf32>) -> (tensor<2x8x16xf32>, tensor<2x8x16xf32>) {
+  %es = tensor.empty() : tensor<2x8x8xf32>
+  %eo = tensor.empty() : tensor<2x8x16xf32>
+  %s = hip.matmul(%ctx) ins(%q, %kt : tensor<2x8x16xf32>, tensor<2x16x8xf32>) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %p = hip.softmax(%ctx) ins(%s : tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) {scale = 2.500000e-01 : f64} -> tensor<2x8x8xf32>
+  %y = hip.matmul(%ctx) ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%eo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %s2 = hip.matmul(%ctx) ins(%q, %kt : tensor<2x8x16xf32>, tensor<2x16x8xf32>) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %p2 = hip.softmax(%ctx) ins(%s2, %m : tensor<2x8x8xf32>, tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %y2 = hip.matmul(%ctx) ins(%p2, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%eo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  func.return %y, %y2 : tensor<2x8x16xf32>, tensor<2x8x16xf32>
+}
+// CHECK-LABEL: func.func @softmax_with_scale_and_bias
+// CHECK-NOT:     hip.attention
+// CHECK:         hip.softmax
+// CHECK:         hip.softmax
+// CHECK-NOT:     hip.attention
