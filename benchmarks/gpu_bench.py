@@ -191,7 +191,7 @@ def attention_rows(torch, rates, repeats: int) -> list[dict]:
         q, k, v = x @ weights["w_q"], x @ weights["w_k"], x @ weights["w_v"]
         return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
 
-    pipelines = {"default": None, **({"fuse-attention": FUSE_ATTENTION} if FUSE_ATTENTION.exists() else {})}
+    pipelines = _pipelines()
     rows = []
     for batch, seq in ATTENTION_SHAPES:
         x = np.random.default_rng(batch * seq).standard_normal((batch, seq, 64)).astype(np.float32)
@@ -243,22 +243,29 @@ def export_gpt2(torch, layers: int, folder: Path):
 def gpt2_rows(torch, rates, repeats: int, layers: int) -> list[dict]:
     folder = Path(tempfile.mkdtemp(prefix="xhip-gpu-bench-"))
     config, wrapper, path = export_gpt2(torch, layers, folder)
-    start = time.perf_counter()
-    executable = xhip.compile(path, backend="cuda")
-    print(f"gpt2 {layers}-layer: compiled in {time.perf_counter() - start:.2f} s", flush=True)
-    executables = [executable, xhip.compile(path, backend="cuda"), xhip.compile(path, backend="cuda", graphs=False)]
     weight_bytes = sum(p.numel() * p.element_size() for p in wrapper.parameters())
     cuda_module = wrapper.cuda()
     rows = []
-    for b, s in GPT2_SHAPES:
-        ids = np.random.default_rng(b * s).integers(0, config.vocab_size, (b, s)).astype(np.int64)
-        torch_ids = (torch.tensor(ids, device="cuda"),)
-        peers = {"eager": time_torch(torch, cuda_module, torch_ids, repeats), "eager_graph": time_torch(torch, cuda_module, torch_ids, repeats, graph=True)}
-        nbytes = weight_bytes + ids.nbytes + b * s * config.vocab_size * 4
-        row = _xhip_row(f"gpt2-{layers}layer", (b, s), executables, {"input_ids": ids}, path, repeats)
-        rows.append(_with_peers(row, peers, floor_ms(rates, nbytes, gpt2_flops(config, b, s))))
+    for label, pipeline in _pipelines().items():
+        start = time.perf_counter()
+        executable = xhip.compile(path, pipeline, backend="cuda")
+        print(f"gpt2 {layers}-layer ({label}): compiled in {time.perf_counter() - start:.2f} s", flush=True)
+        executables = [executable, xhip.compile(path, pipeline, backend="cuda"), xhip.compile(path, pipeline, backend="cuda", graphs=False)]
+        for b, s in GPT2_SHAPES:
+            ids = np.random.default_rng(b * s).integers(0, config.vocab_size, (b, s)).astype(np.int64)
+            torch_ids = (torch.tensor(ids, device="cuda"),)
+            peers = {"eager": time_torch(torch, cuda_module, torch_ids, repeats), "eager_graph": time_torch(torch, cuda_module, torch_ids, repeats, graph=True)}
+            nbytes = weight_bytes + ids.nbytes + b * s * config.vocab_size * 4
+            row = _xhip_row(f"gpt2-{layers}layer/{label}", (b, s), executables, {"input_ids": ids}, path, repeats)
+            rows.append(_with_peers(row, peers, floor_ms(rates, nbytes, gpt2_flops(config, b, s))))
+        del executables, executable  # their pools and weights go before the next pipeline's
     cuda_module.cpu()
     return rows
+
+
+def _pipelines() -> dict[str, Path | None]:
+    """The shipping pipeline, and the attention-fusion experiment where it exists."""
+    return {"default": None, **({"fuse-attention": FUSE_ATTENTION} if FUSE_ATTENTION.exists() else {})}
 
 
 def _xhip_row(name, shape, executables, feeds, model, repeats) -> dict:

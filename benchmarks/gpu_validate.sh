@@ -14,5 +14,5 @@ for tool in memcheck racecheck; do
     compute-sanitizer --tool "$tool" python3 benchmarks/gpu_sanitize.py > "$out/sanitize_$tool.log" 2>&1 || status=1
     echo "compute-sanitizer $tool: $(grep -c ' pass$' "$out/sanitize_$tool.log") models pass; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize_$tool.log")"
 done
-python3 benchmarks/gpu_bench.py --json "$out/gpu_bench.json" 2>&1 | grep -v '^{' | grep -v 'torch.onnx\|Warning\|warn\|copyreg\|return cls' | tail -22 || status=1
+python3 benchmarks/gpu_bench.py --json "$out/gpu_bench.json" 2>&1 | grep -v '^{' | grep -v 'torch.onnx\|Warning\|warn\|copyreg\|return cls' | tail -30 || status=1
 exit $status
