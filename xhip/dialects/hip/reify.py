@@ -98,7 +98,7 @@ def _broadcast(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShape
 
 def _matmul(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     a, b = op.inputs
-    return _one(shapes.matmul(em, dims(a), dims(b)))
+    return _one(shapes.matmul(em, dims(a), dims(b), trans_b=_flag(getattr(op, "trans_b"))))
 
 
 def _gemm(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
