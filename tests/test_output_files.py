@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -118,3 +120,28 @@ def test_a_pass_failing_after_externalizing_writes_neither_ir_nor_constants(caps
     code, _, err = opt(capsys, str(ATTENTION), "-p", twice, "-o", str(tmp_path / "out.mlir"))
     assert code == 1 and "module already has hip.constants_file" in err
     assert sorted(os.listdir(tmp_path)) == ["work"] and os.listdir(workdir) == []
+
+
+FILE_SIZE_LIMITED = """\
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+from xhip.tools.opt import main
+main(sys.argv[1:])
+"""
+
+
+def test_a_failing_constants_write_leaves_the_old_files_and_no_temp_file(tmp_path):
+    """The constants file is written while the later passes run; when that write fails (here: past
+    the process's file-size limit), the command fails at the end, naming the file, and writes nothing."""
+    output, constants = tmp_path / "out.mlir", tmp_path / "out.constants.bin"
+    output.write_text("old ir\n")
+    constants.write_bytes(b"old constants")
+    done = subprocess.run(
+        [sys.executable, "-c", FILE_SIZE_LIMITED, str(ATTENTION), "--pipeline", "default", "-o", str(output)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"{constants}: error: cannot write constants file: File too large"
+    assert sorted(os.listdir(tmp_path)) == ["out.constants.bin", "out.mlir"]
+    assert output.read_text() == "old ir\n" and constants.read_bytes() == b"old constants"

@@ -12,6 +12,10 @@ What is at an output path decides how it is written, as with any Unix tool:
 `OutputFiles.add` checks a path at once (so an unwritable `--report` fails before
 a long run) and keeps the bytes; `commit` writes everything, in the order added,
 after every temp file is complete; on failure it leaves no temp file behind.
+With `early`, the temp file is written at once on a thread of its own (file
+writes release the GIL: xhip-opt writes GPT-2's 500 MB of constants while the
+later passes run); `commit` waits for it, and `discard` (a command that
+failed) waits and removes it.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from xhip.constants_file import FileParts
+from xhip.constants_file import FileParts, chunks
 from xhip.diagnostics import XhipError
 
 NEW_FILE_MODE = 0o666
@@ -68,6 +73,25 @@ class _Staged:
     data: bytes | FileParts
     what: str
     temp: str | None = None
+    writer: threading.Thread | None = None
+    """The thread writing the temp file early, until `_wait` joins it."""
+    error: XhipError | None = None
+
+    def write_temp(self) -> None:
+        try:
+            self.temp = _write_temp(self)
+        except XhipError as err:
+            self.error = err
+
+    def wait(self) -> None:
+        """The temp file complete (written now, unless a thread did it already); raise its error."""
+        if self.writer is not None:
+            self.writer.join()
+            self.writer = None
+        elif self.temp is None and self.error is None and not writes_through(self.path):
+            self.write_temp()
+        if self.error is not None:
+            raise self.error
 
 
 @dataclass
@@ -76,23 +100,35 @@ class OutputFiles:
 
     staged: list[_Staged] = field(default_factory=list)
 
-    def add(self, path: str | os.PathLike[str], data: bytes | str | FileParts, what: str = "output") -> None:
+    def add(
+        self, path: str | os.PathLike[str], data: bytes | str | FileParts, what: str = "output", early: bool = False
+    ) -> None:
+        """Check `path` now and write `data` there at `commit`; `early` writes its temp file from now on."""
         target = Path(path)
         check_writable(target, what)
-        self.staged.append(_Staged(target, data.encode() if isinstance(data, str) else data, what))
+        entry = _Staged(target, data.encode() if isinstance(data, str) else data, what)
+        if early and not writes_through(target):
+            entry.writer = threading.Thread(target=entry.write_temp, name="xhip-output-file")
+            entry.writer.start()
+        self.staged.append(entry)
 
     def commit(self) -> None:
         """Write every file: temp files first, then renames (and write-throughs) in order."""
         try:
             for entry in self.staged:
-                if not writes_through(entry.path):
-                    entry.temp = _write_temp(entry)
+                entry.wait()
             for entry in self.staged:
                 _put_in_place(entry)
         finally:
-            for entry in self.staged:
-                if entry.temp is not None:
-                    Path(entry.temp).unlink(missing_ok=True)
+            self.discard()
+
+    def discard(self) -> None:
+        """Write nothing more: wait for early writes and remove every temp file not yet in place."""
+        for entry in self.staged:
+            if entry.writer is not None:
+                entry.writer.join()
+            if entry.temp is not None:
+                Path(entry.temp).unlink(missing_ok=True)
         self.staged.clear()
 
 
@@ -118,7 +154,7 @@ def _write_temp(entry: _Staged) -> str:
 
 
 def _write(handle: BinaryIO, data: bytes | FileParts) -> None:
-    handle.writelines(data.parts if isinstance(data, FileParts) else (data,))
+    handle.writelines(chunks(data))
 
 
 def _put_in_place(entry: _Staged) -> None:

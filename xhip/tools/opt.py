@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from xhip import __version__
-from xhip.constants_file import ConstantsStore
+from xhip.constants_file import ConstantsBytes, ConstantsStore
 from xhip.context import make_context
 from xhip.diagnostics import XhipError, did_you_mean
 from xhip.output_files import OutputFiles, check_writable, writes_through
@@ -172,23 +172,27 @@ def _load_modules(args: argparse.Namespace, timings: Timings):
         yield ctx, module
 
 
-def _constants_store(args: argparse.Namespace) -> ConstantsStore:
-    """Constants go beside a real -o file; otherwise, content-named, into the current directory."""
+def _constants_store(args: argparse.Namespace, files: OutputFiles) -> ConstantsStore:
+    """Constants go beside a real -o file; otherwise, content-named, into the current directory.
+
+    Each file is written (into its temp file) from the moment a pass adds it, while the
+    later passes run; it takes its place with the IR, at the end, if everything succeeded."""
+
+    def write_early(path: Path, data: ConstantsBytes) -> None:
+        files.add(path, data, "constants file", early=True)
+
     if args.output is not None and not writes_through(Path(args.output)):
         output = Path(args.output)
-        return ConstantsStore(stem=output.stem, directory=output.parent)
+        return ConstantsStore(stem=output.stem, directory=output.parent, on_add=write_early)
     stem = "model" if args.input == "-" else Path(args.input).stem
-    return ConstantsStore(stem=stem, content_named=True)
+    return ConstantsStore(stem=stem, content_named=True, on_add=write_early)
 
 
 def _write_outputs(
-    text: str, args: argparse.Namespace, store: ConstantsStore, timings: Timings,
+    text: str, args: argparse.Namespace, files: OutputFiles, timings: Timings,
     memory_report: MemoryReportRequest | None = None, reported: ModuleOp | None = None,
 ) -> None:
-    """The constants files, then the IR (so an IR on disk never names a missing file), then the memory report."""
-    files = OutputFiles()
-    for path, data in store.paths().items():
-        files.add(path, data, "constants file")
+    """The IR after the constants files (added by then: an IR on disk never names a missing file), then the memory report."""
     if args.output is not None:
         files.add(args.output, text)
     with timings.measure("write output"):
@@ -213,7 +217,21 @@ def run(argv: Sequence[str] | None = None, timings: Timings | None = None) -> in
     memory_report = MemoryReportRequest.from_args(args, infers_shape=False)
     if memory_report is not None and args.split_input_file:
         raise XhipError("--memory-report reports one module: it does not apply with --split-input-file")
-    store = _constants_store(args)
+    files = OutputFiles()
+    try:
+        _compile(args, files, memory_report, timings)
+    finally:
+        files.discard()  # after a failure: no temp file stays (after commit: nothing left to do)
+    if args.timing:
+        sys.stderr.write(timings.table("xhip-opt"))
+    return 0
+
+
+def _compile(
+    args: argparse.Namespace, files: OutputFiles, memory_report: MemoryReportRequest | None, timings: Timings
+) -> None:
+    """Load, run the passes over each module, print, and write `files` (the constants files come in as passes add them)."""
+    store = _constants_store(args, files)
     with timings.measure("load pipeline"):
         passes = storing_constants_into(_select_passes(args), store)
     print_after = _print_after_names(args, passes)
@@ -231,7 +249,9 @@ def run(argv: Sequence[str] | None = None, timings: Timings | None = None) -> in
                 raise loaded
             if memory_report is not None:
                 memory_report.check_symbols(graph_symbols(loaded))
-            runner = PassRunner(ctx, verify_each=args.verify_each, timings=timings, after_pass=after_pass)
+            # A hook makes the runner record the constants checksum after every pass: only when it prints.
+            printing = args.print_ir_after_all or bool(print_after)
+            runner = PassRunner(ctx, verify_each=args.verify_each, timings=timings, after_pass=after_pass if printing else None)
             runner.run(loaded, passes)
             runner.finish(loaded)
             with timings.measure("print", merge=True):
@@ -243,10 +263,7 @@ def run(argv: Sequence[str] | None = None, timings: Timings | None = None) -> in
             if not args.verify_diagnostics:
                 raise
             outputs.append(f"{err}\n")
-    _write_outputs(f"{CHUNK_SEPARATOR}\n".join(outputs), args, store, timings, memory_report, reported)
-    if args.timing:
-        sys.stderr.write(timings.table("xhip-opt"))
-    return 0
+    _write_outputs(f"{CHUNK_SEPARATOR}\n".join(outputs), args, files, timings, memory_report, reported)
 
 
 COMPILE_GC_THRESHOLD = (20_000, 20, 20)
