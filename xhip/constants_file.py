@@ -115,16 +115,23 @@ class BackgroundChecksum:
 
     def __init__(self, data: ConstantsBytes):
         self._digest: str | None = None
-        self._thread = threading.Thread(target=self._run, args=(data,), name="xhip-constants-sha256")
+        self._thread: threading.Thread | None = threading.Thread(
+            target=self._run, args=(data,), name="xhip-constants-sha256"
+        )
         self._thread.start()
 
     def _run(self, data: ConstantsBytes) -> None:
         self._digest = checksum(data)
 
     def result(self) -> str:
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
         assert self._digest is not None, "hashing bytes in memory does not fail"
         return self._digest
+
+    def __getstate__(self) -> dict[str, object]:
+        """A store crosses processes (xhip-compare's workers) as its finished checksums."""
+        return {"_digest": self.result(), "_thread": None}
 
 
 @dataclass(frozen=True)
