@@ -3,11 +3,14 @@
 hip-externalize-constants names the file in the module at once; its SHA-256 is
 computed on a thread while later passes run, and recorded when the store
 settles: at the end of each PassRunner.run and before an after-pass hook.
+xhip-opt maps the model's weights instead of reading them, and hashing and
+writing them release each view's pages as they go.
 """
 
 from __future__ import annotations
 
 import hashlib
+import mmap
 import re
 from pathlib import Path
 
@@ -15,12 +18,16 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 from xhip.api import compile_stages
-from xhip.constants_file import CHUNK_BYTES, ConstantsStore, FileParts, checksum, chunks
+from xhip.constants_file import CHUNK_BYTES, SLICE_BYTES, ConstantsStore, FileParts, checksum, chunks
 from xhip.dialects.hip.attributes import CONSTANTS_FILE_ATTR, CONSTANTS_SHA256_ATTR, CONSTANTS_SIZE_ATTR
+from xhip.importer import import_model
+from xhip.onnx_wire import mapped_file, release_mapped_pages
+from xhip.printing import print_ir
 from xhip.tools.opt import main
 
 REPO = Path(__file__).resolve().parents[1]
 ATTENTION = REPO / "examples" / "attention.onnx"
+GPT2 = REPO / "examples" / "gpt2_2layer.onnx"
 SHA256 = re.compile(r'hip.constants_sha256 = "([0-9a-f]{64})"')
 
 
@@ -55,10 +62,35 @@ def test_a_dump_after_externalizing_records_the_checksum_of_the_written_file(cap
     assert dumped == written == SHA256.search(output.read_text())[1]
 
 
-def test_chunks_keep_large_parts_and_join_small_ones_in_order():
-    large = b"x" * CHUNK_BYTES
+def test_chunks_view_large_parts_and_join_small_ones_in_order():
+    large = b"x" * (SLICE_BYTES + CHUNK_BYTES)
     parts = [b"a", bytes(63), large, b"b" * 10, bytes(54), b"c"]
     pieces = list(chunks(FileParts(parts)))
     assert b"".join(pieces) == b"".join(parts)
-    assert any(piece is large for piece in pieces)  # never copied
-    assert len(pieces) == 3
+    small_joined, first_slice, second_slice, tail = pieces
+    assert first_slice.obj is large and second_slice.obj is large  # views, never copies
+    assert (len(first_slice), len(second_slice)) == (SLICE_BYTES, CHUNK_BYTES)
+    assert bytes(small_joined) == b"a" + bytes(63) and bytes(tail) == b"b" * 10 + bytes(54) + b"c"
+
+
+def test_released_pages_of_a_mapped_file_read_the_same(tmp_path):
+    """Dropping a mapped view's pages from the resident set changes nothing a reader sees."""
+    path = tmp_path / "weights.bin"
+    data = bytes(range(256)) * (3 * mmap.PAGESIZE // 256 + 7)
+    path.write_bytes(data)
+    whole = mapped_file(str(path))
+    view = whole[100 : len(data) - 100]
+    assert bytes(view) == data[100:-100]
+    release_mapped_pages(view)
+    assert bytes(view) == data[100:-100] and bytes(whole) == data
+    copied = bytearray(data)
+    release_mapped_pages(memoryview(copied))  # not a mapping: left alone
+    assert copied == data
+
+
+def test_mapped_weights_import_as_views_of_the_same_bytes():
+    """xhip-opt's import maps the model file: the same IR, its large weights views instead of copies."""
+    copied, mapped = import_model(GPT2), import_model(GPT2, map_weights=True)
+    assert print_ir(mapped) == print_ir(copied)
+    views = [op.value.data.data for op in mapped.walk() if op.name == "onnx.Constant"]
+    assert any(isinstance(view, memoryview) and isinstance(view.obj, mmap.mmap) for view in views)

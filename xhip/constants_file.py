@@ -43,6 +43,7 @@ from pathlib import Path
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 
 from xhip.diagnostics import XhipError
+from xhip.onnx_wire import release_mapped_pages
 from xhip.dialects.hip.attributes import CONSTANTS_FILE_ATTR, CONSTANTS_SHA256_ATTR, CONSTANTS_SIZE_ATTR
 
 CONSTANTS_SUFFIX = ".constants.bin"
@@ -52,6 +53,9 @@ CHUNK_BYTES = 1 << 22
 """Small parts (biases, padding) are hashed and written joined into chunks of about this size:
 each call on a part hands the GIL over twice, which costs up to a switch interval while
 another thread runs Python."""
+SLICE_BYTES = 1 << 25
+"""Large parts are hashed and written in views of at most this size (not copied), so that a
+mapped weight leaves the resident set as it goes (GPT-2's embedding is one 154 MB part)."""
 
 
 class FileParts:
@@ -84,8 +88,12 @@ class FileParts:
 ConstantsBytes = bytes | FileParts
 
 
-def chunks(data: ConstantsBytes) -> Iterator[bytes]:
-    """`data` in order, as its large parts (never copied) and its small parts joined up to CHUNK_BYTES."""
+def chunks(data: ConstantsBytes) -> Iterator[bytes | memoryview]:
+    """`data` in order: its large parts as views of up to SLICE_BYTES (never copied), its small
+    parts joined up to CHUNK_BYTES.
+
+    A large part that views a mapped model file (xhip-opt's weights) leaves the resident set
+    once the caller asks for the next chunk: hashing and writing read each weight once."""
     small: list[bytes] = []
     size = 0
     for part in data.parts if isinstance(data, FileParts) else (data,):
@@ -98,7 +106,11 @@ def chunks(data: ConstantsBytes) -> Iterator[bytes]:
             yield b"".join(small)
             small, size = [], 0
         if len(part) >= CHUNK_BYTES:
-            yield part
+            whole = memoryview(part)
+            for start in range(0, len(part), SLICE_BYTES):
+                piece = whole[start : start + SLICE_BYTES]
+                yield piece
+                release_mapped_pages(piece)
     if small:
         yield b"".join(small)
 

@@ -156,7 +156,7 @@ def _load_modules(args: argparse.Namespace, timings: Timings):
 
         check_not_directory(args.input)
         with timings.measure("import"):
-            module = import_model(args.input)
+            module = import_model(args.input, map_weights=True)  # the process ends with the compile
         yield ctx, module
         return
     name = "<stdin>" if args.input == "-" else args.input
