@@ -123,14 +123,15 @@ def checksum(data: ConstantsBytes) -> str:
 
 
 class BackgroundChecksum:
-    """The checksum of `data`, computed on a thread of its own from the moment this is made."""
+    """The checksum of `data`, computed on a thread of its own from the moment this is made
+    (or already known: `digest`)."""
 
-    def __init__(self, data: ConstantsBytes):
-        self._digest: str | None = None
-        self._thread: threading.Thread | None = threading.Thread(
-            target=self._run, args=(data,), name="xhip-constants-sha256"
-        )
-        self._thread.start()
+    def __init__(self, data: ConstantsBytes, digest: str | None = None):
+        self._digest = digest
+        self._thread: threading.Thread | None = None
+        if digest is None:
+            self._thread = threading.Thread(target=self._run, args=(data,), name="xhip-constants-sha256")
+            self._thread.start()
 
     def _run(self, data: ConstantsBytes) -> None:
         self._digest = checksum(data)
@@ -181,8 +182,9 @@ class ConstantsStore:
 
         `into` (a directory, relative to the current one) overrides "beside the IR".
         """
-        if self.content_named:
-            base = f"{self.stem}.{checksum(data)[:CONTENT_NAME_DIGITS]}"
+        digest = checksum(data) if self.content_named else None  # a content name needs it now
+        if digest is not None:
+            base = f"{self.stem}.{digest[:CONTENT_NAME_DIGITS]}"
         else:
             base = self.stem if not self.files else f"{self.stem}.{len(self.files) + 1}"
         name = base + CONSTANTS_SUFFIX
@@ -190,7 +192,7 @@ class ConstantsStore:
             target = Path(into) / name
             name = str(target) if target.is_absolute() else os.path.relpath(target, self.directory)
         self.files[name] = data
-        self._checksums[name] = BackgroundChecksum(data)
+        self._checksums[name] = BackgroundChecksum(data, digest)
         if self.on_add is not None:
             self.on_add(self.directory / name, data)
         return name

@@ -41,7 +41,9 @@ to the IR file), its size and SHA-256, so `xhip-run OUT.mlir` runs it as is and
 refuses a file that is not the one compiled with it. Printing to stdout (or to
 -o /dev/null or a FIFO) writes <input stem>.<sha256 prefix>.constants.bin in the
 current directory (or the pass's externalize-output-dir): named by content, so
-two models never share one. Nothing is written unless the whole command succeeds.
+two models never share one. Nothing is written unless the whole command succeeds:
+the constants file is written into a temp file beside its path while the later
+passes run, and renamed into place with the IR at the end.
 """
 
 CHUNK_SEPARATOR = "// -----"
@@ -91,7 +93,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--timing", action="store_true",
         help="print where the wall time went to stderr: start-up, loading the pipeline, import (or parse), each pass "
-        "in order, verification, printing and writing the output, 'other' (what no row measured); the rows add up "
+        "in order, verification, waiting for the constants file's checksum (computed on a thread while the later "
+        "passes run), printing and writing the output, 'other' (what no row measured); the rows add up "
         "to the total, the wall time of the whole command",
     )
     ap.add_argument("--verify-each", action="store_true", help=VERIFY_EACH_HELP)
