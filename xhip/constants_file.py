@@ -22,8 +22,8 @@ fastest stdlib hash (measured on a loaded 2-core dev machine: 400 MB/s, blake2b
 255 MB/s): the file is hashed once per Executable, 0.1 ms for the attention
 example's 48 KiB, about 1 s for GPT-2's 500 MB, small beside compiling it.
 
-At compile time the file is hashed on a thread of its own (hashlib releases
-the GIL): `ConstantsStore.record` names the file in the module at once and
+At compile time the file is hashed on a background thread (hashlib releases
+the GIL; `xhip.background`): `ConstantsStore.record` names the file in the module at once and
 its checksum when `settle` is called, which the tools do before anyone reads
 the IR (printing it, yielding a stage), so the passes in between run
 meanwhile on the other core (GPT-2 124M: 0.25 s of hashing off the main thread).
@@ -35,13 +35,14 @@ import bisect
 import hashlib
 import itertools
 import os
-import threading
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 
+from xhip import background
 from xhip.diagnostics import XhipError
 from xhip.onnx_wire import release_mapped_pages
 from xhip.dialects.hip.attributes import CONSTANTS_FILE_ATTR, CONSTANTS_SHA256_ATTR, CONSTANTS_SIZE_ATTR
@@ -123,28 +124,22 @@ def checksum(data: ConstantsBytes) -> str:
 
 
 class BackgroundChecksum:
-    """The checksum of `data`, computed on a thread of its own from the moment this is made
-    (or already known: `digest`)."""
+    """The checksum of `data`, computed on a background thread (`xhip.background`) from the
+    moment this is made, or already known (`digest`)."""
 
     def __init__(self, data: ConstantsBytes, digest: str | None = None):
         self._digest = digest
-        self._thread: threading.Thread | None = None
-        if digest is None:
-            self._thread = threading.Thread(target=self._run, args=(data,), name="xhip-constants-sha256")
-            self._thread.start()
-
-    def _run(self, data: ConstantsBytes) -> None:
-        self._digest = checksum(data)
+        self._job: Future[str] | None = None if digest is not None else background.submit(checksum, data)
 
     def result(self) -> str:
-        if self._thread is not None:
-            self._thread.join()
-        assert self._digest is not None, "hashing bytes in memory does not fail"
+        if self._job is not None:
+            self._digest, self._job = self._job.result(), None
+        assert self._digest is not None
         return self._digest
 
     def __getstate__(self) -> dict[str, object]:
         """A store crosses processes (xhip-compare's workers) as its finished checksums."""
-        return {"_digest": self.result(), "_thread": None}
+        return {"_digest": self.result(), "_job": None}
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ What is at an output path decides how it is written, as with any Unix tool:
 `OutputFiles.add` checks a path at once (so an unwritable `--report` fails before
 a long run) and keeps the bytes; `commit` writes everything, in the order added,
 after every temp file is complete; on failure it leaves no temp file behind.
-With `early`, the temp file is written at once on a thread of its own (file
-writes release the GIL: xhip-opt writes GPT-2's 500 MB of constants while the
-later passes run); `commit` waits for it, and `discard` (a command that
-failed) waits and removes it.
+With `early`, the temp file is written from now on, by a background thread
+(`xhip.background`; file writes release the GIL: xhip-opt writes GPT-2's 500 MB
+of constants while the later passes run); `commit` waits for it, and `discard`
+(a command that failed) waits and removes it.
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from xhip import background
 from xhip.constants_file import FileParts, chunks
 from xhip.diagnostics import XhipError
 
@@ -73,8 +74,8 @@ class _Staged:
     data: bytes | FileParts
     what: str
     temp: str | None = None
-    writer: threading.Thread | None = None
-    """The thread writing the temp file early, until `_wait` joins it."""
+    writer: Future[None] | None = None
+    """The background job writing the temp file early, until `wait` has seen it end."""
     error: XhipError | None = None
 
     def write_temp(self) -> None:
@@ -86,7 +87,7 @@ class _Staged:
     def wait(self) -> None:
         """The temp file complete (written now, unless a thread did it already); raise its error."""
         if self.writer is not None:
-            self.writer.join()
+            self.writer.result()
             self.writer = None
         elif self.temp is None and self.error is None and not writes_through(self.path):
             self.write_temp()
@@ -108,8 +109,7 @@ class OutputFiles:
         check_writable(target, what)
         entry = _Staged(target, data.encode() if isinstance(data, str) else data, what)
         if early and not writes_through(target):
-            entry.writer = threading.Thread(target=entry.write_temp, name="xhip-output-file")
-            entry.writer.start()
+            entry.writer = background.submit(entry.write_temp)
         self.staged.append(entry)
 
     def commit(self) -> None:
@@ -126,7 +126,7 @@ class OutputFiles:
         """Write nothing more: wait for early writes and remove every temp file not yet in place."""
         for entry in self.staged:
             if entry.writer is not None:
-                entry.writer.join()
+                entry.writer.result()
             if entry.temp is not None:
                 Path(entry.temp).unlink(missing_ok=True)
         self.staged.clear()
