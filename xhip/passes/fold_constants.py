@@ -26,7 +26,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from onnx.reference import ReferenceEvaluator
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import DYNAMIC_INDEX, BytesAttr, DenseIntOrFPElementsAttr, StringAttr, TensorType
@@ -71,6 +70,10 @@ def _foldable(op: Operation) -> bool:
 
 def _evaluate(op: Operation) -> list[np.ndarray]:
     """The results of `op` on its constant operands, from ONNX's reference evaluator."""
+    # Imported here: building its operator table costs 12 ms of every xhip-opt start-up,
+    # and a model with nothing to fold (GPT-2) never needs it.
+    from onnx.reference import ReferenceEvaluator
+
     feeds = {f"in{i}": dense_array(_constant_value(v)) for i, v in enumerate(op.operands) if not _is_absent(v)}
     try:
         values = ReferenceEvaluator(node_model(op)).run(None, feeds)
