@@ -156,7 +156,8 @@ def print_table(results: dict[int, dict[str, float]]) -> None:
     if smallest != largest:
         wall, cpu = (results[largest][key] / results[smallest][key] for key in ("wall", "cpu"))
         print(f"\n{largest} layers / {smallest} layers: wall {wall:.2f}x, cpu {cpu:.2f}x")
-    print("seconds; startup = interpreter, imports and loading the pipeline; output = print and write;")
+    print("seconds; startup = interpreter, imports and loading the pipeline; output = print, write and the")
+    print("wait for the constants checksum (hashed while the passes run); cpu = user + system, all threads;")
     print(f"load average during the runs: {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
 
 
