@@ -14,11 +14,15 @@ import mmap
 import re
 from pathlib import Path
 
+import numpy as np
+import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects.builtin import ModuleOp
 
 from xhip.api import compile_stages
 from xhip.constants_file import CHUNK_BYTES, SLICE_BYTES, ConstantsStore, FileParts, checksum, chunks
+from xhip.diagnostics import XhipError
 from xhip.dialects.hip.attributes import CONSTANTS_FILE_ATTR, CONSTANTS_SHA256_ATTR, CONSTANTS_SIZE_ATTR
 from xhip.importer import import_model
 from xhip.onnx_wire import mapped_file, release_mapped_pages
@@ -94,3 +98,29 @@ def test_mapped_weights_import_as_views_of_the_same_bytes():
     assert print_ir(mapped) == print_ir(copied)
     views = [op.value.data.data for op in mapped.walk() if op.name == "onnx.Constant"]
     assert any(isinstance(view, memoryview) and isinstance(view.obj, mmap.mmap) for view in views)
+
+
+def _external_data_model(folder: Path) -> Path:
+    """A MatMul by a 64 x 64 weight kept in `weights.bin` beside the model."""
+    weight = numpy_helper.from_array(np.arange(64 * 64, dtype=np.float32).reshape(64, 64), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 64])], [weight],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=10)
+    path = folder / "model.onnx"
+    onnx.save(model, path, save_as_external_data=True, location="weights.bin", size_threshold=0)
+    return path
+
+
+@pytest.mark.parametrize("map_weights", [False, True])
+def test_external_data_imports_alike_mapped_or_read(tmp_path, map_weights):
+    path = _external_data_model(tmp_path)
+    reference = print_ir(import_model(onnx.load(path)))
+    assert print_ir(import_model(path, map_weights=map_weights)) == reference
+    with open(tmp_path / "weights.bin", "r+b") as handle:
+        handle.truncate(1000)
+    with pytest.raises(XhipError) as info:
+        import_model(path, map_weights=map_weights)
+    assert "external data 'weights.bin' has 1000 bytes; the tensor needs bytes 0 to 16384" in str(info.value)
