@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import mmap
+import os
 import re
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects.builtin import ModuleOp
 
+from xhip import background
 from xhip.api import compile_stages
 from xhip.constants_file import CHUNK_BYTES, SLICE_BYTES, ConstantsStore, FileParts, checksum, chunks
 from xhip.diagnostics import XhipError
@@ -124,3 +126,18 @@ def test_external_data_imports_alike_mapped_or_read(tmp_path, map_weights):
     with pytest.raises(XhipError) as info:
         import_model(path, map_weights=map_weights)
     assert "external data 'weights.bin' has 1000 bytes; the tensor needs bytes 0 to 16384" in str(info.value)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
+def test_a_forked_child_hashes_on_threads_of_its_own():
+    """The parent's background threads do not exist in a forked child: its jobs must still run."""
+    assert background.submit(sum, [1, 2]).result() == 3  # the parent's workers exist now
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through its exit code, and never returns
+        code = 1
+        try:
+            code = 0 if background.submit(sum, [3, 4]).result(timeout=60) == 7 else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

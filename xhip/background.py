@@ -11,6 +11,7 @@ the passes.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
@@ -21,6 +22,15 @@ _workers: ThreadPoolExecutor | None = None
 
 
 WORKERS = 2
+
+
+def _forget_parents_workers() -> None:
+    """A forked child (xhip-compare's process pool) has none of its parent's threads: it starts its own."""
+    global _workers
+    _workers = None
+
+
+os.register_at_fork(after_in_child=_forget_parents_workers)
 
 
 def submit(job: Callable[..., T], *args: object) -> Future[T]:
