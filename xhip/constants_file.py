@@ -23,10 +23,11 @@ fastest stdlib hash (measured on a loaded 2-core dev machine: 400 MB/s, blake2b
 example's 48 KiB, about 1 s for GPT-2's 500 MB, small beside compiling it.
 
 At compile time the file is hashed on a background thread (hashlib releases
-the GIL; `xhip.background`): `ConstantsStore.record` names the file in the module at once and
-its checksum when `settle` is called, which the tools do before anyone reads
-the IR (printing it, yielding a stage), so the passes in between run
-meanwhile on the other core (GPT-2 124M: 0.25 s of hashing off the main thread).
+the GIL; `xhip.background`): `ConstantsStore.record` names the file in the
+module at once and its checksum when `settle` is called, which the pass runner
+does before anyone sees the IR (a dump, the end of a run), so the passes in
+between run meanwhile on the other core (GPT-2 124M: 0.25 s of hashing off the
+main thread).
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 
 from xhip import background
 from xhip.diagnostics import XhipError
-from xhip.onnx_wire import release_mapped_pages
 from xhip.dialects.hip.attributes import CONSTANTS_FILE_ATTR, CONSTANTS_SHA256_ATTR, CONSTANTS_SIZE_ATTR
+from xhip.onnx_wire import release_mapped_pages
 
 CONSTANTS_SUFFIX = ".constants.bin"
 CONTENT_NAME_DIGITS = 16
@@ -203,10 +204,6 @@ class ConstantsStore:
         for module, name in self._unsettled:
             module.attributes[CONSTANTS_SHA256_ATTR] = StringAttr(self._checksums[name].result())
         self._unsettled.clear()
-
-    def paths(self) -> dict[Path, ConstantsBytes]:
-        """Where each file this compile made belongs, relative to the current directory."""
-        return {self.directory / name: data for name, data in self.files.items()}
 
     def data_of(self, module: ModuleOp) -> ConstantsData | None:
         """The constants file `module` names, checked against what it records; None if it names none."""

@@ -145,7 +145,7 @@ def release_mapped_pages(view: bytes | memoryview) -> None:
 
     Only a file's read-only shared mapping: the page cache keeps the bytes and a later touch
     maps them again, so no reader ever sees a difference. Hashing and writing GPT-2 124M's
-    weights touch all 500 MB of them; released chunk by chunk they leave peak RSS at ~0.2x
+    weights touch all 500 MB of them; released 32 MB at a time they leave peak RSS at 0.34x
     the file instead of 1.17x.
     """
     if not isinstance(view, memoryview) or not isinstance(view.obj, mmap.mmap) or not len(view):
