@@ -7,6 +7,7 @@ writes nothing, neither the IR nor its constants file nor a temp file.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import subprocess
@@ -17,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from test_opt_cli import run_opt as opt
+from xhip.constants_file import FileParts
+from xhip.output_files import OutputFiles
 
 REPO = Path(__file__).resolve().parents[1]
 ATTENTION = REPO / "examples" / "attention.onnx"
@@ -145,3 +148,24 @@ def test_a_failing_constants_write_leaves_the_old_files_and_no_temp_file(tmp_pat
     assert done.stderr.strip() == f"{constants}: error: cannot write constants file: File too large"
     assert sorted(os.listdir(tmp_path)) == ["out.constants.bin", "out.mlir"]
     assert output.read_text() == "old ir\n" and constants.read_bytes() == b"old constants"
+
+
+def test_an_early_hashed_write_gives_the_checksum_of_what_it_wrote(tmp_path):
+    """One pass over the bytes: the temp file is written and hashed together; a FIFO-like
+    write-through path is hashed on its own. Nothing is in place before commit."""
+    data = FileParts([b"w" * 100, bytes(28), b"v" * 5])
+    target = tmp_path / "out.constants.bin"
+    files = OutputFiles()
+    job = files.add(target, data, "constants file", early=True, hashed=True)
+    assert job is not None and job.result() == hashlib.sha256(bytes(data)).hexdigest()
+    assert not target.exists()
+    files.commit()
+    assert target.read_bytes() == bytes(data)
+    assert os.listdir(tmp_path) == ["out.constants.bin"]
+
+
+def test_a_discarded_early_write_leaves_no_temp_file(tmp_path):
+    files = OutputFiles()
+    files.add(tmp_path / "out.constants.bin", b"x" * 1000, "constants file", early=True, hashed=True)
+    files.discard()
+    assert os.listdir(tmp_path) == []

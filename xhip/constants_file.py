@@ -125,17 +125,20 @@ def checksum(data: ConstantsBytes) -> str:
 
 
 class BackgroundChecksum:
-    """The checksum of `data`, computed on a background thread (`xhip.background`) from the
-    moment this is made, or already known (`digest`)."""
+    """The checksum of `data`: already known (`digest`), computed by a job already under way
+    (`job`: xhip-opt's early write hashes what it writes), or on a background thread
+    (`xhip.background`) from the moment this is made."""
 
-    def __init__(self, data: ConstantsBytes, digest: str | None = None):
+    def __init__(self, data: ConstantsBytes, digest: str | None = None, job: Future[str | None] | None = None):
         self._digest = digest
-        self._job: Future[str] | None = None if digest is not None else background.submit(checksum, data)
+        if digest is None and job is None:
+            job = background.submit(checksum, data)
+        self._job = job if digest is None else None
 
     def result(self) -> str:
         if self._job is not None:
             self._digest, self._job = self._job.result(), None
-        assert self._digest is not None
+        assert self._digest is not None, "a job that hashes returns the digest"
         return self._digest
 
     def __getstate__(self) -> dict[str, object]:
@@ -168,8 +171,9 @@ class ConstantsStore:
     directory: Path = Path(".")
     content_named: bool = False
     files: dict[str, ConstantsBytes] = field(default_factory=dict)
-    on_add: Callable[[Path, ConstantsBytes], None] | None = None
-    """Called with each new file's path and bytes (xhip-opt starts writing it then)."""
+    on_add: Callable[[Path, ConstantsBytes], Future[str | None] | None] | None = None
+    """Called with each new file's path and bytes (xhip-opt starts writing it then); a future it
+    returns is the file's checksum, computed as the bytes are written."""
     _checksums: dict[str, BackgroundChecksum] = field(default_factory=dict, repr=False)
     _unsettled: list[tuple[ModuleOp, str]] = field(default_factory=list, repr=False)
 
@@ -188,9 +192,8 @@ class ConstantsStore:
             target = Path(into) / name
             name = str(target) if target.is_absolute() else os.path.relpath(target, self.directory)
         self.files[name] = data
-        self._checksums[name] = BackgroundChecksum(data, digest)
-        if self.on_add is not None:
-            self.on_add(self.directory / name, data)
+        job = self.on_add(self.directory / name, data) if self.on_add is not None else None
+        self._checksums[name] = BackgroundChecksum(data, digest, job)
         return name
 
     def record(self, module: ModuleOp, name: str) -> None:

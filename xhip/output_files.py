@@ -20,6 +20,7 @@ of constants while the later passes run); `commit` waits for it, and `discard`
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import tempfile
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from xhip import background
-from xhip.constants_file import FileParts, chunks
+from xhip.constants_file import FileParts, checksum, chunks
 from xhip.diagnostics import XhipError
 
 NEW_FILE_MODE = 0o666
@@ -74,15 +75,20 @@ class _Staged:
     data: bytes | FileParts
     what: str
     temp: str | None = None
-    writer: Future[None] | None = None
+    writer: Future[str | None] | None = None
     """The background job writing the temp file early, until `wait` has seen it end."""
     error: XhipError | None = None
+    digest: hashlib._Hash | None = None
+    """Hashes the bytes as they are written (`add(..., hashed=True)`)."""
 
-    def write_temp(self) -> None:
+    def write_temp(self) -> str | None:
+        """Write the temp file; the SHA-256 of the bytes if `digest` hashes them."""
         try:
             self.temp = _write_temp(self)
         except XhipError as err:
-            self.error = err
+            self.error = err  # `wait` raises it; the checksum is still asked for before that
+            return checksum(self.data) if self.digest is not None else None
+        return self.digest.hexdigest() if self.digest is not None else None
 
     def wait(self) -> None:
         """The temp file complete (written now, unless a thread did it already); raise its error."""
@@ -102,15 +108,27 @@ class OutputFiles:
     staged: list[_Staged] = field(default_factory=list)
 
     def add(
-        self, path: str | os.PathLike[str], data: bytes | str | FileParts, what: str = "output", early: bool = False
-    ) -> None:
-        """Check `path` now and write `data` there at `commit`; `early` writes its temp file from now on."""
+        self,
+        path: str | os.PathLike[str],
+        data: bytes | str | FileParts,
+        what: str = "output",
+        early: bool = False,
+        hashed: bool = False,
+    ) -> Future[str | None] | None:
+        """Check `path` now and write `data` there at `commit`.
+
+        `early`: write its temp file from now on, on a background thread. `hashed`: also the
+        SHA-256 of `data`, returned as a future; an early write computes it in the same pass
+        over the bytes (each is read once: GPT-2's 500 MB of constants)."""
         target = Path(path)
         check_writable(target, what)
         entry = _Staged(target, data.encode() if isinstance(data, str) else data, what)
-        if early and not writes_through(target):
-            entry.writer = background.submit(entry.write_temp)
         self.staged.append(entry)
+        if early and not writes_through(target):
+            entry.digest = hashlib.sha256() if hashed else None
+            entry.writer = background.submit(entry.write_temp)
+            return entry.writer if hashed else None
+        return background.submit(checksum, entry.data) if hashed else None
 
     def commit(self) -> None:
         """Write every file: temp files first, then renames (and write-throughs) in order."""
@@ -146,15 +164,18 @@ def _write_temp(entry: _Staged) -> str:
     try:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), mode)
-            _write(handle, entry.data)
+            _write(handle, entry.data, entry.digest)
     except OSError as err:
         Path(temp).unlink(missing_ok=True)
         raise XhipError(f"cannot write {entry.what}: {err.strerror}", str(entry.path)) from None
     return temp
 
 
-def _write(handle: BinaryIO, data: bytes | FileParts) -> None:
-    handle.writelines(chunks(data))
+def _write(handle: BinaryIO, data: bytes | FileParts, digest: hashlib._Hash | None = None) -> None:
+    for chunk in chunks(data):
+        if digest is not None:
+            digest.update(chunk)
+        handle.write(chunk)
 
 
 def _put_in_place(entry: _Staged) -> None:

@@ -13,6 +13,7 @@ import argparse
 import gc
 import sys
 from collections.abc import Sequence
+from concurrent.futures import Future
 from functools import partial
 from pathlib import Path
 
@@ -180,10 +181,13 @@ def _constants_store(args: argparse.Namespace, files: OutputFiles) -> ConstantsS
     Each file is written (into its temp file) from the moment a pass adds it, while the
     later passes run; it takes its place with the IR, at the end, if everything succeeded."""
 
-    def write_early(path: Path, data: ConstantsBytes) -> None:
-        files.add(path, data, "constants file", early=True)
+    content_named = args.output is None or writes_through(Path(args.output))
 
-    if args.output is not None and not writes_through(Path(args.output)):
+    def write_early(path: Path, data: ConstantsBytes) -> Future[str | None] | None:
+        # Hashed as it is written, unless its name needed the checksum already.
+        return files.add(path, data, "constants file", early=True, hashed=not content_named)
+
+    if not content_named:
         output = Path(args.output)
         return ConstantsStore(stem=output.stem, directory=output.parent, on_add=write_early)
     stem = "model" if args.input == "-" else Path(args.input).stem
