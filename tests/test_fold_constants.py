@@ -1,10 +1,13 @@
-"""onnx-fold-constants on a real export: GPT-2's tied lm_head no longer transposes wte per call.
+"""GPT-2's tied lm_head on a real export: wte is never transposed, at run time or at compile time.
 
 examples/gpt2_2layer.onnx ties the lm_head to the token embedding: its logits
-are `MatMul(h, Transpose(wte))`. Without folding, that Transpose of a weight
-runs on every call, as one launch into a pool buffer the size of the weight
-(64 x 256 f32). Measured on the reference backend at input_ids 1x1:
-91 launches and 65792 pool bytes without the pass, 90 and 8704 with it.
+are `MatMul(h, Transpose(wte))`. Left an op, that Transpose of a weight ran on
+every call, as one launch into a pool buffer the size of the weight (64 x 256
+f32; measured on the reference backend at input_ids 1x1: 91 launches and 65792
+pool bytes). onnx-fold-constants then folded it into a transposed copy of wte
+(90 launches, 8704 pool bytes, but the weight twice in the constants file).
+Now hip.matmul reads wte itself with trans_b, with or without the pass: no
+launch, no pool buffer and no copy.
 """
 
 from __future__ import annotations
@@ -12,11 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
+from onnx import numpy_helper
 
 import xhip
 from xhip.runtime.executable import Executable
 from xhip.dialects import hip
+from xhip.dialects.hip.attributes import CONSTANTS_SIZE_ATTR
 
 REPO = Path(__file__).resolve().parents[1]
 GPT2 = REPO / "examples" / "gpt2_2layer.onnx"
@@ -50,14 +56,18 @@ def run_once(pipeline: Path) -> Executable:
 
 
 def test_gpt2_transposes_no_weight_at_run_time(unfolded_pipeline):
-    assert len(weight_transposes(run_once(unfolded_pipeline))) == 1
+    assert weight_transposes(run_once(unfolded_pipeline)) == []
     assert weight_transposes(run_once(DEFAULT)) == []
 
 
-def test_gpt2_folding_saves_a_launch_and_the_weight_sized_pool_buffer(unfolded_pipeline):
-    before, after = run_once(unfolded_pipeline).report, run_once(DEFAULT).report
-    assert after.kernel_launches == before.kernel_launches - 1
-    # At 1x1 the transposed weight (64 x 256 f32) is the largest buffer: the
-    # pool held it before and now holds nothing that large.
+def test_gpt2_lm_head_needs_no_launch_no_pool_buffer_and_no_copy_of_wte(unfolded_pipeline):
+    unfolded, folded = run_once(unfolded_pipeline), run_once(DEFAULT)
+    assert folded.report.kernel_launches == unfolded.report.kernel_launches
+    # At 1x1 a transposed weight (64 x 256 f32) would be the largest buffer.
     weight_bytes = 64 * 256 * 4
-    assert before.pool_bytes >= weight_bytes > after.pool_bytes
+    assert folded.report.pool_bytes < weight_bytes
+    # The constants file holds the model's weights once: a folded copy of wte would add 64 KiB.
+    (lm_head,) = [op for op in folded.module.walk() if isinstance(op, hip.MatmulOp) and op.trans_b.value.data]
+    assert isinstance(lm_head.inputs[1].owner, hip.GetConstantOp)
+    model_weights = sum(numpy_helper.to_array(t).nbytes for t in onnx.load(GPT2).graph.initializer)
+    assert folded.module.attributes[CONSTANTS_SIZE_ATTR].value.data < model_weights + weight_bytes

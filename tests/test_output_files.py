@@ -7,14 +7,19 @@ writes nothing, neither the IR nor its constants file nor a temp file.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 from test_opt_cli import run_opt as opt
+from xhip.constants_file import FileParts
+from xhip.output_files import OutputFiles
 
 REPO = Path(__file__).resolve().parents[1]
 ATTENTION = REPO / "examples" / "attention.onnx"
@@ -118,3 +123,49 @@ def test_a_pass_failing_after_externalizing_writes_neither_ir_nor_constants(caps
     code, _, err = opt(capsys, str(ATTENTION), "-p", twice, "-o", str(tmp_path / "out.mlir"))
     assert code == 1 and "module already has hip.constants_file" in err
     assert sorted(os.listdir(tmp_path)) == ["work"] and os.listdir(workdir) == []
+
+
+FILE_SIZE_LIMITED = """\
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+from xhip.tools.opt import main
+main(sys.argv[1:])
+"""
+
+
+def test_a_failing_constants_write_leaves_the_old_files_and_no_temp_file(tmp_path):
+    """The constants file is written while the later passes run; when that write fails (here: past
+    the process's file-size limit), the command fails at the end, naming the file, and writes nothing."""
+    output, constants = tmp_path / "out.mlir", tmp_path / "out.constants.bin"
+    output.write_text("old ir\n")
+    constants.write_bytes(b"old constants")
+    done = subprocess.run(
+        [sys.executable, "-c", FILE_SIZE_LIMITED, str(ATTENTION), "--pipeline", "default", "-o", str(output)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"{constants}: error: cannot write constants file: File too large"
+    assert sorted(os.listdir(tmp_path)) == ["out.constants.bin", "out.mlir"]
+    assert output.read_text() == "old ir\n" and constants.read_bytes() == b"old constants"
+
+
+def test_an_early_hashed_write_gives_the_checksum_of_what_it_wrote(tmp_path):
+    """One pass over the bytes: the temp file is written and hashed together; a FIFO-like
+    write-through path is hashed on its own. Nothing is in place before commit."""
+    data = FileParts([b"w" * 100, bytes(28), b"v" * 5])
+    target = tmp_path / "out.constants.bin"
+    files = OutputFiles()
+    job = files.add(target, data, "constants file", early=True, hashed=True)
+    assert job is not None and job.result() == hashlib.sha256(bytes(data)).hexdigest()
+    assert not target.exists()
+    files.commit()
+    assert target.read_bytes() == bytes(data)
+    assert os.listdir(tmp_path) == ["out.constants.bin"]
+
+
+def test_a_discarded_early_write_leaves_no_temp_file(tmp_path):
+    files = OutputFiles()
+    files.add(tmp_path / "out.constants.bin", b"x" * 1000, "constants file", early=True, hashed=True)
+    files.discard()
+    assert os.listdir(tmp_path) == []

@@ -12,7 +12,7 @@ import pytest
 
 from xhip.api import compile_stages, pipeline_passes
 from xhip.constants_file import FileParts, checksum
-from xhip.pass_runner import VERIFY_CHANGED_ROW, VERIFY_END_ROW
+from xhip.pass_runner import CHECKSUM_WAIT_ROW, VERIFY_CHANGED_ROW, VERIFY_END_ROW
 from xhip.timing import STARTUP_ROW, Timings
 from xhip.tools.opt import main
 
@@ -53,7 +53,7 @@ def test_onnx_rows_are_import_each_pass_verification_output_and_other(capsys, tm
     passes = [p.name for p in pipeline_passes(None)]
     assert names == [
         "load pipeline", "import", passes[0], VERIFY_CHANGED_ROW, *passes[1:],
-        VERIFY_END_ROW, "print", "write output", "other", "total (wall)",
+        CHECKSUM_WAIT_ROW, VERIFY_END_ROW, "print", "write output", "other", "total (wall)",
     ]
     assert names.count("cse") == passes.count("cse") == 2  # a repeated pass is a row each time
     assert _adds_up(rows)

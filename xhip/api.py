@@ -27,7 +27,7 @@ from xdsl.passes import ModulePass
 
 from xhip.constants_file import ConstantsStore
 from xhip.context import make_context
-from xhip.diagnostics import XhipError, did_you_mean
+from xhip.diagnostics import XhipError, check_not_directory, did_you_mean
 from xhip.pass_runner import PassRunner
 from xhip.passes.externalize_constants import storing_constants_into
 from xhip.pipeline import Pipeline, instantiate, load_pipeline
@@ -38,12 +38,6 @@ DEFAULT_PIPELINE = default_pipeline()
 
 ModelLike = str | os.PathLike[str] | onnx.ModelProto | ModuleOp
 PipelineLike = str | os.PathLike[str] | Pipeline | None
-
-
-def check_not_directory(path: str) -> None:
-    """A model path that is a folder is said to be one (not "no such file")."""
-    if os.path.isdir(path):
-        raise XhipError("cannot read input: is a directory, not an .onnx or .mlir file", path)
 
 
 def load_module(model: ModelLike) -> ModuleOp:

@@ -21,6 +21,13 @@ it everywhere, no accident makes two files agree, and with SHA-NI it is the
 fastest stdlib hash (measured on a loaded 2-core dev machine: 400 MB/s, blake2b
 255 MB/s): the file is hashed once per Executable, 0.1 ms for the attention
 example's 48 KiB, about 1 s for GPT-2's 500 MB, small beside compiling it.
+
+At compile time the file is hashed on a background thread (hashlib releases
+the GIL; `xhip.background`): `ConstantsStore.record` names the file in the
+module at once and its checksum when `settle` is called, which the pass runner
+does before anyone sees the IR (a dump, the end of a run), so the passes in
+between run meanwhile on the other core (GPT-2 124M: 0.25 s of hashing off the
+main thread).
 """
 
 from __future__ import annotations
@@ -29,18 +36,28 @@ import bisect
 import hashlib
 import itertools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 
+from xhip import background
 from xhip.diagnostics import XhipError
 from xhip.dialects.hip.attributes import CONSTANTS_FILE_ATTR, CONSTANTS_SHA256_ATTR, CONSTANTS_SIZE_ATTR
+from xhip.onnx_wire import release_mapped_pages
 
 CONSTANTS_SUFFIX = ".constants.bin"
 CONTENT_NAME_DIGITS = 16
 """Hex digits of the checksum in a content-named file (64 bits: no two models meet)."""
+CHUNK_BYTES = 1 << 22
+"""Small parts (biases, padding) are hashed and written joined into chunks of about this size:
+each call on a part hands the GIL over twice, which costs up to a switch interval while
+another thread runs Python."""
+SLICE_BYTES = 1 << 25
+"""Large parts are hashed and written in views of at most this size (not copied), so that a
+mapped weight leaves the resident set as it goes (GPT-2's embedding is one 154 MB part)."""
 
 
 class FileParts:
@@ -73,11 +90,60 @@ class FileParts:
 ConstantsBytes = bytes | FileParts
 
 
+def chunks(data: ConstantsBytes) -> Iterator[bytes | memoryview]:
+    """`data` in order: its large parts as views of up to SLICE_BYTES (never copied), its small
+    parts joined up to CHUNK_BYTES.
+
+    A large part that views a mapped model file (xhip-opt's weights) leaves the resident set
+    once the caller asks for the next chunk: hashing and writing read each weight once."""
+    small: list[bytes] = []
+    size = 0
+    for part in data.parts if isinstance(data, FileParts) else (data,):
+        if len(part) < CHUNK_BYTES:
+            small.append(part)
+            size += len(part)
+            if size < CHUNK_BYTES:
+                continue
+        if small:
+            yield b"".join(small)
+            small, size = [], 0
+        if len(part) >= CHUNK_BYTES:
+            whole = memoryview(part)
+            for start in range(0, len(part), SLICE_BYTES):
+                piece = whole[start : start + SLICE_BYTES]
+                yield piece
+                release_mapped_pages(piece)
+    if small:
+        yield b"".join(small)
+
+
 def checksum(data: ConstantsBytes) -> str:
     digest = hashlib.sha256()
-    for part in data.parts if isinstance(data, FileParts) else (data,):
-        digest.update(part)
+    for chunk in chunks(data):
+        digest.update(chunk)
     return digest.hexdigest()
+
+
+class BackgroundChecksum:
+    """The checksum of `data`: already known (`digest`), computed by a job already under way
+    (`job`: xhip-opt's early write hashes what it writes), or on a background thread
+    (`xhip.background`) from the moment this is made."""
+
+    def __init__(self, data: ConstantsBytes, digest: str | None = None, job: Future[str | None] | None = None):
+        self._digest = digest
+        if digest is None and job is None:
+            job = background.submit(checksum, data)
+        self._job = job if digest is None else None
+
+    def result(self) -> str:
+        if self._job is not None:
+            self._digest, self._job = self._job.result(), None
+        assert self._digest is not None, "a job that hashes returns the digest"
+        return self._digest
+
+    def __getstate__(self) -> dict[str, object]:
+        """A store crosses processes (xhip-compare's workers) as its finished checksums."""
+        return {"_digest": self.result(), "_job": None}
 
 
 @dataclass(frozen=True)
@@ -105,14 +171,20 @@ class ConstantsStore:
     directory: Path = Path(".")
     content_named: bool = False
     files: dict[str, ConstantsBytes] = field(default_factory=dict)
+    on_add: Callable[[Path, ConstantsBytes], Future[str | None] | None] | None = None
+    """Called with each new file's path and bytes (xhip-opt starts writing it then); a future it
+    returns is the file's checksum, computed as the bytes are written."""
+    _checksums: dict[str, BackgroundChecksum] = field(default_factory=dict, repr=False)
+    _unsettled: list[tuple[ModuleOp, str]] = field(default_factory=list, repr=False)
 
     def add(self, data: ConstantsBytes, into: str = "") -> str:
-        """Keep `data` as a new constants file; the name the IR records for it.
+        """Keep `data` as a new constants file and start hashing it; the name the IR records for it.
 
         `into` (a directory, relative to the current one) overrides "beside the IR".
         """
-        if self.content_named:
-            base = f"{self.stem}.{checksum(data)[:CONTENT_NAME_DIGITS]}"
+        digest = checksum(data) if self.content_named else None  # a content name needs it now
+        if digest is not None:
+            base = f"{self.stem}.{digest[:CONTENT_NAME_DIGITS]}"
         else:
             base = self.stem if not self.files else f"{self.stem}.{len(self.files) + 1}"
         name = base + CONSTANTS_SUFFIX
@@ -120,14 +192,25 @@ class ConstantsStore:
             target = Path(into) / name
             name = str(target) if target.is_absolute() else os.path.relpath(target, self.directory)
         self.files[name] = data
+        job = self.on_add(self.directory / name, data) if self.on_add is not None else None
+        self._checksums[name] = BackgroundChecksum(data, digest, job)
         return name
 
-    def paths(self) -> dict[Path, ConstantsBytes]:
-        """Where each file this compile made belongs, relative to the current directory."""
-        return {self.directory / name: data for name, data in self.files.items()}
+    def record(self, module: ModuleOp, name: str) -> None:
+        """Name the file `name` in `module` with its size now, and its checksum at the next `settle`."""
+        module.attributes[CONSTANTS_FILE_ATTR] = StringAttr(name)
+        module.attributes[CONSTANTS_SIZE_ATTR] = IntegerAttr(len(self.files[name]), i64)
+        self._unsettled.append((module, name))
+
+    def settle(self) -> None:
+        """Record in each module the checksum of the file it names (waiting for the hashing to end)."""
+        for module, name in self._unsettled:
+            module.attributes[CONSTANTS_SHA256_ATTR] = StringAttr(self._checksums[name].result())
+        self._unsettled.clear()
 
     def data_of(self, module: ModuleOp) -> ConstantsData | None:
         """The constants file `module` names, checked against what it records; None if it names none."""
+        self.settle()
         name = module.attributes.get(CONSTANTS_FILE_ATTR)
         if not isinstance(name, StringAttr):
             return None
@@ -140,13 +223,6 @@ class ConstantsStore:
             raise XhipError(f"cannot read constants file: {err.strerror}", str(path)) from None
         _check_recorded(module, data, str(path))
         return ConstantsData(data, str(path))
-
-
-def record_constants_file(module: ModuleOp, name: str, data: ConstantsBytes) -> None:
-    """Name the constants file in `module`, with the size and checksum that identify its bytes."""
-    module.attributes[CONSTANTS_FILE_ATTR] = StringAttr(name)
-    module.attributes[CONSTANTS_SIZE_ATTR] = IntegerAttr(len(data), i64)
-    module.attributes[CONSTANTS_SHA256_ATTR] = StringAttr(checksum(data))
 
 
 def _check_recorded(module: ModuleOp, data: bytes, where: str) -> None:

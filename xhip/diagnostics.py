@@ -9,6 +9,7 @@ does not hold) is raised as an `XhipError`; the tools print `str(error)` and exi
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Iterable
 
 from xdsl.dialects.builtin import FileLineColLoc, LocationAttr as Location, NameLoc, StringAttr, UnknownLoc
@@ -49,6 +50,12 @@ class XhipError(DiagnosticException):
 
     def __str__(self) -> str:
         return self.render()
+
+
+def check_not_directory(path: str) -> None:
+    """A model path that is a folder is said to be one (not "no such file")."""
+    if os.path.isdir(path):
+        raise XhipError("cannot read input: is a directory, not an .onnx or .mlir file", path)
 
 
 def op_location(op: Operation) -> str:

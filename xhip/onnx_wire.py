@@ -6,7 +6,9 @@ the file is mapped and walked at the protobuf wire level; each large
 initializer's `raw_data` is replaced by an external-data reference to its own
 bytes inside the same file, and only the small remainder is parsed. The
 importer then reads each weight straight from the file once, like any
-external-data model.
+external-data model (`read_range`), or, for a process that ends with the
+compile, takes views of the file mapped once (`mapped_file`): nothing is
+copied, and a weight's pages are read when a pass first touches them.
 
 Wire format facts used here (protobuf encoding): a field key is a varint
 `number << 3 | wire_type`; wire type 2 is a varint length then that many bytes.
@@ -20,6 +22,8 @@ from __future__ import annotations
 import mmap
 import os
 from collections.abc import Iterator
+
+import numpy as np
 
 MODEL_GRAPH = 7
 GRAPH_INITIALIZER = 5
@@ -118,6 +122,44 @@ def _graph_without_weights(buf: mmap.mmap, start: int, end: int, location: str) 
         else:
             out += buf[key_start:value_end]
     return bytes(out)
+
+
+def read_range(path: str, offset: int, size: int) -> bytes:
+    """`size` bytes of the file at `path` from `offset` (fewer where it ends first)."""
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        return handle.read(size)
+
+
+def mapped_file(path: str) -> memoryview:
+    """The file at `path` mapped read-only; it stays mapped while any view of it lives."""
+    with open(path, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            return memoryview(b"")  # an empty file cannot be mapped
+        return memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
+
+
+def release_mapped_pages(view: bytes | memoryview) -> None:
+    """Drop the whole pages under `view` from this process's resident set, if it is a view of a
+    mapped file; anything else is left alone.
+
+    Only a file's read-only shared mapping: the page cache keeps the bytes and a later touch
+    maps them again, so no reader ever sees a difference. Hashing and writing GPT-2 124M's
+    weights touch all 500 MB of them; released 32 MB at a time they leave peak RSS at 0.34x
+    the file instead of 1.17x.
+    """
+    if not isinstance(view, memoryview) or not isinstance(view.obj, mmap.mmap) or not len(view):
+        return
+    start = _address(view) - _address(view.obj)
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
+    end = (start + len(view)) // mmap.PAGESIZE * mmap.PAGESIZE
+    if end > first:
+        view.obj.madvise(mmap.MADV_DONTNEED, first, end - first)
+
+
+def _address(buffer: memoryview | mmap.mmap) -> int:
+    """Where `buffer`'s first byte is in memory (NumPy reads it for read-only buffers too)."""
+    return int(np.frombuffer(buffer, dtype=np.uint8, count=1).ctypes.data)
 
 
 def model_bytes_without_weights(path: str) -> bytes:

@@ -12,18 +12,25 @@ What is at an output path decides how it is written, as with any Unix tool:
 `OutputFiles.add` checks a path at once (so an unwritable `--report` fails before
 a long run) and keeps the bytes; `commit` writes everything, in the order added,
 after every temp file is complete; on failure it leaves no temp file behind.
+With `early`, the temp file is written from now on, by a background thread
+(`xhip.background`; file writes release the GIL: xhip-opt writes GPT-2's 500 MB
+of constants while the later passes run); `commit` waits for it, and `discard`
+(a command that failed) waits and removes it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import tempfile
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from xhip.constants_file import FileParts
+from xhip import background
+from xhip.constants_file import FileParts, checksum, chunks
 from xhip.diagnostics import XhipError
 
 NEW_FILE_MODE = 0o666
@@ -68,6 +75,30 @@ class _Staged:
     data: bytes | FileParts
     what: str
     temp: str | None = None
+    writer: Future[str | None] | None = None
+    """The background job writing the temp file early, until `wait` has seen it end."""
+    error: XhipError | None = None
+    digest: hashlib._Hash | None = None
+    """Hashes the bytes as they are written (`add(..., hashed=True)`)."""
+
+    def write_temp(self) -> str | None:
+        """Write the temp file; the SHA-256 of the bytes if `digest` hashes them."""
+        try:
+            self.temp = _write_temp(self)
+        except XhipError as err:
+            self.error = err  # `wait` raises it; the checksum is still asked for before that
+            return checksum(self.data) if self.digest is not None else None
+        return self.digest.hexdigest() if self.digest is not None else None
+
+    def wait(self) -> None:
+        """The temp file complete (written now, unless a thread did it already); raise its error."""
+        if self.writer is not None:
+            self.writer.result()
+            self.writer = None
+        elif self.temp is None and self.error is None and not writes_through(self.path):
+            self.write_temp()
+        if self.error is not None:
+            raise self.error
 
 
 @dataclass
@@ -76,23 +107,46 @@ class OutputFiles:
 
     staged: list[_Staged] = field(default_factory=list)
 
-    def add(self, path: str | os.PathLike[str], data: bytes | str | FileParts, what: str = "output") -> None:
+    def add(
+        self,
+        path: str | os.PathLike[str],
+        data: bytes | str | FileParts,
+        what: str = "output",
+        early: bool = False,
+        hashed: bool = False,
+    ) -> Future[str | None] | None:
+        """Check `path` now and write `data` there at `commit`.
+
+        `early`: write its temp file from now on, on a background thread. `hashed`: also the
+        SHA-256 of `data`, returned as a future; an early write computes it in the same pass
+        over the bytes (each is read once: GPT-2's 500 MB of constants)."""
         target = Path(path)
         check_writable(target, what)
-        self.staged.append(_Staged(target, data.encode() if isinstance(data, str) else data, what))
+        entry = _Staged(target, data.encode() if isinstance(data, str) else data, what)
+        self.staged.append(entry)
+        if early and not writes_through(target):
+            entry.digest = hashlib.sha256() if hashed else None
+            entry.writer = background.submit(entry.write_temp)
+            return entry.writer if hashed else None
+        return background.submit(checksum, entry.data) if hashed else None
 
     def commit(self) -> None:
         """Write every file: temp files first, then renames (and write-throughs) in order."""
         try:
             for entry in self.staged:
-                if not writes_through(entry.path):
-                    entry.temp = _write_temp(entry)
+                entry.wait()
             for entry in self.staged:
                 _put_in_place(entry)
         finally:
-            for entry in self.staged:
-                if entry.temp is not None:
-                    Path(entry.temp).unlink(missing_ok=True)
+            self.discard()
+
+    def discard(self) -> None:
+        """Write nothing more: wait for early writes and remove every temp file not yet in place."""
+        for entry in self.staged:
+            if entry.writer is not None:
+                entry.writer.result()
+            if entry.temp is not None:
+                Path(entry.temp).unlink(missing_ok=True)
         self.staged.clear()
 
 
@@ -110,15 +164,18 @@ def _write_temp(entry: _Staged) -> str:
     try:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), mode)
-            _write(handle, entry.data)
+            _write(handle, entry.data, entry.digest)
     except OSError as err:
         Path(temp).unlink(missing_ok=True)
         raise XhipError(f"cannot write {entry.what}: {err.strerror}", str(entry.path)) from None
     return temp
 
 
-def _write(handle: BinaryIO, data: bytes | FileParts) -> None:
-    handle.writelines(data.parts if isinstance(data, FileParts) else (data,))
+def _write(handle: BinaryIO, data: bytes | FileParts, digest: hashlib._Hash | None = None) -> None:
+    for chunk in chunks(data):
+        if digest is not None:
+            digest.update(chunk)
+        handle.write(chunk)
 
 
 def _put_in_place(entry: _Staged) -> None:

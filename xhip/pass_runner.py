@@ -9,6 +9,11 @@ after it (a pass that breaks them is named) and the whole module once at the
 end; `verify_each` verifies the whole module after every pass (the thorough
 mode, for a pass under development or an error the cheap mode could only place
 at the end of the pipeline). See `xhip.verify`.
+
+A pass that adds a constants file leaves its checksum to a thread
+(`xhip.constants_file`); the runner records it in the module before anyone
+sees the IR: before an after-pass hook, and at the end of each `run`, so the
+passes between run while the file is hashed.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from xhip.constants_file import ConstantsStore
 from xhip.diagnostics import XhipError
 from xhip.pass_options import locate_option_error
 from xhip.timing import Timings
@@ -37,6 +43,7 @@ VERIFY_EACH_HELP = (
 VERIFY_CHANGED_ROW = "verify (changed ops, after each pass)"
 VERIFY_EACH_ROW = "verify (whole module, after each pass)"
 VERIFY_END_ROW = "verify (whole module, end of pipeline)"
+CHECKSUM_WAIT_ROW = "wait for the constants checksum"
 
 
 class PassRunner:
@@ -66,13 +73,23 @@ class PassRunner:
         if self._changed_ops is None and not self.verify_each:
             self._changed_ops = ChangedOpsVerifier()
             self._changed_ops.trust(module)  # the input was verified when it was imported or parsed
-        for module_pass in passes:
+        for index, module_pass in enumerate(passes):
             with self.timings.measure(module_pass.name):
                 _apply(self.ctx, module, module_pass)
             self._last_pass = module_pass.name
             self._verify_after(module, module_pass.name)
             if self.after_pass is not None:
+                self._settle(passes[: index + 1])
                 self.after_pass(module_pass, module)
+        self._settle(passes)
+
+    def _settle(self, passes: Sequence[ModulePass]) -> None:
+        """Record the checksums of the constants files these passes added (see the module docstring)."""
+        stores = _constants_stores(passes)
+        if stores:
+            with self.timings.measure(CHECKSUM_WAIT_ROW, merge=True):
+                for store in stores:
+                    store.settle()
 
     def finish(self, module: ModuleOp) -> None:
         if self.verify_each or self._last_pass is None:
@@ -109,6 +126,12 @@ def run_passes(
     runner.run(module, passes)
     runner.finish(module)
     return runner.timings
+
+
+def _constants_stores(passes: Sequence[ModulePass]) -> list[ConstantsStore]:
+    """The stores that passes put constants files into (hip-externalize-constants' `constants`)."""
+    stores = {id(store): store for p in passes if isinstance(store := getattr(p, "constants", None), ConstantsStore)}
+    return list(stores.values())
 
 
 def _apply(ctx: Context, module: ModuleOp, module_pass: ModulePass) -> None:

@@ -185,12 +185,18 @@ def _contraction_check(ka: Dim, kb: Dim, what: str) -> ShapeFailure | None:
     return None
 
 
-def matmul(em: IndexEmitter, a: Shape, b: Shape) -> ShapeResult:
-    """MatMul with NumPy semantics: rank-1 operands are promoted and the added dim removed."""
+def matmul(em: IndexEmitter, a: Shape, b: Shape, trans_b: bool = False) -> ShapeResult:
+    """MatMul with NumPy semantics: rank-1 operands are promoted and the added dim removed.
+
+    `trans_b`: B is read with its last two dims swapped (a weight read transposed)."""
     if not a or not b:
         return ShapeFailure(
             f"MatMul operands need rank >= 1, got {format_shape(a)} and {format_shape(b)}"
         )
+    if trans_b and len(b) < 2:
+        return ShapeFailure(f"MatMul with a transposed B needs B of rank >= 2, got {format_shape(b)}")
+    if trans_b:
+        b = [*b[:-2], b[-1], b[-2]]
     em.mark_extents(a)
     em.mark_extents(b)
     a2 = [1, *a] if len(a) == 1 else list(a)

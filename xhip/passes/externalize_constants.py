@@ -8,7 +8,9 @@ read through `memref.get_global` + `bufferization.to_tensor restrict`. Smaller
 constants stay `arith.constant`.
 
 The pass writes no file: the bytes go to the compile's `ConstantsStore`, and the
-module records the file's name, size and SHA-256 (see `xhip.constants_file`).
+module records the file's name, size and SHA-256 (see `xhip.constants_file`:
+the checksum is computed off the main thread and recorded when the store
+settles, before the IR is printed or handed out).
 The tool that runs the pipeline writes the file when the whole command succeeded
 (`xhip-opt -o out.mlir`: `out.constants.bin` beside it) or keeps it in memory
 (`xhip-run`, `xhip.compile()`).
@@ -32,7 +34,7 @@ from xdsl.dialects.builtin import (
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xhip.constants_file import ConstantsStore, FileParts, record_constants_file
+from xhip.constants_file import ConstantsStore, FileParts
 from xhip.diagnostics import XhipError, op_error
 from xhip.dialects.hip.attributes import CONSTANTS_FILE_ATTR, EXTERNAL_DATA_ATTR, ExternalData, format_external_data
 
@@ -129,7 +131,7 @@ class ExternalizeConstantsPass(ModulePass):
             get_global = memref.GetGlobalOp(SymbolRefAttr(symbol), memref_type)
             as_tensor = bufferization.ToTensorOp(get_global.memref, restrict=True)
             Rewriter.replace_op(constant, [get_global, as_tensor])
-        record_constants_file(op, file_name, data)
+        self.constants.record(op, file_name)
 
 
 def storing_constants_into(passes: list[ModulePass], store: ConstantsStore) -> list[ModulePass]:

@@ -13,6 +13,7 @@ import argparse
 import gc
 import sys
 from collections.abc import Sequence
+from concurrent.futures import Future
 from functools import partial
 from pathlib import Path
 
@@ -20,9 +21,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from xhip import __version__
-from xhip.constants_file import ConstantsStore
+from xhip.constants_file import ConstantsBytes, ConstantsStore
 from xhip.context import make_context
-from xhip.diagnostics import XhipError, did_you_mean
+from xhip.diagnostics import XhipError, check_not_directory, did_you_mean
 from xhip.output_files import OutputFiles, check_writable, writes_through
 from xhip.parsing import parse_module
 from xhip.pass_runner import VERIFY_EACH_HELP, PassRunner
@@ -41,7 +42,9 @@ to the IR file), its size and SHA-256, so `xhip-run OUT.mlir` runs it as is and
 refuses a file that is not the one compiled with it. Printing to stdout (or to
 -o /dev/null or a FIFO) writes <input stem>.<sha256 prefix>.constants.bin in the
 current directory (or the pass's externalize-output-dir): named by content, so
-two models never share one. Nothing is written unless the whole command succeeds.
+two models never share one. Nothing is written unless the whole command succeeds:
+the constants file is written into a temp file beside its path while the later
+passes run, and renamed into place with the IR at the end.
 """
 
 CHUNK_SEPARATOR = "// -----"
@@ -91,7 +94,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--timing", action="store_true",
         help="print where the wall time went to stderr: start-up, loading the pipeline, import (or parse), each pass "
-        "in order, verification, printing and writing the output, 'other' (what no row measured); the rows add up "
+        "in order, verification, waiting for the constants file's checksum (computed on a thread while the later "
+        "passes run), printing and writing the output, 'other' (what no row measured); the rows add up "
         "to the total, the wall time of the whole command",
     )
     ap.add_argument("--verify-each", action="store_true", help=VERIFY_EACH_HELP)
@@ -151,12 +155,11 @@ def _load_modules(args: argparse.Namespace, timings: Timings):
     if args.input.endswith(".onnx"):
         if args.split_input_file:
             raise XhipError("--split-input-file does not apply to .onnx input")
-        from xhip.api import check_not_directory
-        from xhip.importer import import_model
+        from xhip.importer import import_model  # not xhip.api: it brings the runtime (30 ms of start-up)
 
         check_not_directory(args.input)
         with timings.measure("import"):
-            module = import_model(args.input)
+            module = import_model(args.input, map_weights=True)  # the process ends with the compile
         yield ctx, module
         return
     name = "<stdin>" if args.input == "-" else args.input
@@ -172,23 +175,30 @@ def _load_modules(args: argparse.Namespace, timings: Timings):
         yield ctx, module
 
 
-def _constants_store(args: argparse.Namespace) -> ConstantsStore:
-    """Constants go beside a real -o file; otherwise, content-named, into the current directory."""
-    if args.output is not None and not writes_through(Path(args.output)):
+def _constants_store(args: argparse.Namespace, files: OutputFiles) -> ConstantsStore:
+    """Constants go beside a real -o file; otherwise, content-named, into the current directory.
+
+    Each file is written (into its temp file) from the moment a pass adds it, while the
+    later passes run; it takes its place with the IR, at the end, if everything succeeded."""
+
+    content_named = args.output is None or writes_through(Path(args.output))
+
+    def write_early(path: Path, data: ConstantsBytes) -> Future[str | None] | None:
+        # Hashed as it is written, unless its name needed the checksum already.
+        return files.add(path, data, "constants file", early=True, hashed=not content_named)
+
+    if not content_named:
         output = Path(args.output)
-        return ConstantsStore(stem=output.stem, directory=output.parent)
+        return ConstantsStore(stem=output.stem, directory=output.parent, on_add=write_early)
     stem = "model" if args.input == "-" else Path(args.input).stem
-    return ConstantsStore(stem=stem, content_named=True)
+    return ConstantsStore(stem=stem, content_named=True, on_add=write_early)
 
 
 def _write_outputs(
-    text: str, args: argparse.Namespace, store: ConstantsStore, timings: Timings,
+    text: str, args: argparse.Namespace, files: OutputFiles, timings: Timings,
     memory_report: MemoryReportRequest | None = None, reported: ModuleOp | None = None,
 ) -> None:
-    """The constants files, then the IR (so an IR on disk never names a missing file), then the memory report."""
-    files = OutputFiles()
-    for path, data in store.paths().items():
-        files.add(path, data, "constants file")
+    """The IR after the constants files (added by then: an IR on disk never names a missing file), then the memory report."""
     if args.output is not None:
         files.add(args.output, text)
     with timings.measure("write output"):
@@ -213,7 +223,21 @@ def run(argv: Sequence[str] | None = None, timings: Timings | None = None) -> in
     memory_report = MemoryReportRequest.from_args(args, infers_shape=False)
     if memory_report is not None and args.split_input_file:
         raise XhipError("--memory-report reports one module: it does not apply with --split-input-file")
-    store = _constants_store(args)
+    files = OutputFiles()
+    try:
+        _compile(args, files, memory_report, timings)
+    finally:
+        files.discard()  # after a failure: no temp file stays (after commit: nothing left to do)
+    if args.timing:
+        sys.stderr.write(timings.table("xhip-opt"))
+    return 0
+
+
+def _compile(
+    args: argparse.Namespace, files: OutputFiles, memory_report: MemoryReportRequest | None, timings: Timings
+) -> None:
+    """Load, run the passes over each module, print, and write `files` (the constants files come in as passes add them)."""
+    store = _constants_store(args, files)
     with timings.measure("load pipeline"):
         passes = storing_constants_into(_select_passes(args), store)
     print_after = _print_after_names(args, passes)
@@ -231,7 +255,9 @@ def run(argv: Sequence[str] | None = None, timings: Timings | None = None) -> in
                 raise loaded
             if memory_report is not None:
                 memory_report.check_symbols(graph_symbols(loaded))
-            runner = PassRunner(ctx, verify_each=args.verify_each, timings=timings, after_pass=after_pass)
+            # A hook makes the runner record the constants checksum after every pass: only when it prints.
+            printing = args.print_ir_after_all or bool(print_after)
+            runner = PassRunner(ctx, verify_each=args.verify_each, timings=timings, after_pass=after_pass if printing else None)
             runner.run(loaded, passes)
             runner.finish(loaded)
             with timings.measure("print", merge=True):
@@ -243,10 +269,7 @@ def run(argv: Sequence[str] | None = None, timings: Timings | None = None) -> in
             if not args.verify_diagnostics:
                 raise
             outputs.append(f"{err}\n")
-    _write_outputs(f"{CHUNK_SEPARATOR}\n".join(outputs), args, store, timings, memory_report, reported)
-    if args.timing:
-        sys.stderr.write(timings.table("xhip-opt"))
-    return 0
+    _write_outputs(f"{CHUNK_SEPARATOR}\n".join(outputs), args, files, timings, memory_report, reported)
 
 
 COMPILE_GC_THRESHOLD = (20_000, 20, 20)

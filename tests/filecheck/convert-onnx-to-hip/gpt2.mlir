@@ -19,7 +19,7 @@
 // CHECK:         %[[ROWS:.*]] = arith.muli %[[BATCH]], %[[SEQ]] : index
 // CHECK-NOT:     "onnx.
 // Token embedding: a gather of the [256, 64] table at input_ids.
-// CHECK:         hip.gather(%[[CTX]]) ins(%{{.*}}, %[[IDS]] : tensor<256x64xf32>, tensor<?x?xi64>) outs(%{{.*}} : tensor<?x?x64xf32>)
+// CHECK:         hip.gather(%[[CTX]]) ins(%[[WTE:[^,]*]], %[[IDS]] : tensor<256x64xf32>, tensor<?x?xi64>) outs(%{{.*}} : tensor<?x?x64xf32>)
 // Position numbering for the mask: a cumsum over the last axis.
 // CHECK:         hip.cumsum(%[[CTX]]) ins(%{{.*}} : tensor<?x?xi64>) outs(%{{.*}} : tensor<?x?xi64>) {axis = -1 : i64}
 // First layer: layer norm, the fused q/k/v projection on [batch * seq, 64], split
@@ -37,9 +37,12 @@
 // The attention output projection goes back to [batch, seq, 64] by an expand_shape.
 // CHECK:         %[[PROJ:.*]] = hip.gemm(%[[CTX]]) ins(%{{.*}}, %{{.*}} : tensor<?x64xf32>, tensor<64x64xf32>)
 // CHECK-NEXT:    tensor.expand_shape %[[PROJ]] {{\[\[}}0 : i64, 1 : i64], [2 : i64]] output_shape [%[[BATCH]], %[[SEQ]], 64]
-// Logits: the final layer norm times the transposed (tied) embedding table.
+// Logits: the final layer norm times the (tied) embedding table, read transposed:
+// no transpose of the table, no transposed copy.
+// CHECK-NOT:     hip.transpose(%[[CTX]]) ins(%[[WTE]] :
 // CHECK:         %[[LOGITS_INIT:.*]] = tensor.empty(%[[BATCH]], %[[SEQ]]) : tensor<?x?x256xf32>
-// CHECK:         %[[LOGITS:.*]] = hip.matmul(%[[CTX]]) ins(%{{.*}}, %{{.*}} : tensor<?x?x64xf32>, tensor<64x256xf32>) outs(%[[LOGITS_INIT]] : tensor<?x?x256xf32>)
+// CHECK-NOT:     hip.transpose(%[[CTX]]) ins(%[[WTE]] :
+// CHECK:         %[[LOGITS:.*]] = hip.matmul(%[[CTX]]) ins(%{{.*}}, %[[WTE]] : tensor<?x?x64xf32>, tensor<256x64xf32>) outs(%[[LOGITS_INIT]] : tensor<?x?x256xf32>) {trans_b = true}
 // CHECK-NEXT:    func.return %[[LOGITS]] : tensor<?x?x256xf32>
 
 // The order of extents, views that need a runtime shape, and the model's main

@@ -78,6 +78,33 @@ func.func @matmul_declared(%a: tensor<?x8xf32>, %b: tensor<8x?xf32>) -> tensor<?
 
 // -----
 
+// A Transpose of a weight (last two dims swapped) is read through: MatMul gets
+// the weight with trans_b, Gemm a flipped trans flag, and the transpose is gone
+// (no launch, no transposed copy). A Transpose of a computed value stays.
+func.func @transposed_weights(%x: tensor<?x?x2xf32>, %a: tensor<?x2xf32>, %k: tensor<?x3x2xf32>) -> (tensor<?x?x3xf32>, tensor<?x3xf32>, tensor<3x?xf32>, tensor<?x2x3xf32>, tensor<?x?x3xf32>) {
+  %w = "onnx.Constant"() {value = dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>} : () -> tensor<3x2xf32>
+  %none = "onnx.NoValue"() {value} : () -> none
+  %wt = "onnx.Transpose"(%w) <{perm = [1, 0]}> : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %logits = "onnx.MatMul"(%x, %wt) : (tensor<?x?x2xf32>, tensor<2x3xf32>) -> tensor<?x?x3xf32>
+  %g = "onnx.Gemm"(%a, %wt, %none) : (tensor<?x2xf32>, tensor<2x3xf32>, none) -> tensor<?x3xf32>
+  %g_a = "onnx.Gemm"(%wt, %a, %none) <{transA = 1 : si64, transB = 1 : si64}> : (tensor<2x3xf32>, tensor<?x2xf32>, none) -> tensor<3x?xf32>
+  %kt = "onnx.Transpose"(%k) <{perm = [0, 2, 1]}> : (tensor<?x3x2xf32>) -> tensor<?x2x3xf32>
+  %scores = "onnx.MatMul"(%x, %kt) : (tensor<?x?x2xf32>, tensor<?x2x3xf32>) -> tensor<?x?x3xf32>
+  func.return %logits, %g, %g_a, %kt, %scores : tensor<?x?x3xf32>, tensor<?x3xf32>, tensor<3x?xf32>, tensor<?x2x3xf32>, tensor<?x?x3xf32>
+}
+// CHECK-LABEL: func.func @transposed_weights
+// CHECK:         %[[W:.*]] = arith.constant dense<{{.*}}> : tensor<3x2xf32>
+// CHECK-NOT:     hip.transpose
+// CHECK:         hip.matmul(%ctx) ins(%x, %[[W]] : tensor<?x?x2xf32>, tensor<3x2xf32>) outs(%{{.*}} : tensor<?x?x3xf32>) {trans_b = true} -> tensor<?x?x3xf32>
+// CHECK-NOT:     hip.transpose
+// CHECK:         hip.gemm(%ctx) ins(%a, %[[W]] : tensor<?x2xf32>, tensor<3x2xf32>) outs(%{{.*}} : tensor<?x3xf32>) {trans_b = true} -> tensor<?x3xf32>
+// CHECK-NOT:     hip.transpose
+// CHECK:         hip.gemm(%ctx) ins(%[[W]], %a : tensor<3x2xf32>, tensor<?x2xf32>) outs(%{{.*}} : tensor<3x?xf32>) {trans_b = true} -> tensor<3x?xf32>
+// CHECK:         %[[KT:.*]] = hip.transpose(%ctx) ins(%k : tensor<?x3x2xf32>)
+// CHECK:         hip.matmul(%ctx) ins(%x, %[[KT]] : tensor<?x?x2xf32>, tensor<?x2x3xf32>) outs(%{{.*}} : tensor<?x?x3xf32>) -> tensor<?x?x3xf32>
+
+// -----
+
 // Gemm with every transA/transB: M is A's dim 0 (1 when transposed), N is B's
 // dim 1 (0 when transposed); C is passed through and broadcast by the kernel.
 func.func @gemm_no_trans(%a: tensor<?x8xf32>, %b: tensor<8x?xf32>, %c: tensor<?xf32>) -> tensor<?x?xf32> {

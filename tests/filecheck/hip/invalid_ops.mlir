@@ -259,6 +259,14 @@ func.func @where_branches(%ctx: !hip.context, %p: memref<4xi1>, %x: memref<4xf32
 
 // -----
 
+func.func @matmul_trans_b_vector(%ctx: !hip.context, %a: tensor<4x8xf32>, %b: tensor<8xf32>, %c: tensor<4xf32>) {
+  %r = hip.matmul(%ctx) ins(%a, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%c : tensor<4xf32>) {trans_b = true} -> tensor<4xf32>
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.matmul' op a transposed B must have rank >= 2, got tensor<8xf32>
+  func.return
+}
+
+// -----
+
 func.func @matmul_scalar(%ctx: !hip.context, %a: tensor<f32>, %b: tensor<4xf32>) {
   %r = hip.matmul(%ctx) ins(%a, %b : tensor<f32>, tensor<4xf32>) outs(%a : tensor<f32>) -> tensor<f32>
   // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.matmul' op operands must have rank >= 1, got tensor<f32> and tensor<4xf32>

@@ -79,6 +79,23 @@ func.func @matmul_contraction(%ctx: !hip.context, %a: tensor<4x8xf32>, %b: tenso
 
 // -----
 
+// trans_b reads B [N, K]: a B that multiplies untransposed is refused.
+func.func @matmul_trans_b_contraction(%ctx: !hip.context, %a: tensor<4x8xf32>, %b: tensor<8x5xf32>, %c: tensor<4x5xf32>) {
+  %r = hip.matmul(%ctx) ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%c : tensor<4x5xf32>) {trans_b = true} -> tensor<4x5xf32>
+  // CHECK: {{.*}}invalid_shapes.mlir:[[# @LINE - 1]]:3: error: 'hip.matmul' op MatMul contraction dims differ: 8 vs 5
+  func.return
+}
+
+// -----
+
+func.func @matmul_trans_b_out(%ctx: !hip.context, %a: tensor<4x8xf32>, %b: tensor<5x8xf32>, %c: tensor<4x8xf32>) {
+  %r = hip.matmul(%ctx) ins(%a, %b : tensor<4x8xf32>, tensor<5x8xf32>) outs(%c : tensor<4x8xf32>) {trans_b = true} -> tensor<4x8xf32>
+  // CHECK: {{.*}}invalid_shapes.mlir:[[# @LINE - 1]]:3: error: 'hip.matmul' op out #0 has shape [4, 8] but the operands multiply to [4, 5]
+  func.return
+}
+
+// -----
+
 // Gemm's N follows transB: B [5, 8] transposed gives N = 5, not B's dim 1.
 func.func @gemm_trans_b(%ctx: !hip.context, %a: memref<?x8xf32>, %b: memref<5x8xf32>, %c: memref<?x8xf32>) {
   hip.gemm(%ctx) ins(%a, %b : memref<?x8xf32>, memref<5x8xf32>) outs(%c : memref<?x8xf32>) {trans_b = true}

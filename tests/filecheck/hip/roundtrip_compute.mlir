@@ -166,12 +166,25 @@ func.func @explicit_defaults(%ctx: !hip.context, %c: tensor<?x3xi64>, %nd: tenso
   %gnd = hip.gather_nd(%ctx) ins(%c, %nd : tensor<?x3xi64>, tensor<?x2xi64>) outs(%gn : tensor<?xi64>) {batch_dims = 0 : i64} -> tensor<?xi64>
   %g = hip.gemm(%ctx) ins(%x, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%x : tensor<4x4xf32>) {alpha = 1.000000e+00 : f32, trans_a = false} -> tensor<4x4xf32>
   %r = hip.reduce_sum(%ctx) ins(%x : tensor<4x4xf32>) outs(%one : tensor<1x1xf32>) {axes = array<i64>, keepdims = true} -> tensor<1x1xf32>
+  %m = hip.matmul(%ctx) ins(%x, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%x : tensor<4x4xf32>) {trans_b = false} -> tensor<4x4xf32>
   func.return
 }
 // CHECK-LABEL: func.func @explicit_defaults
 // CHECK-NEXT:    %gnd = hip.gather_nd(%ctx) ins(%c, %nd : tensor<?x3xi64>, tensor<?x2xi64>) outs(%gn : tensor<?xi64>) -> tensor<?xi64>
 // CHECK-NEXT:    %g = hip.gemm(%ctx) ins(%x, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%x : tensor<4x4xf32>) -> tensor<4x4xf32>
 // CHECK-NEXT:    %r = hip.reduce_sum(%ctx) ins(%x : tensor<4x4xf32>) outs(%one : tensor<1x1xf32>) -> tensor<1x1xf32>
+// CHECK-NEXT:    %m = hip.matmul(%ctx) ins(%x, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%x : tensor<4x4xf32>) -> tensor<4x4xf32>
+
+// A matmul that reads B transposed (a weight [N, K] of MatMul(x, Transpose(W))).
+func.func @matmul_trans_b(%ctx: !hip.context, %x: tensor<?x?x64xf32>, %w: tensor<50x64xf32>, %y: tensor<?x?x50xf32>, %xm: memref<?x?x64xf32>, %wm: memref<50x64xf32>, %ym: memref<?x?x50xf32>) {
+  %mt = hip.matmul(%ctx) ins(%x, %w : tensor<?x?x64xf32>, tensor<50x64xf32>) outs(%y : tensor<?x?x50xf32>) {trans_b = true} -> tensor<?x?x50xf32>
+  hip.matmul(%ctx) ins(%xm, %wm : memref<?x?x64xf32>, memref<50x64xf32>) outs(%ym : memref<?x?x50xf32>) {trans_b = true}
+  func.return
+}
+// CHECK-LABEL: func.func @matmul_trans_b
+// CHECK-NEXT:    %mt = hip.matmul(%ctx) ins(%x, %w : tensor<?x?x64xf32>, tensor<50x64xf32>) outs(%y : tensor<?x?x50xf32>) {trans_b = true} -> tensor<?x?x50xf32>
+// CHECK-NEXT:    hip.matmul(%ctx) ins(%xm, %wm : memref<?x?x64xf32>, memref<50x64xf32>) outs(%ym : memref<?x?x50xf32>) {trans_b = true}
+// CHECK-NEXT:    func.return
 
 // The generic form spells defaults; the operand segments are (ctx, scalars, ins, outs).
 // GENERIC-LABEL: "func.func"() <{sym_name = "linalg_tensor"

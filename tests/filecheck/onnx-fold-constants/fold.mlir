@@ -1,8 +1,9 @@
 // RUN: xhip-opt %s -p onnx-fold-constants --split-input-file | filecheck %s
 // RUN: xhip-opt %s -p onnx-fold-constants{max-result-elements=4} --split-input-file | filecheck %s --check-prefix=LIMIT
 
-// A tied embedding: the lm_head's Transpose of the weight becomes a constant
-// (it keeps the node's name); the weight stays, the Gather still reads it.
+// A tied embedding: the lm_head's Transpose of the weight stays an op, since
+// MatMul reads the weight transposed (hip.matmul {trans_b}): folding it would
+// store the weight twice. The Gather reads the weight itself.
 func.func @tied_embedding(%ids: tensor<2xi64>) -> (tensor<2x3xf32>, tensor<2x2xf32>) {
   %wte = "onnx.Constant"() {value = dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>} : () -> tensor<3x2xf32>
   %emb = "onnx.Gather"(%wte, %ids) <{axis = 0 : si64}> : (tensor<3x2xf32>, tensor<2xi64>) -> tensor<2x2xf32>
@@ -13,11 +14,39 @@ func.func @tied_embedding(%ids: tensor<2xi64>) -> (tensor<2x3xf32>, tensor<2x2xf
 // CHECK-LABEL: func.func @tied_embedding
 // CHECK-NEXT:    %[[WTE:.*]] = "onnx.Constant"() {value = dense<{{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>}
 // CHECK-NEXT:    %[[EMB:.*]] = "onnx.Gather"(%[[WTE]], %{{.*}})
-// CHECK-NEXT:    %[[T:.*]] = "onnx.Constant"() {value = dense<{{\[\[}}1.000000e+00, 3.000000e+00, 5.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>, onnx_node_name = "lm_head_t"}
+// CHECK-NEXT:    %[[T:.*]] = "onnx.Transpose"(%[[WTE]]) <{perm = [1, 0]}> {onnx_node_name = "lm_head_t"}
 // CHECK-NEXT:    "onnx.MatMul"(%[[EMB]], %[[T]])
-// CHECK-NOT:     onnx.Transpose
 // LIMIT-LABEL: func.func @tied_embedding
 // LIMIT:         "onnx.Transpose"
+
+// -----
+
+// A weight's Transpose that Gemm reads (as A or B) stays too. One that another
+// op also reads folds: that op needs the transposed values, so does the MatMul
+// then; so does a Transpose that MatMul reads as A, or one that is not a swap
+// of the last two dims.
+func.func @read_through_or_folded(%x: tensor<2x2xf32>, %y: tensor<3x2x2xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<3x2x2xf32>, tensor<2x2x3xf32>) {
+  %w = "onnx.Constant"() {value = dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>} : () -> tensor<3x2xf32>
+  %none = "onnx.NoValue"() {value} : () -> none
+  %for_gemm = "onnx.Transpose"(%w) <{perm = [1, 0]}> {onnx_node_name = "for_gemm"} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %g = "onnx.Gemm"(%x, %for_gemm, %none) : (tensor<2x2xf32>, tensor<2x3xf32>, none) -> tensor<2x3xf32>
+  %g_a = "onnx.Gemm"(%for_gemm, %x, %none) <{transA = 1 : si64}> : (tensor<2x3xf32>, tensor<2x2xf32>, none) -> tensor<3x2xf32>
+  %shared = "onnx.Transpose"(%w) <{perm = [1, 0]}> {onnx_node_name = "shared"} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %m = "onnx.MatMul"(%x, %shared) : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %doubled = "onnx.Add"(%shared, %shared) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %as_a = "onnx.Transpose"(%w) <{perm = [1, 0]}> {onnx_node_name = "as_a"} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %w3 = "onnx.Constant"() {value = dense<1.0> : tensor<2x3x2xf32>} : () -> tensor<2x3x2xf32>
+  %batch_first = "onnx.Transpose"(%w3) <{perm = [1, 0, 2]}> {onnx_node_name = "batch_first"} : (tensor<2x3x2xf32>) -> tensor<3x2x2xf32>
+  %bm = "onnx.MatMul"(%x, %batch_first) : (tensor<2x2xf32>, tensor<3x2x2xf32>) -> tensor<3x2x2xf32>
+  %r = "onnx.MatMul"(%as_a, %y) : (tensor<2x3xf32>, tensor<3x2x2xf32>) -> tensor<2x2x3xf32>
+  func.return %g, %g_a, %m, %doubled, %bm, %r : tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<3x2x2xf32>, tensor<2x2x3xf32>
+}
+// CHECK-LABEL: func.func @read_through_or_folded
+// CHECK:         "onnx.Transpose"(%{{.*}}) <{perm = [1, 0]}> {onnx_node_name = "for_gemm"}
+// CHECK-NOT:     "onnx.Transpose"
+// CHECK:         "onnx.Constant"() {value = {{.*}}, onnx_node_name = "shared"}
+// CHECK:         "onnx.Constant"() {value = {{.*}}, onnx_node_name = "as_a"}
+// CHECK:         "onnx.Constant"() {value = {{.*}}, onnx_node_name = "batch_first"}
 
 // -----
 

@@ -463,12 +463,16 @@ class WhereOp(BroadcastOp):
 
 @irdl_op_definition
 class MatmulOp(DPSOp):
-    """ONNX MatMul: batched, with NumPy rank-1 promotion and batch broadcast."""
+    """ONNX MatMul: batched, with NumPy rank-1 promotion and batch broadcast.
+
+    `trans_b` reads B with its last two dims swapped (a weight that MatMul(x,
+    Transpose(W)) reads transposed, instead of a transposed copy of it)."""
 
     name = "hip.matmul"
     TEMPLATE: ClassVar[str] = "matmul"
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.MATMUL
     INPUTS: ClassVar[Arity] = (2, 2)
+    trans_b = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
 
     def verify_semantics(self) -> None:
         a, b = self.inputs
@@ -477,6 +481,8 @@ class MatmulOp(DPSOp):
         ra, rb = rank_of(a), rank_of(b)
         if ra < 1 or rb < 1:
             raise verify_error(self, f"operands must have rank >= 1, got {a.type} and {b.type}")
+        if self.trans_b.value.data and rb < 2:
+            raise verify_error(self, f"a transposed B must have rank >= 2, got {b.type}")
         # A rank-1 operand is promoted to a matrix and its unit dim dropped again.
         expected = max(ra, rb, 2) - (ra == 1) - (rb == 1)
         self.check_rank(self.outputs[0], expected, "output")

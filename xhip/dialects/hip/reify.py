@@ -99,7 +99,7 @@ def _broadcast(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShape
 
 def _matmul(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     a, b = op.inputs
-    return _one(shapes.matmul(em, dims(a), dims(b)))
+    return _one(shapes.matmul(em, dims(a), dims(b), trans_b=_flag(getattr(op, "trans_b"))))
 
 
 def _attention(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:

@@ -5,7 +5,9 @@ Each destination is sized by the `xhip.shapes` rule that the hip op's
 `reify_result_shapes` also calls (matmul, gemm, same_shape_on_axis, reduce), so
 MatMul's batch dims are broadcast and rank-1 operands promoted, and Gemm's M
 and N follow transA/transB, in the converter and the reifier alike. The hip
-ops take the ONNX operands unchanged.
+ops take the ONNX operands unchanged, except a Transpose of a weight, which
+MatMul (B) and Gemm (A, B) read through with a trans flag
+(xhip.rewrite_rules.transposed_weights).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from xhip.dialects import hip
 from xhip.dialects.onnx import is_none
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
+from xhip.rewrite_rules.transposed_weights import transposed_constant
 from xhip.shapes import Dim
 
 UI8 = IntegerType(8, Signedness.UNSIGNED)
@@ -69,14 +72,26 @@ def _compute_one(
 @converts("MatMul")
 def convert_matmul(op: Operation, state: ConversionState) -> list[Lowered]:
     a, b = op.operands
-    dims = state.check(shapes.matmul(state.emitter, state.dims(a), state.dims(b)))
-    return _compute_one(op, state, hip.MatmulOp, [a, b], dims)
+    # MatMul(x, Transpose(W)) of a weight reads W transposed: no transposed copy.
+    weight = transposed_constant(b)
+    if weight is None:
+        dims = state.check(shapes.matmul(state.emitter, state.dims(a), state.dims(b)))
+        return _compute_one(op, state, hip.MatmulOp, [a, b], dims)
+    dims = state.check(shapes.matmul(state.emitter, state.dims(a), state.dims(weight), trans_b=True))
+    return _compute_one(op, state, hip.MatmulOp, [a, weight], dims, {"trans_b": IntegerAttr.from_bool(True)})
+
+
+def _read_through(value: SSAValue, transposed: bool) -> tuple[SSAValue, bool]:
+    """A Gemm operand and its trans flag, with a Transpose of a weight read as a flipped flag."""
+    weight = transposed_constant(value)
+    return (value, transposed) if weight is None else (weight, not transposed)
 
 
 @converts("Gemm")
 def convert_gemm(op: Operation, state: ConversionState) -> list[Lowered]:
     a, b, c = op.operands
-    trans_a, trans_b = _flag(op.trans_a), _flag(op.trans_b)  # type: ignore[attr-defined]
+    a, trans_a = _read_through(a, _flag(op.trans_a))  # type: ignore[attr-defined]
+    b, trans_b = _read_through(b, _flag(op.trans_b))  # type: ignore[attr-defined]
     inputs = [a, b] if is_none(c) else [a, b, c]
     c_dims = None if is_none(c) else state.dims(c)
     rule = shapes.gemm(state.emitter, state.dims(a), state.dims(b), c_dims, trans_a=trans_a, trans_b=trans_b)

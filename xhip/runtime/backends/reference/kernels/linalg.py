@@ -36,12 +36,17 @@ def _scalar(call: KernelCall, key: str, default: float) -> np.generic:
 
 @register("matmul", inputs=(2, 2), elements=Elements.NUMERIC)
 def matmul(call: KernelCall) -> None:
-    """NumPy matmul: rank-1 operands are promoted and batch dims broadcast."""
+    """NumPy matmul: rank-1 operands are promoted and batch dims broadcast; `trans_b`
+    reads B with its last two dims swapped."""
     a, b = _operands(call, call.inputs)
     if a.ndim < 1 or b.ndim < 1:
         raise call.error(
             f"operands must have rank >= 1, got {shape_text(a.shape)} and {shape_text(b.shape)}"
         )
+    if call.attr("trans_b", False):
+        if b.ndim < 2:
+            raise call.error(f"a transposed B must have rank >= 2, got {shape_text(b.shape)}")
+        b = np.swapaxes(b, -1, -2)
     try:
         product = np.matmul(a, b)
     except ValueError:
