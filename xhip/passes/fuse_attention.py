@@ -206,8 +206,8 @@ def _strip_scores_scale(s: SSAValue, user: Operation, match: _Match) -> Step:
 def _read_scores(s: SSAValue, user: Operation, match: _Match) -> bool:
     """Q, K and their scales from the scores' MatMul, when `user` alone reads the scores."""
     qk = s.owner
-    if not isinstance(qk, MatmulOp) or not _used_only_by(s, user):
-        return False
+    if not isinstance(qk, MatmulOp) or qk.trans_b.value.data or not _used_only_by(s, user):
+        return False  # (a MatMul reading B transposed is not matched: its K layout is the other one)
     q, kt = qk.inputs
     if min(rank_of(q), rank_of(kt)) < 2:
         return False
@@ -226,7 +226,7 @@ def _read_scores(s: SSAValue, user: Operation, match: _Match) -> bool:
 def match_attention(pv: MatmulOp) -> _Match | None:
     """The attention that ends in `pv` (MatMul(P, V)), if it is one."""
     p, v = pv.inputs
-    if not pv.is_tensor_mode or rank_of(v) < 2:
+    if not pv.is_tensor_mode or pv.trans_b.value.data or rank_of(v) < 2:
         return None
     match = _Match(v)
     probs = _nan_guard(p, pv, match)

@@ -75,11 +75,11 @@ def _rebuilt(softmax: SoftmaxOp, inputs: list[SSAValue], scale: float, rewriter:
     new = SoftmaxOp(softmax.ctx, inputs, list(softmax.outputs), properties=properties)
     new.attributes.update(softmax.attributes)
     new.location = softmax.location
-    rewriter.replace_op(softmax, new)
+    rewriter.replace(softmax, [new])
     init = fused.outputs[0]
-    rewriter.erase_op(fused)
+    rewriter.erase(fused)
     if isinstance(init.owner, tensor.EmptyOp) and not init.uses:
-        rewriter.erase_op(init.owner)
+        rewriter.erase(init.owner)
 
 
 class ScaleIntoSoftmax(RewritePattern):

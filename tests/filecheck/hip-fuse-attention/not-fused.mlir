@@ -102,3 +102,19 @@ func.func @softmax_with_scale_and_bias(%ctx: !hip.context, %q: tensor<2x8x16xf32
 // CHECK:         hip.softmax
 // CHECK:         hip.softmax
 // CHECK-NOT:     hip.attention
+
+// -----
+
+// MatMuls that read B transposed (trans_b, a weight read through its Transpose) are not matched.
+
+func.func @trans_b(%ctx: !hip.context, %q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %es = tensor.empty() : tensor<2x8x8xf32>
+  %eo = tensor.empty() : tensor<2x8x16xf32>
+  %s = hip.matmul(%ctx) ins(%q, %k : tensor<2x8x16xf32>, tensor<2x8x16xf32>) outs(%es : tensor<2x8x8xf32>) {trans_b = true} -> tensor<2x8x8xf32>
+  %p = hip.softmax(%ctx) ins(%s : tensor<2x8x8xf32>) outs(%es : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %y = hip.matmul(%ctx) ins(%p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32>) outs(%eo : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  func.return %y : tensor<2x8x16xf32>
+}
+// CHECK-LABEL: func.func @trans_b
+// CHECK-NOT:     hip.attention
+// CHECK:         hip.matmul{{.*}}trans_b = true
