@@ -121,4 +121,5 @@ def test_gpu_launch_reads_b_transposed_through_its_strides():
     assert (values["b_row_stride"], values["b_col_stride"]) == (1, HIDDEN)
     call = gemm_call(values, f32)
     assert call is not None and call.trans_b and not call.trans_a
-    assert (call.ldb, call.stride_b, call.batch) == (HIDDEN, 0, 2)
+    # The weight broadcasts over a row-contiguous batch: one GEMM of 2 * 3 rows.
+    assert (call.ldb, call.stride_b, call.batch, call.m) == (HIDDEN, 0, 1, 6)
