@@ -72,21 +72,13 @@ def machine_rates(torch) -> dict[str, float]:
     n = 4096
     a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
 
-    def best_ms(work, repeats=10) -> float:
+    def median_ms(work) -> float:
         work()
         torch.cuda.synchronize()
-        times = []
-        for _ in range(repeats):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            work()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        return _median(times)
+        return _median(_torch_event_ms(torch, work, 10))
 
-    copy_ms = best_ms(lambda: target.copy_(source))
-    matmul_ms = best_ms(lambda: torch.mm(a, b))
+    copy_ms = median_ms(lambda: target.copy_(source))
+    matmul_ms = median_ms(lambda: torch.mm(a, b))
     return {"copy_bytes_per_s": 2 * source.nbytes / (copy_ms * 1e-3), "matmul_flops_per_s": 2 * n**3 / (matmul_ms * 1e-3)}
 
 
@@ -156,16 +148,22 @@ def time_torch(torch, forward, inputs, repeats: int, graph: bool = False) -> tup
         torch.cuda.synchronize()
         before = torch.cuda.memory_allocated()
         torch.cuda.reset_peak_memory_stats()
-        device = []
-        for _ in range(repeats):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            run()
-            end.record()
-            end.synchronize()
-            device.append(start.elapsed_time(end))
+        device = _torch_event_ms(torch, run, repeats)
         peak = torch.cuda.max_memory_allocated() - before
     return _median(device), (0 if graph else int(peak))
+
+
+def _torch_event_ms(torch, work, repeats: int) -> list[float]:
+    """Device ms of `work` between two CUDA events on PyTorch's stream, `repeats` times."""
+    times = []
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        work()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return times
 
 
 def xhip_bytes(executable, feeds, outputs) -> int:
