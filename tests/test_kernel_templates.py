@@ -253,6 +253,7 @@ def _family_cases(rng) -> list[dict]:
     ints = rng.integers(-9, 9, (3, 5, 4)).astype(np.int64)
     long_rows = rng.standard_normal((2, 2500)).astype(np.float32)
     long_mask = np.where(rng.random(2500) < 0.3, -np.inf, 0.0).astype(np.float32)
+    full_mask = np.stack([long_mask, np.full(2500, -np.inf, np.float32)])  # row 1 all masked
     cases = [
         _reference_case("reduce_sum", {"axes": (0, 2), "keepdims": True}, [x], [np.empty((1, 5, 1), np.float32)]),
         _reference_case("reduce_mean", {"axes": (1,), "keepdims": False}, [x], [np.empty((3, 4), np.float32)]),
@@ -264,6 +265,9 @@ def _family_cases(rng) -> list[dict]:
         _reference_case("softmax", {"axis": 1, "scale": 2.0}, [x, rng.standard_normal((5, 1)).astype(np.float32)], [np.empty_like(x)]),
         _reference_case("softmax", {"axis": -1, "scale": 0.5}, [long_rows, long_mask], [np.empty_like(long_rows)]),
         _reference_case("softmax", {"axis": -1}, [long_rows[:, :300], long_mask[:300]], [np.empty((2, 300), np.float32)]),
+        # The NaN guard folded in (zero_nan): fully masked rows come out 0, in both paths.
+        _reference_case("softmax", {"axis": -1, "zero_nan": True}, [long_rows[:, :300], full_mask[:, :300]], [np.empty((2, 300), np.float32)]),
+        _reference_case("softmax", {"axis": -1, "zero_nan": True}, [long_rows, full_mask], [np.empty_like(long_rows)]),
         _reference_case("layer_norm", {"axis": 1, "epsilon": 1e-5}, [x, rng.standard_normal((5, 4)).astype(np.float32)], [np.empty_like(x)]),
         _reference_case("cumsum", {"axis": 1, "exclusive": True, "reverse": True}, [x], [np.empty_like(x)]),
         _reference_case("fill", {}, [], [np.empty((2, 3), np.float32)], [2.5]),

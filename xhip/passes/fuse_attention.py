@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, tensor
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, StringAttr, f64, i1
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, StringAttr, f64, i1
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -57,22 +57,13 @@ from xhip.dialects.hip import (
 )
 from xhip.dialects.hip.common import rank_of, shape_of
 from xhip.passes.contracts import function_body
+from xhip.rewrite_rules.scalar_constants import unit_float_constant
 
 PASS = "hip-fuse-attention"
 
 
 def _used_only_by(value: SSAValue, *users: Operation) -> bool:
     return bool(value.uses) and all(use.operation in users for use in value.uses)
-
-
-def _scalar_constant(value: SSAValue) -> float | None:
-    """The float a one-element `arith.constant` tensor holds."""
-    owner = value.owner
-    if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, DenseIntOrFPElementsAttr):
-        return None
-    if not isinstance(owner.value.get_element_type(), builtin.AnyFloat) or any(d != 1 for d in shape_of(value)):
-        return None
-    return float(owner.value.get_values()[0])
 
 
 @dataclass(frozen=True)
@@ -92,7 +83,7 @@ def _scaled(value: SSAValue, user: Operation) -> _Scaled | None:
     x, y = op.inputs
     candidates = [(x, y)] if isinstance(op, DivOp) else [(x, y), (y, x)]
     for base, other in candidates:
-        c = _scalar_constant(other)
+        c = unit_float_constant(other)
         if c is not None and rank_of(other) <= rank_of(base) and c != 0 and value.type == base.type:
             return _Scaled(base, 1.0 / c if isinstance(op, DivOp) else c, op)
     return None
@@ -152,7 +143,7 @@ def _nan_guard(p: SSAValue, user: Operation, match: _Match) -> SSAValue:
     if (
         isinstance(isnan, IsNaNOp)
         and isnan.inputs[0] is probs
-        and _scalar_constant(zero) == 0.0
+        and unit_float_constant(zero) == 0.0
         and _used_only_by(cond, where)
         and _used_only_by(probs, where, isnan)
         and _same_shape(p, probs)
@@ -283,7 +274,7 @@ def _select_mask(value: SSAValue) -> tuple[SSAValue, float, float] | None:
     if not isinstance(where, WhereOp):
         return None
     cond, a, b = where.inputs
-    kept, masked = _scalar_constant(a), _scalar_constant(b)
+    kept, masked = unit_float_constant(a), unit_float_constant(b)
     if kept is None or masked is None or shape_of(cond) != shape_of(value):
         return None
     return cond, kept, masked

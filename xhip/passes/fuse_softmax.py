@@ -1,4 +1,4 @@
-"""hip-fuse-softmax: the scale and the additive mask before a softmax go into it.
+"""hip-fuse-softmax: the scale and the additive mask before a softmax, and the NaN guard after it, go into it.
 
 Attention computes softmax(Q Kᵀ * c + mask): unfused, the scores are written by
 the matmul, read and written again by the Mul and by the Add, and read by the
@@ -12,6 +12,10 @@ does. `hip.softmax` computes softmax(scale * x + bias) as it reads x, so
 - `BiasIntoSoftmax`: softmax(add(x, m)), with x of the add's own type and m
   broadcasting to it, becomes softmax(x, bias m), when the softmax has no bias
   and scale 1 (a scale would multiply the mask too).
+- `NanGuardIntoSoftmax`: where(isnan(p), 0, p) of a softmax p (the torch exports'
+  guard for fully masked rows) becomes that softmax with `zero_nan`: each element
+  is the same function of the softmax's own result, so the kernel applies it as it
+  writes, and the [batch, heads, seq, seq] pass over the probabilities goes.
 
 Only a Mul/Div/Add whose result the softmax alone uses, in tensor mode (before
 one-shot-bufferize; memref-mode IR is left as it is). It runs before
@@ -24,8 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, tensor
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, f64
+from xdsl.dialects import builtin, tensor
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f64, i1
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -36,7 +40,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xhip.dialects.hip import AddOp, DivOp, DPSOp, MulOp, SoftmaxOp
+from xhip.dialects.hip import AddOp, DivOp, DPSOp, IsNaNOp, MulOp, SoftmaxOp, WhereOp
+from xhip.rewrite_rules.scalar_constants import unit_float_constant
 
 PASS = "hip-fuse-softmax"
 
@@ -56,30 +61,28 @@ def _only_feeding(value: SSAValue, softmax: SoftmaxOp) -> DPSOp | None:
     return producer
 
 
-def _unit_splat(value: SSAValue) -> float | None:
-    """The number of a constant splat with only unit extents (it broadcasts nothing)."""
-    owner = value.owner
-    if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, DenseIntOrFPElementsAttr):
-        return None
-    if any(extent != 1 for extent in owner.value.get_shape()):
-        return None
-    values = owner.value.get_values()
-    return float(values[0]) if len(values) == 1 else None
+def _softmax_like(softmax: SoftmaxOp, inputs: list[SSAValue], outputs: list[SSAValue], **changed) -> SoftmaxOp:
+    """A copy of `softmax` over `inputs` into `outputs`, with some properties `changed`."""
+    properties = {k: v for k, v in softmax.properties.items() if k != "operandSegmentSizes"}
+    properties.update(changed)
+    new = SoftmaxOp(softmax.ctx, inputs, outputs, properties=properties)
+    new.attributes.update(softmax.attributes)
+    new.location = softmax.location
+    return new
+
+
+def _erase_with_init(op: DPSOp, rewriter: PatternRewriter) -> None:
+    """Erases `op` (now unused) and its init when nothing else uses that."""
+    init = op.outputs[0]
+    rewriter.erase(op)
+    if isinstance(init.owner, tensor.EmptyOp) and not init.uses:
+        rewriter.erase(init.owner)
 
 
 def _rebuilt(softmax: SoftmaxOp, inputs: list[SSAValue], scale: float, rewriter: PatternRewriter, fused: DPSOp) -> None:
     """The softmax over `inputs` with `scale`, in place of the old one; `fused` (now unused) erased."""
-    properties = dict(softmax.properties)
-    properties["scale"] = FloatAttr(scale, f64)
-    properties.pop("operandSegmentSizes", None)
-    new = SoftmaxOp(softmax.ctx, inputs, list(softmax.outputs), properties=properties)
-    new.attributes.update(softmax.attributes)
-    new.location = softmax.location
-    rewriter.replace(softmax, [new])
-    init = fused.outputs[0]
-    rewriter.erase(fused)
-    if isinstance(init.owner, tensor.EmptyOp) and not init.uses:
-        rewriter.erase(init.owner)
+    rewriter.replace(softmax, [_softmax_like(softmax, inputs, list(softmax.outputs), scale=FloatAttr(scale, f64))])
+    _erase_with_init(fused, rewriter)
 
 
 class ScaleIntoSoftmax(RewritePattern):
@@ -95,7 +98,7 @@ class ScaleIntoSoftmax(RewritePattern):
         a, b = producer.inputs
         operands = [(a, b)] if isinstance(producer, DivOp) else [(a, b), (b, a)]
         for x, constant in operands:
-            c = _unit_splat(constant)
+            c = unit_float_constant(constant)
             if c is None or x.type != producer.res[0].type or (isinstance(producer, DivOp) and c == 0):
                 continue
             factor = c if isinstance(producer, MulOp) else 1.0 / c
@@ -120,15 +123,43 @@ class BiasIntoSoftmax(RewritePattern):
                 return
 
 
+class NanGuardIntoSoftmax(RewritePattern):
+    """where(isnan(p), 0, p), p a softmax -> that softmax with zero_nan."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WhereOp, rewriter: PatternRewriter) -> None:
+        if not op.is_tensor_mode:
+            return
+        cond, zero, p = op.inputs
+        softmax, isnan = p.owner, cond.owner
+        if (
+            not isinstance(softmax, SoftmaxOp)
+            or not softmax.is_tensor_mode
+            or softmax.parent_block() is not op.parent_block()
+            or not isinstance(isnan, IsNaNOp)
+            or isnan.inputs[0] is not p
+            or unit_float_constant(zero) != 0.0
+            or p.type != op.res[0].type
+            or any(use.operation is not op for use in cond.uses)
+            or any(use.operation not in (op, isnan) for use in p.uses)
+        ):
+            return
+        guarded = _softmax_like(softmax, list(softmax.inputs), list(op.outputs), zero_nan=IntegerAttr(1, i1))
+        rewriter.replace(op, [guarded])
+        _erase_with_init(isnan, rewriter)
+        _erase_with_init(softmax, rewriter)
+
+
 @dataclass(frozen=True)
 class FuseSoftmaxPass(ModulePass):
-    """The scalar scale and the additive mask before a softmax become its own scale and bias."""
+    """The scalar scale and the additive mask before a softmax, and the NaN guard after it,
+    become its own scale, bias and zero_nan."""
 
     name = PASS
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([ScaleIntoSoftmax(), BiasIntoSoftmax()]), apply_recursively=True
+            GreedyRewritePatternApplier([ScaleIntoSoftmax(), BiasIntoSoftmax(), NanGuardIntoSoftmax()]), apply_recursively=True
         ).rewrite_module(op)
 
 

@@ -91,3 +91,44 @@ func.func @memref_mode(%ctx: !hip.context, %s: memref<4x8xf32>, %e: memref<4x8xf
 // CHECK-LABEL: func.func @memref_mode
 // CHECK:         hip.mul
 // CHECK-NEXT:    hip.softmax
+
+// -----
+
+// The torch exports' guard after the softmax, where(isnan(p), 0, p), is its zero_nan:
+// the isnan, the where and their inits go; the softmax writes the where's init.
+
+func.func @nan_guard(%ctx: !hip.context, %s: tensor<?x12x?x?xf32>, %mask: tensor<?x1x?x?xf32>, %e: tensor<?x12x?x?xf32>, %b: tensor<?x12x?x?xi1>, %o: tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32> {
+  %zero = arith.constant dense<0.000000e+00> : tensor<f32>
+  %a = hip.add(%ctx) ins(%s, %mask : tensor<?x12x?x?xf32>, tensor<?x1x?x?xf32>) outs(%e : tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32>
+  %p = hip.softmax(%ctx) ins(%a : tensor<?x12x?x?xf32>) outs(%e : tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32>
+  %n = hip.isnan(%ctx) ins(%p : tensor<?x12x?x?xf32>) outs(%b : tensor<?x12x?x?xi1>) -> tensor<?x12x?x?xi1>
+  %g = hip.where(%ctx) ins(%n, %zero, %p : tensor<?x12x?x?xi1>, tensor<f32>, tensor<?x12x?x?xf32>) outs(%o : tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32>
+  func.return %g : tensor<?x12x?x?xf32>
+}
+// CHECK-LABEL: func.func @nan_guard
+// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, %[[S:.*]]: tensor<?x12x?x?xf32>, %[[M:.*]]: tensor<?x1x?x?xf32>, %{{.*}}: tensor<?x12x?x?xf32>, %{{.*}}: tensor<?x12x?x?xi1>, %[[O:.*]]: tensor<?x12x?x?xf32>)
+// CHECK-NOT:     hip.isnan
+// CHECK-NOT:     hip.where
+// CHECK:         %[[G:.*]] = hip.softmax(%[[CTX]]) ins(%[[S]], %[[M]] : tensor<?x12x?x?xf32>, tensor<?x1x?x?xf32>) outs(%[[O]] : tensor<?x12x?x?xf32>) {zero_nan = true}
+// CHECK-NEXT:    func.return %[[G]]
+
+// -----
+
+// Not a guard: a where that keeps another value than 0, and a softmax that is also returned.
+
+func.func @not_a_guard(%ctx: !hip.context, %s: tensor<4x8xf32>, %b: tensor<4x8xi1>, %o: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %one = arith.constant dense<1.000000e+00> : tensor<f32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<f32>
+  %p = hip.softmax(%ctx) ins(%s : tensor<4x8xf32>) outs(%o : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %n = hip.isnan(%ctx) ins(%p : tensor<4x8xf32>) outs(%b : tensor<4x8xi1>) -> tensor<4x8xi1>
+  %g = hip.where(%ctx) ins(%n, %one, %p : tensor<4x8xi1>, tensor<f32>, tensor<4x8xf32>) outs(%o : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %q = hip.softmax(%ctx) ins(%s : tensor<4x8xf32>) outs(%o : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m = hip.isnan(%ctx) ins(%q : tensor<4x8xf32>) outs(%b : tensor<4x8xi1>) -> tensor<4x8xi1>
+  %h = hip.where(%ctx) ins(%m, %zero, %q : tensor<4x8xi1>, tensor<f32>, tensor<4x8xf32>) outs(%o : tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %g, %h, %q : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+// CHECK-LABEL: func.func @not_a_guard
+// CHECK-NOT:     zero_nan
+// CHECK:         hip.where
+// CHECK:         hip.where
+// CHECK-NOT:     zero_nan

@@ -225,8 +225,9 @@ class SoftmaxOp(UnaryElementwiseOp):
     """Softmax along one `axis` (ONNX opset >= 13 semantics) of `scale * x + bias`.
 
     `ins(x[, bias])`: the optional bias (an additive attention mask) broadcasts to x, and
-    `scale` multiplies x only; both come from hip-fuse-softmax, which folds the Mul and
-    Add before a softmax into it (ONNX's Softmax is scale 1, no bias)."""
+    `scale` multiplies x only; with `zero_nan` a NaN result is written as 0. All three
+    come from hip-fuse-softmax, which folds the Mul and Add before a softmax and the
+    NaN guard after it into it (ONNX's Softmax is scale 1, no bias, NaN kept)."""
 
     name = "hip.softmax"
     TEMPLATE: ClassVar[str] = "row"
@@ -235,6 +236,8 @@ class SoftmaxOp(UnaryElementwiseOp):
     INPUTS: ClassVar[Arity] = (1, 2)
     axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(-1, i64))
     scale = prop_def(FloatAttr, default_value=FloatAttr(1.0, f64))
+    zero_nan = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+    """Write 0 where the result is NaN (a fully masked row): the exports' Where(IsNaN(p), 0, p)."""
 
     def verify_semantics(self) -> None:
         super().verify_semantics()

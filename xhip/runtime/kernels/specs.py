@@ -342,7 +342,8 @@ def row_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand],
         has_bias = len(ins) == 2
         if has_bias:
             extra += [pointer("bias", ctype(x.dtype).c), dims("bias_outer_strides", rank - 1), dims("bias_inner_strides", 1)]
-        return [_rows_spec(name, x, rank - 1, 1, extra, {"bias": has_bias, "cache": SOFTMAX_CACHED}, alias=alias)]
+        flags = {"bias": has_bias, "zero_nan": bool(attributes.get("zero_nan", False)), "cache": SOFTMAX_CACHED}
+        return [_rows_spec(name, x, rank - 1, 1, extra, flags, alias=alias)]
     compute = ctype(x.dtype).compute
     inner = rank - axis
     extra = [pointer("scale", ctype(x.dtype).c), dims("scale_strides", inner)]

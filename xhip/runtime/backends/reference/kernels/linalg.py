@@ -82,7 +82,7 @@ def gemm(call: KernelCall) -> None:
 @register("softmax", inputs=(1, 2), elements=Elements.FLOAT)
 def softmax(call: KernelCall) -> None:
     """exp(l - max) / sum along `axis` of the logits l = scale * x (+ bias), the max
-    subtracted so that nothing overflows."""
+    subtracted so that nothing overflows; with `zero_nan`, 0 where that is NaN."""
     x, *bias = _operands(call, call.inputs)
     axis = call.axis(x.ndim, default=-1)
     if x.size == 0:  # np.max has no identity to reduce an empty axis with
@@ -95,7 +95,10 @@ def softmax(call: KernelCall) -> None:
         call.require_broadcast(bias[0].shape, x.shape, "bias")
         x = x + bias[0]
     shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    call.store(call.out, shifted / np.sum(shifted, axis=axis, keepdims=True))
+    result = shifted / np.sum(shifted, axis=axis, keepdims=True)
+    if call.attr("zero_nan", False):
+        result = np.where(np.isnan(result), result.dtype.type(0), result)
+    call.store(call.out, result)
 
 
 @register("layer_norm", inputs=(2, 3), elements=Elements.FLOAT)
