@@ -25,6 +25,16 @@ def _compiled(name: str, **options):
     return model, xhip.compile(model, backend="reference", **options)
 
 
+def _runs_at_one_shape(executable, count: int) -> list[tuple[dict, dict]]:
+    """`count` runs of the attention model with device outputs, new inputs each time."""
+    shapes = SHAPE_VARIANTS["attention"][0]
+    runs = []
+    for _ in range(count):
+        _, feeds = feeds_at("attention", shapes, RNG)
+        runs.append((executable.run(feeds, on_device=True), feeds))
+    return runs
+
+
 def _device_feeds(executable, feeds):
     return {name: executable.to_device(value, name) for name, value in feeds.items()}
 
@@ -49,11 +59,7 @@ def test_device_feeds_and_outputs_match_onnxruntime(name, graphs):
 
 def test_a_replay_marks_the_outputs_it_overwrites_stale():
     _, executable = _compiled("attention", graphs=True)
-    shapes = SHAPE_VARIANTS["attention"][0]
-    results = []
-    for _ in range(3):
-        _, feeds = feeds_at("attention", shapes, RNG)
-        results.append(executable.run(feeds, on_device=True))
+    results = [outputs for outputs, _ in _runs_at_one_shape(executable, 3)]
     assert executable.report.replayed
     # The second run captured the graph over its output buffers; the third replayed into them.
     first, captured, replayed = (next(iter(r.values())) for r in results)
@@ -67,13 +73,8 @@ def test_a_replay_marks_the_outputs_it_overwrites_stale():
 
 def test_outputs_without_graphs_stay_valid_across_runs():
     model, executable = _compiled("attention", graphs=False)
-    shapes = SHAPE_VARIANTS["attention"][0]
-    kept = []
-    for _ in range(3):
-        _, feeds = feeds_at("attention", shapes, RNG)
-        kept.append((executable.run(feeds, on_device=True), onnxruntime_outputs(model, feeds)))
-    for outputs, expected in kept:
-        for output, value in expected.items():
+    for outputs, feeds in _runs_at_one_shape(executable, 3):  # all kept until the end
+        for output, value in onnxruntime_outputs(model, feeds).items():
             np.testing.assert_allclose(outputs[output].numpy(), value, rtol=1e-4, atol=1e-5)
 
 
