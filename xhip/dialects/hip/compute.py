@@ -1,4 +1,6 @@
-"""Compute ops: elementwise, linear algebra, normalization, reductions, data movement."""
+"""Compute ops: the elementwise ones here; linear algebra, normalization, reductions
+(`linalg`) and data movement, generators (`movement`) in their modules, re-exported
+here, so that `COMPUTE_OPS` lists every one in the dialect's order."""
 
 from __future__ import annotations
 
@@ -7,19 +9,15 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     BoolAttr,
-    DenseArrayBase,
     FloatAttr,
-    IndexType,
     IntegerAttr,
     IntegerType,
     StringAttr,
-    f32,
     f64,
     i1,
     i64,
 )
 from xdsl.ir import (
-    Attribute,
     SSAValue,
 )
 from xdsl.irdl import (
@@ -28,7 +26,6 @@ from xdsl.irdl import (
 )
 
 from xhip.dialects.hip.common import (
-    element_type_of,
     verify_error,
     normalize_axis,
     rank_of,
@@ -40,6 +37,34 @@ from xhip.dialects.hip.dps import (
     ElementKind,
     ShapeRule,
 )
+from xhip.dialects.hip.linalg import (
+    MatmulOp,
+    GemmOp,
+    LayerNormOp,
+    ReduceOp,
+    ReduceMeanOp,
+    ReduceSumOp,
+    ReduceMaxOp,
+    CumSumOp,
+)
+from xhip.dialects.hip.movement import (
+    DataMovementOp,
+    TransposeOp,
+    ConcatOp,
+    SplitOp,
+    SliceOp,
+    TriluOp,
+    ExpandOp,
+    IndexedGatherOp,
+    GatherOp,
+    GatherElementsOp,
+    GatherNDOp,
+    GeneratorOp,
+    FillOp,
+    RangeOp,
+    NonZeroOp,
+)
+
 
 # ---- elementwise --------------------------------------------------------------------
 
@@ -459,414 +484,6 @@ class WhereOp(BroadcastOp):
     def verify_semantics(self) -> None:
         self.check_element(self.inputs[0], ElementKind.BOOL, "condition")
         super().verify_semantics()
-
-
-# ---- linear algebra and normalization -------------------------------------------------
-
-
-@irdl_op_definition
-class MatmulOp(DPSOp):
-    """ONNX MatMul: batched, with NumPy rank-1 promotion and batch broadcast.
-
-    `trans_b` reads B with its last two dims swapped (a weight that MatMul(x,
-    Transpose(W)) reads transposed, instead of a transposed copy of it)."""
-
-    name = "hip.matmul"
-    TEMPLATE: ClassVar[str] = "matmul"
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.MATMUL
-    INPUTS: ClassVar[Arity] = (2, 2)
-    trans_b = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
-
-    def verify_semantics(self) -> None:
-        a, b = self.inputs
-        self.check_element(a, ElementKind.NUMERIC, "A")
-        self.check_same_element([a, b, self.outputs[0]], "A, B and output")
-        ra, rb = rank_of(a), rank_of(b)
-        if ra < 1 or rb < 1:
-            raise verify_error(self, f"operands must have rank >= 1, got {a.type} and {b.type}")
-        if self.trans_b.value.data and rb < 2:
-            raise verify_error(self, f"a transposed B must have rank >= 2, got {b.type}")
-        # A rank-1 operand is promoted to a matrix and its unit dim dropped again.
-        expected = max(ra, rb, 2) - (ra == 1) - (rb == 1)
-        self.check_rank(self.outputs[0], expected, "output")
-
-
-@irdl_op_definition
-class GemmOp(DPSOp):
-    """`alpha * op(A) @ op(B) + beta * C`, 2-D only, C broadcast to [M, N]."""
-
-    name = "hip.gemm"
-    TEMPLATE: ClassVar[str] = "matmul"
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GEMM
-    INPUTS: ClassVar[Arity] = (2, 3)
-    alpha = prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
-    beta = prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
-    trans_a = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
-    trans_b = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
-
-    def verify_semantics(self) -> None:
-        self.check_element(self.inputs[0], ElementKind.NUMERIC, "A")
-        self.check_same_element([*self.inputs, self.outputs[0]], "operands and output")
-        for value, what in zip(self.inputs[:2], ("A", "B")):
-            self.check_rank(value, 2, what)
-        if len(self.inputs) == 3 and rank_of(self.inputs[2]) > 2:
-            raise verify_error(self, f"C must have rank <= 2, got {self.inputs[2].type}")
-        self.check_rank(self.outputs[0], 2, "output")
-
-
-@irdl_op_definition
-class LayerNormOp(DPSOp):
-    """`ins(x, scale[, bias])`, normalizing over dims [axis, rank)."""
-
-    name = "hip.layer_norm"
-    TEMPLATE: ClassVar[str] = "row"
-    MAY_ALIAS_INPUT: ClassVar[bool] = True
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.SAME_SHAPE_ON_AXIS
-    INPUTS: ClassVar[Arity] = (2, 3)
-    axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(-1, i64))
-    epsilon = prop_def(FloatAttr, default_value=FloatAttr(1e-5, f32))
-
-    def verify_semantics(self) -> None:
-        x = self.inputs[0]
-        self.check_element(x, ElementKind.FLOAT, "input")
-        self.check_same_element([*self.inputs, self.outputs[0]], "operands and output")
-        normalize_axis(self, self.axis.value.data, rank_of(x))
-        self.check_rank(self.outputs[0], rank_of(x), "output")
-
-
-# ---- reductions and data movement ------------------------------------------------------
-
-
-class ReduceOp(DPSOp):
-    """Reduces over static `axes` (empty = all axes), keeping unit dims if `keepdims`."""
-
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.REDUCE
-    axes = prop_def(DenseArrayBase.constr(i64), default_value=DenseArrayBase.from_list(i64, []))
-    keepdims = prop_def(BoolAttr, default_value=IntegerAttr(1, i1))
-    TEMPLATE: ClassVar[str] = "reduce"
-    REDUCE_COMBINE: ClassVar[str] = "{a} + {b}"
-    """C expression folding two partial results `{a}` and `{b}`."""
-    REDUCE_IDENTITY: ClassVar[str] = "0"
-    """The combine's identity; `lowest` is the compute type's lowest value."""
-    REDUCE_FINISH: ClassVar[str] = "{acc}"
-    """The output from the folded `{acc}` and the reduced element `{count}`."""
-
-    def normalized_axes(self) -> list[int]:
-        """The reduced axes in [0, rank), sorted; all axes when `axes` is empty."""
-        rank = rank_of(self.inputs[0])
-        axes = self.axes.get_values()
-        if not axes:
-            return list(range(rank))
-        return sorted(normalize_axis(self, a, rank) for a in axes)
-
-    def verify_semantics(self) -> None:
-        x, y = self.inputs[0], self.outputs[0]
-        self.check_element(x, ElementKind.NUMERIC, "input")
-        self.check_same_element([x, y], "input and output")
-        axes = self.normalized_axes()
-        if len(set(axes)) != len(axes):
-            raise verify_error(self, f"axes {list(self.axes.get_values())} repeat an axis")
-        expected = rank_of(x) if self.keepdims.value.data else rank_of(x) - len(axes)
-        self.check_rank(y, expected, "output")
-
-
-@irdl_op_definition
-class ReduceMeanOp(ReduceOp):
-    name = "hip.reduce_mean"
-    REDUCE_FINISH: ClassVar[str] = "{acc} / (decltype({acc})){count}"
-
-
-@irdl_op_definition
-class ReduceSumOp(ReduceOp):
-    name = "hip.reduce_sum"
-
-
-@irdl_op_definition
-class ReduceMaxOp(ReduceOp):
-    name = "hip.reduce_max"
-    REDUCE_COMBINE: ClassVar[str] = "xhip_max({a}, {b})"
-    REDUCE_IDENTITY: ClassVar[str] = "lowest"
-
-
-@irdl_op_definition
-class CumSumOp(DPSOp):
-    """Running sums along `axis`; `exclusive` leaves out the current element and
-    `reverse` sums from the end (ONNX CumSum)."""
-
-    name = "hip.cumsum"
-    TEMPLATE: ClassVar[str] = "cumsum"
-    MAY_ALIAS_INPUT: ClassVar[bool] = True  # each element is read before it is written
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.SAME_SHAPE_ON_AXIS
-    axis = prop_def(IntegerAttr[IntegerType])
-    exclusive = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
-    reverse = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
-
-    def verify_semantics(self) -> None:
-        x, y = self.inputs[0], self.outputs[0]
-        self.check_element(x, ElementKind.NUMERIC, "input")
-        self.check_same_element([x, y], "input and output")
-        normalize_axis(self, self.axis.value.data, rank_of(x))
-        self.check_rank(y, rank_of(x), "output")
-
-
-class DataMovementOp(DPSOp):
-    """Moves elements without changing them: every data operand shares one element type."""
-
-    TEMPLATE: ClassVar[str] = "copy"
-
-    def data_operands(self) -> Sequence[SSAValue]:
-        return [*self.inputs, *self.outputs]
-
-    def verify_semantics(self) -> None:
-        self.check_same_element(self.data_operands(), "inputs and outputs")
-        self.verify_layout()
-
-    def verify_layout(self) -> None:
-        """Rank and attribute checks of the concrete op."""
-
-
-@irdl_op_definition
-class TransposeOp(DataMovementOp):
-    """Output dim i is input dim `perm[i]`."""
-
-    name = "hip.transpose"
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.TRANSPOSE
-    perm = prop_def(DenseArrayBase.constr(i64))
-
-    def verify_layout(self) -> None:
-        rank = rank_of(self.inputs[0])
-        perm = list(self.perm.get_values())
-        if sorted(perm) != list(range(rank)):
-            raise verify_error(self, f"perm {perm} is not a permutation of the input rank {rank}")
-        self.check_rank(self.outputs[0], rank, "output")
-
-
-@irdl_op_definition
-class ConcatOp(DataMovementOp):
-    """Joins the inputs along `axis`."""
-
-    name = "hip.concat"
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.CONCAT
-    INPUTS: ClassVar[Arity] = (1, None)
-    axis = prop_def(IntegerAttr[IntegerType])
-
-    def verify_layout(self) -> None:
-        rank = rank_of(self.outputs[0])
-        for i, value in enumerate(self.inputs):
-            self.check_rank(value, rank, f"input #{i}")
-        normalize_axis(self, self.axis.value.data, rank)
-
-
-@irdl_op_definition
-class SplitOp(DataMovementOp):
-    """Splits `x` along `axis` into the outs, whose extents give the split sizes."""
-
-    name = "hip.split"
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.FROM_INIT
-    OUTPUTS: ClassVar[Arity] = (1, None)
-    axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
-
-    def verify_layout(self) -> None:
-        rank = rank_of(self.inputs[0])
-        for i, value in enumerate(self.outputs):
-            self.check_rank(value, rank, f"output #{i}")
-        normalize_axis(self, self.axis.value.data, rank)
-
-
-@irdl_op_definition
-class SliceOp(DataMovementOp):
-    """`y[i] = x[start + i * step]` per dim; negative steps walk backwards.
-
-    Scalars are all the starts (one per input dim), then all the steps; the extents
-    come from the out operand."""
-
-    name = "hip.slice"
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.FROM_INIT
-
-    def expected_scalar_types(self) -> Sequence[Attribute]:
-        return [IndexType()] * (2 * rank_of(self.inputs[0]))
-
-    @property
-    def starts(self) -> Sequence[SSAValue]:
-        return self.scalars[: len(self.scalars) // 2]
-
-    @property
-    def steps(self) -> Sequence[SSAValue]:
-        return self.scalars[len(self.scalars) // 2 :]
-
-    def verify_layout(self) -> None:
-        self.check_rank(self.outputs[0], rank_of(self.inputs[0]), "output")
-
-
-@irdl_op_definition
-class TriluOp(DataMovementOp):
-    """ONNX Trilu: keeps the elements of each matrix (the last two dims) on and above
-    (`upper`) or on and below diagonal `k`, the host scalar; the others become 0."""
-
-    name = "hip.trilu"
-    upper = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(1, i64))
-
-    def expected_scalar_types(self) -> Sequence[Attribute]:
-        return [IndexType()]
-
-    def verify_layout(self) -> None:
-        if rank_of(self.inputs[0]) < 2:
-            raise verify_error(self, f"input must have rank >= 2, got {self.inputs[0].type}")
-        self.check_rank(self.outputs[0], rank_of(self.inputs[0]), "output")
-
-
-@irdl_op_definition
-class ExpandOp(DataMovementOp):
-    """Broadcasts `x` to the shape of `y`."""
-
-    name = "hip.expand"
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.FROM_INIT
-
-    def verify_layout(self) -> None:
-        x, y = self.inputs[0], self.outputs[0]
-        if rank_of(y) < rank_of(x):
-            raise verify_error(self, f"cannot expand {x.type} to the lower rank of {y.type}")
-
-
-class IndexedGatherOp(DataMovementOp):
-    """`ins(data, indices)`: indices select elements; the output has the data's type."""
-
-    TEMPLATE: ClassVar[str] = "gather"
-
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GATHER
-    INPUTS: ClassVar[Arity] = (2, 2)
-
-    def data_operands(self) -> Sequence[SSAValue]:
-        return [self.inputs[0], self.outputs[0]]
-
-    def verify_layout(self) -> None:
-        data, indices = self.inputs
-        self.check_element(indices, ElementKind.INDICES, "indices")
-        if rank_of(data) < 1:
-            raise verify_error(self, f"data must have rank >= 1, got {data.type}")
-        self.verify_ranks(rank_of(data), rank_of(indices))
-
-    def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
-        """How data, indices and output ranks relate: each gather op says (an abstract hook)."""
-        raise NotImplementedError(f"{type(self).__name__} must define verify_ranks")
-
-
-@irdl_op_definition
-class GatherOp(IndexedGatherOp):
-    """ONNX Gather: `indices` pick slices of `data` along `axis`."""
-
-    name = "hip.gather"
-    axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
-
-    def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
-        normalize_axis(self, self.axis.value.data, data_rank)
-        self.check_rank(self.outputs[0], data_rank + indices_rank - 1, "output")
-
-
-@irdl_op_definition
-class GatherElementsOp(IndexedGatherOp):
-    """ONNX GatherElements: `out[i..] = data[i..]` with the `axis` coordinate replaced by
-    `indices[i..]`; data, indices and output share one rank."""
-
-    name = "hip.gather_elements"
-    TEMPLATE: ClassVar[str] = "gather_elements"
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GATHER_ELEMENTS
-    axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
-
-    def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
-        normalize_axis(self, self.axis.value.data, data_rank)
-        self.check_rank(self.inputs[1], data_rank, "indices")
-        self.check_rank(self.outputs[0], data_rank, "output")
-
-
-@irdl_op_definition
-class GatherNDOp(IndexedGatherOp):
-    """ONNX GatherND: the last dim of `indices` addresses the leading data dims."""
-
-    name = "hip.gather_nd"
-    TEMPLATE: ClassVar[str] = "gather_nd"
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GATHER_ND
-    batch_dims = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(0, i64))
-
-    def verify_ranks(self, data_rank: int, indices_rank: int) -> None:
-        batch = self.batch_dims.value.data
-        if indices_rank < 1:
-            raise verify_error(self, "indices must have rank >= 1")
-        if not 0 <= batch < min(data_rank, indices_rank):
-            raise verify_error(
-                self, f"batch_dims {batch} must be in [0, {min(data_rank, indices_rank)})"
-            )
-        depth = shape_of(self.inputs[1])[-1]
-        if depth < 0:
-            return
-        if depth > data_rank - batch:
-            raise verify_error(
-                self, f"indices depth {depth} exceeds data rank {data_rank} - batch_dims {batch}"
-            )
-        self.check_rank(self.outputs[0], data_rank + indices_rank - depth - 1 - batch, "output")
-
-
-# ---- generators -----------------------------------------------------------------------
-
-
-class GeneratorOp(DPSOp):
-    """No data inputs: the output is computed from host scalars of its element type."""
-
-    TEMPLATE: ClassVar[str] = "generate"
-
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.FROM_INIT
-    INPUTS: ClassVar[Arity] = (0, 0)
-    SCALARS: ClassVar[int] = 1
-
-    def expected_scalar_types(self) -> Sequence[Attribute]:
-        return [element_type_of(self.outputs[0])] * self.SCALARS
-
-
-@irdl_op_definition
-class FillOp(GeneratorOp):
-    """Sets every element of `y` to the scalar value."""
-
-    name = "hip.fill"
-
-
-@irdl_op_definition
-class RangeOp(GeneratorOp):
-    """`y[i] = start + i * delta`; the scalars are start and delta."""
-
-    name = "hip.range"
-    SCALARS: ClassVar[int] = 2
-
-    def verify_semantics(self) -> None:
-        self.check_element(self.outputs[0], ElementKind.NUMERIC, "output")
-        self.check_rank(self.outputs[0], 1, "output")
-
-
-@irdl_op_definition
-class NonZeroOp(DPSOp):
-    """`outs(indices : [rank x capacity] i64, count : rank-0 i32/i64)`.
-
-    Only the first `count` columns of `indices` are meaningful; the host reads `count`
-    back to trim them."""
-
-    name = "hip.nonzero"
-    TEMPLATE: ClassVar[str] = "nonzero"
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.NONZERO
-    OUTPUTS: ClassVar[Arity] = (2, 2)
-
-    def verify_semantics(self) -> None:
-        x = self.inputs[0]
-        indices, count = self.outputs
-        self.check_rank(indices, 2, "indices output")
-        rows = shape_of(indices)[0]
-        if rows >= 0 and rows != rank_of(x):
-            raise verify_error(
-                self, f"indices output must have {rank_of(x)} rows (the input rank), got {rows}"
-            )
-        element = element_type_of(indices)
-        if element != i64:
-            raise verify_error(self, f"indices output must have i64 elements, got {element}")
-        self.check_rank(count, 0, "count output")
-        self.check_element(count, ElementKind.INDICES, "count output")
 
 
 COMPUTE_OPS: tuple[type[DPSOp], ...] = (

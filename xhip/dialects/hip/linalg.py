@@ -1,0 +1,180 @@
+"""Compute ops of linear algebra, normalization, reductions and scans (re-exported by compute)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    f32,
+    i1,
+    i64,
+)
+from xdsl.irdl import (
+    irdl_op_definition,
+    prop_def,
+)
+
+from xhip.dialects.hip.common import (
+    verify_error,
+    normalize_axis,
+    rank_of,
+)
+from xhip.dialects.hip.dps import (
+    Arity,
+    DPSOp,
+    ElementKind,
+    ShapeRule,
+)
+
+
+# ---- linear algebra and normalization -------------------------------------------------
+
+
+@irdl_op_definition
+class MatmulOp(DPSOp):
+    """ONNX MatMul: batched, with NumPy rank-1 promotion and batch broadcast.
+
+    `trans_b` reads B with its last two dims swapped (a weight that MatMul(x,
+    Transpose(W)) reads transposed, instead of a transposed copy of it)."""
+
+    name = "hip.matmul"
+    TEMPLATE: ClassVar[str] = "matmul"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.MATMUL
+    INPUTS: ClassVar[Arity] = (2, 2)
+    trans_b = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+
+    def verify_semantics(self) -> None:
+        a, b = self.inputs
+        self.check_element(a, ElementKind.NUMERIC, "A")
+        self.check_same_element([a, b, self.outputs[0]], "A, B and output")
+        ra, rb = rank_of(a), rank_of(b)
+        if ra < 1 or rb < 1:
+            raise verify_error(self, f"operands must have rank >= 1, got {a.type} and {b.type}")
+        if self.trans_b.value.data and rb < 2:
+            raise verify_error(self, f"a transposed B must have rank >= 2, got {b.type}")
+        # A rank-1 operand is promoted to a matrix and its unit dim dropped again.
+        expected = max(ra, rb, 2) - (ra == 1) - (rb == 1)
+        self.check_rank(self.outputs[0], expected, "output")
+
+
+@irdl_op_definition
+class GemmOp(DPSOp):
+    """`alpha * op(A) @ op(B) + beta * C`, 2-D only, C broadcast to [M, N]."""
+
+    name = "hip.gemm"
+    TEMPLATE: ClassVar[str] = "matmul"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.GEMM
+    INPUTS: ClassVar[Arity] = (2, 3)
+    alpha = prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
+    beta = prop_def(FloatAttr, default_value=FloatAttr(1.0, f32))
+    trans_a = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+    trans_b = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+
+    def verify_semantics(self) -> None:
+        self.check_element(self.inputs[0], ElementKind.NUMERIC, "A")
+        self.check_same_element([*self.inputs, self.outputs[0]], "operands and output")
+        for value, what in zip(self.inputs[:2], ("A", "B")):
+            self.check_rank(value, 2, what)
+        if len(self.inputs) == 3 and rank_of(self.inputs[2]) > 2:
+            raise verify_error(self, f"C must have rank <= 2, got {self.inputs[2].type}")
+        self.check_rank(self.outputs[0], 2, "output")
+
+
+@irdl_op_definition
+class LayerNormOp(DPSOp):
+    """`ins(x, scale[, bias])`, normalizing over dims [axis, rank)."""
+
+    name = "hip.layer_norm"
+    TEMPLATE: ClassVar[str] = "row"
+    MAY_ALIAS_INPUT: ClassVar[bool] = True
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.SAME_SHAPE_ON_AXIS
+    INPUTS: ClassVar[Arity] = (2, 3)
+    axis = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(-1, i64))
+    epsilon = prop_def(FloatAttr, default_value=FloatAttr(1e-5, f32))
+
+    def verify_semantics(self) -> None:
+        x = self.inputs[0]
+        self.check_element(x, ElementKind.FLOAT, "input")
+        self.check_same_element([*self.inputs, self.outputs[0]], "operands and output")
+        normalize_axis(self, self.axis.value.data, rank_of(x))
+        self.check_rank(self.outputs[0], rank_of(x), "output")
+
+
+# ---- reductions and scans ------------------------------------------------------------
+
+
+class ReduceOp(DPSOp):
+    """Reduces over static `axes` (empty = all axes), keeping unit dims if `keepdims`."""
+
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.REDUCE
+    axes = prop_def(DenseArrayBase.constr(i64), default_value=DenseArrayBase.from_list(i64, []))
+    keepdims = prop_def(BoolAttr, default_value=IntegerAttr(1, i1))
+    TEMPLATE: ClassVar[str] = "reduce"
+    REDUCE_COMBINE: ClassVar[str] = "{a} + {b}"
+    """C expression folding two partial results `{a}` and `{b}`."""
+    REDUCE_IDENTITY: ClassVar[str] = "0"
+    """The combine's identity; `lowest` is the compute type's lowest value."""
+    REDUCE_FINISH: ClassVar[str] = "{acc}"
+    """The output from the folded `{acc}` and the reduced element `{count}`."""
+
+    def normalized_axes(self) -> list[int]:
+        """The reduced axes in [0, rank), sorted; all axes when `axes` is empty."""
+        rank = rank_of(self.inputs[0])
+        axes = self.axes.get_values()
+        if not axes:
+            return list(range(rank))
+        return sorted(normalize_axis(self, a, rank) for a in axes)
+
+    def verify_semantics(self) -> None:
+        x, y = self.inputs[0], self.outputs[0]
+        self.check_element(x, ElementKind.NUMERIC, "input")
+        self.check_same_element([x, y], "input and output")
+        axes = self.normalized_axes()
+        if len(set(axes)) != len(axes):
+            raise verify_error(self, f"axes {list(self.axes.get_values())} repeat an axis")
+        expected = rank_of(x) if self.keepdims.value.data else rank_of(x) - len(axes)
+        self.check_rank(y, expected, "output")
+
+
+@irdl_op_definition
+class ReduceMeanOp(ReduceOp):
+    name = "hip.reduce_mean"
+    REDUCE_FINISH: ClassVar[str] = "{acc} / (decltype({acc})){count}"
+
+
+@irdl_op_definition
+class ReduceSumOp(ReduceOp):
+    name = "hip.reduce_sum"
+
+
+@irdl_op_definition
+class ReduceMaxOp(ReduceOp):
+    name = "hip.reduce_max"
+    REDUCE_COMBINE: ClassVar[str] = "xhip_max({a}, {b})"
+    REDUCE_IDENTITY: ClassVar[str] = "lowest"
+
+
+@irdl_op_definition
+class CumSumOp(DPSOp):
+    """Running sums along `axis`; `exclusive` leaves out the current element and
+    `reverse` sums from the end (ONNX CumSum)."""
+
+    name = "hip.cumsum"
+    TEMPLATE: ClassVar[str] = "cumsum"
+    MAY_ALIAS_INPUT: ClassVar[bool] = True  # each element is read before it is written
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.SAME_SHAPE_ON_AXIS
+    axis = prop_def(IntegerAttr[IntegerType])
+    exclusive = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+    reverse = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+
+    def verify_semantics(self) -> None:
+        x, y = self.inputs[0], self.outputs[0]
+        self.check_element(x, ElementKind.NUMERIC, "input")
+        self.check_same_element([x, y], "input and output")
+        normalize_axis(self, self.axis.value.data, rank_of(x))
+        self.check_rank(y, rank_of(x), "output")
