@@ -23,6 +23,8 @@ both rates measured here first (a 1 GiB device-to-device copy, counting read and
 an fp32 4096^3 matmul, TF32 off). Bytes: the weights, inputs and outputs, each moved
 once; flops: the model's matmuls (2mnk each) at the shape. `x/floor` is xhip's ratio to it.
 
+The JSON (`--json`) is rewritten after every row, `complete` false until the last one.
+
 Device bytes: what each holds for the run beyond its weights: xhip's pool bytes plus the
 run's other allocations (outputs, inputs), PyTorch's peak allocated bytes during the
 forward minus what it held before. fp32, TF32 off on both. The check compares xhip's
@@ -297,7 +299,38 @@ def _with_peers(row: dict, peers: dict[str, tuple[float, int]], floor: float) ->
     row["floor_ms"] = round(floor, 4)
     row["xhip_over_floor"] = round(row["xhip_ms"] / floor, 2) if floor else None
     print(json.dumps(row), flush=True)
+    RESULTS.add(row)
     return row
+
+
+class Results:
+    """The JSON document, rewritten after every row: a run cut short (a device time limit)
+    still leaves the rows it measured, with `complete` false."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.document: dict = {"complete": False, "rows": []}
+
+    def start(self, path: Path, device: str, rates: dict[str, float]) -> None:
+        self.path = path
+        self.document.update(device=device, rates=rates)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._write()
+
+    def add(self, row: dict) -> None:
+        self.document["rows"].append(row)
+        self._write()
+
+    def finish(self) -> None:
+        self.document["complete"] = True
+        self._write()
+
+    def _write(self) -> None:
+        if self.path is not None:
+            self.path.write_text(json.dumps(self.document, indent=2) + "\n")
+
+
+RESULTS = Results()
 
 
 def print_table(rows: list[dict], rates: dict[str, float]) -> None:
@@ -335,13 +368,13 @@ def main() -> int:
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     rates = machine_rates(torch)
+    print(f"copy {rates['copy_bytes_per_s'] / 1e12:.2f} TB/s, fp32 matmul {rates['matmul_flops_per_s'] / 1e12:.1f} TFLOP/s", flush=True)
+    RESULTS.start(Path(args.json), open_driver("cuda").describe(), rates)
     rows = attention_rows(torch, rates, args.repeats) + gpt2_rows(torch, rates, args.repeats, 2)
     if not args.skip_124m:
         rows += gpt2_rows(torch, rates, args.repeats, 12)
     print_table(rows, rates)
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    document = {"device": open_driver("cuda").describe(), "rates": rates, "rows": rows}
-    Path(args.json).write_text(json.dumps(document, indent=2) + "\n")
+    RESULTS.finish()
     return 0 if all(r["check"] == "pass" for r in rows) else 1
 
 
