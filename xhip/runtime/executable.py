@@ -251,29 +251,31 @@ class Executable:
     def _argument(self, spec: TensorSpec, value: np.ndarray | DeviceArray) -> object:
         if not spec.is_memref:
             return np.asarray(value)
-        owner = Owner(f"input '{spec.name}'")
-        if not isinstance(value, DeviceArray):
-            value = np.require(value, requirements="C")  # not ascontiguousarray: it makes rank 0 [1]
-        buffer = self.backend.allocate(value.nbytes, owner.label, "input")
-        memref = MemRef.contiguous(buffer, value.shape, value.dtype, owner)
         # A device feed is copied too: a captured graph keeps reading its input buffers,
         # which must be the executable's, not the caller's.
-        self._feed_into(memref, value, owner.label)
+        return self._holding(value, f"input '{spec.name}'", "input")
+
+    def _holding(self, value: np.ndarray | DeviceArray | MemRef, label: str, kind: str) -> MemRef:
+        """A fresh dense buffer of `kind` holding `value`: uploaded, or copied on the device."""
+        if not isinstance(value, DeviceArray | MemRef):
+            value = np.require(value, requirements="C")  # not ascontiguousarray: it makes rank 0 [1]
+        nbytes = math.prod(value.shape) * value.dtype.itemsize
+        memref = MemRef.contiguous(self.backend.allocate(nbytes, label, kind), value.shape, value.dtype, Owner(label))
+        self._feed_into(memref, value, label)
         return memref
 
-    def _feed_into(self, memref: MemRef, value: np.ndarray | DeviceArray, what: str) -> None:
+    def _feed_into(self, memref: MemRef, value: np.ndarray | DeviceArray | MemRef, what: str) -> None:
         if isinstance(value, DeviceArray):
-            self.backend.copy(value.memref(self.backend), memref, what)
+            value = value.memref(self.backend)
+        if isinstance(value, MemRef):
+            self.backend.copy(value, memref, what)
         else:
             self.backend.upload(memref, np.require(value, requirements="C"))
 
     def to_device(self, values: np.ndarray, name: str = "input") -> DeviceArray:
         """Host data in this executable's device memory, to feed `run` without an upload per run."""
-        array = np.require(values, requirements="C")
-        owner = Owner(f"device array '{name}'")
-        memref = MemRef.contiguous(self.backend.allocate(array.nbytes, owner.label, "input"), array.shape, array.dtype, owner)
-        self.backend.upload(memref, array)
-        return DeviceArray(memref, self.backend, owner.label)
+        memref = self._holding(values, f"device array '{name}'", "input")
+        return DeviceArray(memref, self.backend, memref.owner.label)
 
     # -- running -------------------------------------------------------------------------
 
@@ -404,10 +406,9 @@ class Executable:
         return max_live_sum(self._intervals, sizes)
 
     def _finish(self, on_device: bool) -> None:
-        """Wait for the run's device work, except where its outputs stay on a GPU: a reader of a
-        DeviceArray waits then (numpy(), __cuda_array_interface__). The reference backend always
-        drains its queue: its sanitizer reads the outputs' shadow bytes next."""
-        if not on_device or self.backend.name == "reference":
+        """Wait for the run's device work, except where its outputs stay on the device: a
+        reader of a DeviceArray waits then (numpy(), __cuda_array_interface__)."""
+        if not on_device:
             self.backend.sync()
 
     def _deliver(self, produced: Sequence[tuple[Any, object]], on_device: bool, captured: Captured | None) -> dict[str, Any]:
@@ -420,19 +421,12 @@ class Executable:
             if not isinstance(value, MemRef):
                 outputs[spec.name] = np.array(value)
                 continue
-            if value.buffer.kind in ("pool", "scratch"):
-                value = self._fresh_copy(value, f"output '{spec.name}'")  # the next run reuses these bytes
+            if value.buffer.kind in ("pool", "scratch"):  # the next run reuses these bytes
+                value = self._holding(value, f"output '{spec.name}'", "output")
             outputs[spec.name] = array = DeviceArray(value, self.backend, f"output '{spec.name}'")
             if captured is not None:
                 captured.handed_out.append(array)
         return outputs
-
-    def _fresh_copy(self, value: MemRef, what: str) -> MemRef:
-        owner = Owner(what)
-        buffer = self.backend.allocate(value.nbytes_spanned, what, "output")
-        copy = MemRef.contiguous(buffer, value.shape, value.dtype, owner)
-        self.backend.copy(value, copy, what)
-        return copy
 
     def _host_copy(self, value: object) -> np.ndarray:
         if isinstance(value, MemRef):
