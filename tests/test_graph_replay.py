@@ -78,3 +78,22 @@ def test_a_replay_reports_the_layout_of_its_own_shape():
         executable.run(feeds_at("attention", shapes, RNG)[1])
     assert executable.report.replayed
     assert {view.shape[0] for view in executable.pooled_views.values()} == {1}
+
+
+def test_a_model_without_inputs_replays_too():
+    """Its signature is the empty tuple: still a signature (it was once taken for none, so
+    every run from the second captured a graph and none replayed)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    weights = numpy_helper.from_array(RNG.standard_normal((20, 30)).astype(np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["w"], ["y"])], "no_inputs", [],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [20, 30])], [weights],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    executable = xhip.compile(model, backend="reference", graphs=True)
+    replayed = []
+    for _ in range(4):
+        np.testing.assert_array_equal(executable.run({})["y"], onnxruntime_outputs(model, {})["y"])
+        replayed.append(executable.report.replayed)
+    assert replayed == [False, False, True, True]

@@ -294,7 +294,7 @@ class Executable:
         signature = self._signature(feeds)
         # A captured signature passed check_feeds when it was first seen: the same names,
         # shapes and dtypes pass again (the replay's host work is what small models wait on).
-        captured = self._replays.replayable(signature, self.session.generation) if signature else None
+        captured = None if signature is None else self._replays.replayable(signature, self.session.generation)
         if captured is not None:
             return self._replay(captured, feeds, on_device)
         self.check_feeds(feeds)
