@@ -57,6 +57,7 @@ from xhip.dialects.hip import (
 )
 from xhip.dialects.hip.common import rank_of, shape_of
 from xhip.passes.contracts import function_body
+from xhip.rewrite_rules.dead_operands import erase_with_dead_operands
 from xhip.rewrite_rules.scalar_constants import unit_float_constant
 
 PASS = "hip-fuse-attention"
@@ -261,11 +262,7 @@ class _Fuser:
 
 def _erase(op: Operation) -> None:
     """Erases `op` and the inits and scalar constants that only it used."""
-    leftovers = [v.owner for v in op.operands if isinstance(v.owner, tensor.EmptyOp | arith.ConstantOp)]
-    Rewriter.erase_op(op)
-    for leftover in dict.fromkeys(leftovers):
-        if leftover.parent is not None and not leftover.results[0].uses:
-            Rewriter.erase_op(leftover)
+    erase_with_dead_operands(op, Rewriter.erase_op, (tensor.EmptyOp, arith.ConstantOp))
 
 
 def _select_mask(value: SSAValue) -> tuple[SSAValue, float, float] | None:

@@ -47,6 +47,7 @@ from xdsl.rewriter import Rewriter
 from xhip.dialects.hip import DPSOp, FusedElementwiseOp, StepAttr, is_fusable
 from xhip.dialects.hip.common import element_type_of
 from xhip.passes.contracts import function_body
+from xhip.rewrite_rules.dead_operands import erase_with_dead_operands
 
 PASS = "hip-fuse-elementwise"
 SEGMENT_SIZES = "operandSegmentSizes"
@@ -152,10 +153,7 @@ class _Fuser:
         fused.attributes.update(consumer.attributes)
         fused.location = consumer.location
         Rewriter.replace_op(consumer, fused)
-        init = producer.outputs[0]
-        Rewriter.erase_op(producer)
-        if isinstance(init.owner, tensor.EmptyOp) and not init.uses:
-            Rewriter.erase_op(init.owner)
+        erase_with_dead_operands(producer, Rewriter.erase_op)
         return fused
 
 

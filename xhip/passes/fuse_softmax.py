@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, tensor
+from xdsl.dialects import builtin
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f64, i1
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
@@ -41,6 +41,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xhip.dialects.hip import AddOp, DivOp, DPSOp, IsNaNOp, MulOp, SoftmaxOp, WhereOp
+from xhip.rewrite_rules.dead_operands import erase_with_dead_operands
 from xhip.rewrite_rules.scalar_constants import unit_float_constant
 
 PASS = "hip-fuse-softmax"
@@ -71,18 +72,10 @@ def _softmax_like(softmax: SoftmaxOp, inputs: list[SSAValue], outputs: list[SSAV
     return new
 
 
-def _erase_with_init(op: DPSOp, rewriter: PatternRewriter) -> None:
-    """Erases `op` (now unused) and its init when nothing else uses that."""
-    init = op.outputs[0]
-    rewriter.erase(op)
-    if isinstance(init.owner, tensor.EmptyOp) and not init.uses:
-        rewriter.erase(init.owner)
-
-
 def _rebuilt(softmax: SoftmaxOp, inputs: list[SSAValue], scale: float, rewriter: PatternRewriter, fused: DPSOp) -> None:
     """The softmax over `inputs` with `scale`, in place of the old one; `fused` (now unused) erased."""
     rewriter.replace(softmax, [_softmax_like(softmax, inputs, list(softmax.outputs), scale=FloatAttr(scale, f64))])
-    _erase_with_init(fused, rewriter)
+    erase_with_dead_operands(fused, rewriter.erase)
 
 
 class ScaleIntoSoftmax(RewritePattern):
@@ -146,8 +139,8 @@ class NanGuardIntoSoftmax(RewritePattern):
             return
         guarded = _softmax_like(softmax, list(softmax.inputs), list(op.outputs), zero_nan=IntegerAttr(1, i1))
         rewriter.replace(op, [guarded])
-        _erase_with_init(isnan, rewriter)
-        _erase_with_init(softmax, rewriter)
+        erase_with_dead_operands(isnan, rewriter.erase)
+        erase_with_dead_operands(softmax, rewriter.erase)
 
 
 @dataclass(frozen=True)
