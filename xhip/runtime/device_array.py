@@ -18,15 +18,17 @@ instead of answering with the later run's values.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from xhip.diagnostics import XhipError
+from xhip.runtime.backends.base import Backend
 from xhip.runtime.buffers import MemRef
 
 
 class DeviceArray:
     """One tensor in device memory, read back with `numpy()` (or `np.asarray`)."""
 
-    def __init__(self, memref: MemRef, backend: object, what: str):
+    def __init__(self, memref: MemRef, backend: Backend, what: str):
         self._memref = memref
         self._backend = backend
         self.what = what
@@ -49,7 +51,7 @@ class DeviceArray:
     def nbytes(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
 
-    def memref(self, backend: object) -> MemRef:
+    def memref(self, backend: Backend) -> MemRef:
         """The view, for a run on `backend` (which must be the one holding it)."""
         self._require_fresh()
         if backend is not self._backend:
@@ -59,19 +61,19 @@ class DeviceArray:
     def numpy(self) -> np.ndarray:
         """A host copy (after the work that wrote it)."""
         self._require_fresh()
-        self._backend.sync()  # type: ignore[attr-defined]
-        return self._backend.to_host(self._memref)  # type: ignore[attr-defined]
+        self._backend.sync()
+        return self._backend.to_host(self._memref)
 
-    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+    def __array__(self, dtype: npt.DTypeLike = None, copy: bool | None = None) -> np.ndarray:
         array = self.numpy()
         return array if dtype is None else array.astype(dtype)
 
     @property
     def __cuda_array_interface__(self) -> dict[str, object]:
         self._require_fresh()
-        if getattr(self._backend, "name", "") != "cuda" or not self._memref.is_dense:
+        if self._backend.name != "cuda" or not self._memref.is_dense:
             raise AttributeError("__cuda_array_interface__: only dense arrays of the cuda backend")
-        self._backend.sync()  # type: ignore[attr-defined]  # a run on_device returns with its work in flight
+        self._backend.sync()  # a run on_device returns with its work in flight
         address = self._memref.buffer.address + self._memref.offset
         return {"shape": self.shape, "typestr": self.dtype.str, "data": (address, False), "strides": None, "version": 3}
 

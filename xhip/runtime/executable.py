@@ -87,10 +87,10 @@ def _pooled_buffers(function: func.FuncOp, slots: Mapping[SSAValue, int]) -> dic
     return pooled
 
 
-def _shape_and_dtype(value: object) -> tuple[tuple[int, ...], np.dtype]:
+def _shape_and_dtype(value: Any) -> tuple[tuple[int, ...], np.dtype]:
     if not hasattr(value, "dtype"):  # a list or a Python number
         value = np.asarray(value)
-    return np.shape(value), value.dtype  # type: ignore[attr-defined]
+    return np.shape(value), value.dtype
 
 
 def _pool_alignment(module: ModuleOp) -> int:
