@@ -64,7 +64,7 @@ class DeviceArray:
         self._backend.sync()
         return self._backend.to_host(self._memref)
 
-    def __array__(self, dtype: npt.DTypeLike = None, copy: bool | None = None) -> np.ndarray:
+    def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         array = self.numpy()
         return array if dtype is None else array.astype(dtype)
 
