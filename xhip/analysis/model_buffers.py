@@ -40,7 +40,7 @@ from xhip.analysis.in_place import in_place_pairs
 from xhip.analysis.liveness import Interval, live_intervals
 from xhip.context import make_context
 from xhip.diagnostics import XhipError
-from xhip.dialects.hip.attributes import format_intervals, parse_intervals
+from xhip.dialects.hip.attributes import format_intervals, parse_intervals, string_array
 from xhip.index.host_eval import evaluate
 from xhip.memory import SizeExpr
 from xhip.memory.model_bound import HonestBounds, ModelBuffers, model_buffers_from_text
@@ -233,9 +233,9 @@ def parse_model_buffers(attr: Attribute) -> RecordedBuffers:
     if not isinstance(attr, DictionaryAttr):
         raise ValueError(f"{MODEL_BUFFERS_ATTR}: each entry must be a dictionary")
     sizes, intervals, in_place, dims = (attr.data.get(key) for key in ("sizes", "intervals", "in_place", "dims"))
+    texts = string_array(sizes)
     if not (
-        isinstance(sizes, ArrayAttr)
-        and all(isinstance(s, StringAttr) for s in sizes.data)
+        texts is not None
         and isinstance(intervals, DenseArrayBase)
         and isinstance(in_place, DenseArrayBase)
         and (dims is None or isinstance(dims, StringAttr))
@@ -245,8 +245,7 @@ def parse_model_buffers(attr: Attribute) -> RecordedBuffers:
             "and dims, if any, a string"
         )
     pairs = parse_intervals(intervals, MODEL_BUFFERS_ATTR)
-    texts = [s.data for s in sizes.data]  # type: ignore[union-attr]
-    buffers = model_buffers_from_text(texts, pairs, [int(t) for t in in_place.get_values()])
+    buffers = model_buffers_from_text(list(texts), pairs, [int(t) for t in in_place.get_values()])
     return RecordedBuffers(buffers, dims.data if isinstance(dims, StringAttr) else None)
 
 

@@ -107,7 +107,8 @@ def format_pool_buffers(record: PoolBuffers) -> DictionaryAttr:
     return DictionaryAttr(entry)
 
 
-def _strings(attr: Attribute | None) -> tuple[str, ...] | None:
+def string_array(attr: Attribute | None) -> tuple[str, ...] | None:
+    """The strings of an array attribute of strings; None for anything else."""
     if not isinstance(attr, ArrayAttr) or not all(isinstance(s, StringAttr) for s in attr.data):
         return None
     return tuple(s.data for s in attr.data)  # type: ignore[union-attr]
@@ -116,7 +117,7 @@ def _strings(attr: Attribute | None) -> tuple[str, ...] | None:
 def parse_pool_buffers(attr: Attribute) -> PoolBuffers:
     """One function's entry of `hip.pool_buffers`; a ValueError says what is wrong."""
     entry = attr.data if isinstance(attr, DictionaryAttr) else {}
-    sizes, offsets = _strings(entry.get("sizes")), _strings(entry.get("offsets"))
+    sizes, offsets = string_array(entry.get("sizes")), string_array(entry.get("offsets"))
     intervals, domains, dims = entry.get("intervals"), entry.get("domains"), entry.get("dims")
     if not (
         sizes is not None
@@ -146,7 +147,7 @@ def pool_buffers(module: ModuleOp) -> dict[str, PoolBuffers]:
 
 def pool_sizes(module: ModuleOp) -> list[str]:
     """`hip.pool_sizes`: the printed pool size of each domain; ValueError if malformed."""
-    sizes = _strings(module.attributes.get(POOL_SIZES_ATTR, ArrayAttr([])))
+    sizes = string_array(module.attributes.get(POOL_SIZES_ATTR, ArrayAttr([])))
     if sizes is None:
         raise ValueError(f"{POOL_SIZES_ATTR} must be an array of strings")
     return list(sizes)
