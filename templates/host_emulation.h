@@ -51,6 +51,20 @@ template <class T> T xhip_emu_shfl_down(T value, int delta) {
 }
 #define XHIP_SHFL_DOWN(value, delta) xhip_emu_shfl_down((value), (delta))
 
+// Every lane publishes its value, then reads lane ^ mask (a butterfly within the warp).
+template <class T> T xhip_emu_shfl_xor(T value, int mask) {
+  static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle of a wide type");
+  const unsigned int me = xhip_emu_thread();
+  memcpy(&xhip_emu_lanes[me], &value, sizeof(T));
+  xhip_emu_warp_barrier->arrive_and_wait();
+  const unsigned int source = me - (me % XHIP_WARP_SIZE) + ((me % XHIP_WARP_SIZE) ^ (unsigned int)mask);
+  T result;
+  memcpy(&result, &xhip_emu_lanes[source], sizeof(T));
+  xhip_emu_warp_barrier->arrive_and_wait();
+  return result;
+}
+#define XHIP_SHFL_XOR(value, mask) xhip_emu_shfl_xor((value), (mask))
+
 inline unsigned long long atomicCAS(unsigned long long* address, unsigned long long expected, unsigned long long desired) {
   __atomic_compare_exchange_n(address, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expected;

@@ -71,7 +71,15 @@ def _cases() -> dict[str, tuple[dict, list[np.ndarray], tuple[int, ...]]]:
         "float64": ({"scale": 0.125}, [_floats(1, 66, 32).astype(np.float64) for _ in range(3)], (1, 66, 32)),
         "no_keys": ({"scale": 1.0}, [_floats(1, 3, 16), _floats(1, 0, 16), _floats(1, 0, 16)], (1, 3, 16)),
         "batch_broadcast_kv": ({"scale": 1.0}, [_floats(2, 3, 4, 16), _floats(1, 3, 6, 16), _floats(3, 6, 16)], (2, 3, 4, 16)),
+        # The register-tiled kernel (head dims of 4k and 32k up to 64): no keys, broadcast
+        # K/V, query rows over several tiles with a partial last one.
+        "tiled_no_keys": ({"scale": 1.0}, [_floats(1, 3, 64), _floats(1, 0, 64), _floats(1, 0, 64)], (1, 3, 64)),
+        "tiled_batch_broadcast_kv": ({"scale": 0.7}, [_floats(2, 3, 4, 32), _floats(1, 3, 6, 32), _floats(3, 6, 32)], (2, 3, 4, 32)),
+        "tiled_three_query_tiles": ({"scale": 0.25}, [_floats(1, 150, 8), _floats(1, 41, 8), _floats(1, 41, 64)], (1, 150, 64)),
     }
+
+TILED = {"seed_37", "sq_ne_sk_two_tiles_and_a_bit", "causal_additive_broadcast", "exports_kt_mask_nan_guard", "exports_select_mask"}
+TILED |= {"tiled_no_keys", "tiled_batch_broadcast_kv", "tiled_three_query_tiles"}
 
 
 CASES = _cases()
@@ -95,6 +103,15 @@ def _reference(attributes: dict, inputs: list[np.ndarray], shape: tuple[int, ...
     out = np.full(shape, np.nan, inputs[0].dtype)
     run_kernel("attention", inputs, [out], attributes, [])
     return out
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_register_tiles_are_taken_where_the_head_dims_fit(name):
+    """fp32, head dim a multiple of 4 and value dim of 32, both up to 64: the tiled kernel;
+    anything else the one-row-per-thread kernel (the cases above cover both)."""
+    attributes, inputs, shape = CASES[name]
+    family = _spec(attributes, inputs, np.empty(shape, inputs[0].dtype)).family
+    assert family == ("attention_tiled" if name in TILED else "attention")
 
 
 @pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")

@@ -534,9 +534,10 @@ def attention_spec(
     dtype: np.dtype, batch_rank: int, head_dim: int, value_dim: int, mask: str = "none",
     *, k_transposed: bool = False, zero_nan_rows: bool = False,
 ) -> KernelSpec:
-    """`y = softmax(scale * q @ kᵀ (+ mask)) @ v` flash style (templates/attention.hip.j2):
-    one block of ATTENTION_QUERY_ROWS * ATTENTION_SPLIT threads per tile of query rows,
-    the head dims compiled in. K's key and dim strides express either layout; the flag
+    """`y = softmax(scale * q @ kᵀ (+ mask)) @ v` flash style, one block per tile of
+    ATTENTION_QUERY_ROWS query rows, the head dims compiled in: register tiles
+    (templates/attention_tiled.hip.j2) where they fit, else one query row per thread and
+    ATTENTION_SPLIT threads per row (templates/attention.hip.j2). K's key and dim strides express either layout; the flag
     only picks the coalesced way to load it."""
     c = ctype(dtype)
     params: list[Param] = [index("tiles"), index("q_tiles"), index("sq"), index("sk"), dims("batch_extents", batch_rank)]
@@ -554,17 +555,32 @@ def attention_spec(
     if mask == "keep":
         params += [value("kept_value", c.compute), value("masked_value", c.compute)]
     tags = {"none": "", "additive": "madd", "keep": "mkeep"}[mask], "kt" if k_transposed else "", "z" if zero_nan_rows else ""
+    shared = (
+        ("batch_rank", batch_rank), ("head_dim", head_dim), ("value_dim", value_dim), ("query_rows", ATTENTION_QUERY_ROWS),
+        ("mask", mask), ("k_transposed", k_transposed), ("zero_nan_rows", zero_nan_rows), ("c", c.c), ("compute", c.compute),
+    )  # fmt: skip
+    if _attention_tiles_fit(c.compute, head_dim, value_dim):
+        # Register tiles of 4 rows x 4 keys: 8 key lanes per row, 16 row groups.
+        key_tile, rows_per_thread, keys_per_thread = 32, 4, 4
+        threads = (key_tile // keys_per_thread) * (ATTENTION_QUERY_ROWS // rows_per_thread)
+        name = _name("attention_tiled", c.short, f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags)
+        abi = KernelABI(name, tuple(params), Launch.ROWS, count="tiles", block=threads)
+        tiling = (("key_tile", key_tile), ("rows_per_thread", rows_per_thread), ("keys_per_thread", keys_per_thread))
+        return KernelSpec("attention_tiled", abi, shared + tiling, _needs(dtype))
     name = _name("attention", c.short, f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags)
     abi = KernelABI(name, tuple(params), Launch.ROWS, count="tiles", block=ATTENTION_QUERY_ROWS * ATTENTION_SPLIT)
     key_tile = 64 if head_dim + value_dim <= 128 else 32
     vec = 2 if c.compute == "double" else 4  # values per 16-byte shared load
     vec = vec if head_dim % vec == 0 and value_dim % vec == 0 else 1
-    context = (
-        ("batch_rank", batch_rank), ("head_dim", head_dim), ("value_dim", value_dim), ("query_rows", ATTENTION_QUERY_ROWS),
-        ("split", ATTENTION_SPLIT), ("key_tile", key_tile), ("mask", mask), ("k_transposed", k_transposed),
-        ("zero_nan_rows", zero_nan_rows), ("vec", vec), ("c", c.c), ("compute", c.compute),
-    )  # fmt: skip
+    context = shared + (("split", ATTENTION_SPLIT), ("key_tile", key_tile), ("vec", vec))
     return KernelSpec("attention", abi, context, _needs(dtype))
+
+
+def _attention_tiles_fit(compute: str, head_dim: int, value_dim: int) -> bool:
+    """Whether templates/attention_tiled.hip.j2 takes these head dims: fp32 arithmetic, float4
+    rows of Q and K (a multiple of 4), 8 lanes of float4 output columns (a multiple of 32),
+    and its four fp32 tiles within 48 KiB of static shared memory (head dims up to 64)."""
+    return compute == "float" and head_dim % 4 == 0 and 0 < head_dim <= 64 and value_dim % 32 == 0 and 0 < value_dim <= 64
 
 
 def attention_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
