@@ -17,7 +17,7 @@ from xhip.runtime.kernels import emulate
 from xhip.runtime.kernels.collect import unique
 from xhip.runtime.kernels.render import render, render_unit
 from xhip.runtime.kernels.specs import FusedStep, Operand, specs_for_launch
-from xhip.testing.kernel_specs import testset_specs
+from xhip.testing import kernel_specs
 from xhip.testing.models import MODELS, graph_model, value
 from xhip.testing.transformer_stack import transformer_stack_model
 from tests.test_kernel_templates import _gpu_kernel_check, _reference_case, collect_launch_args
@@ -196,4 +196,4 @@ def test_a_chain_is_one_kernel_named_by_its_ops_and_wiring():
 def test_the_test_set_kernels_include_fused_chains():
     """What CI renders and compiles offline (benchmarks/compile_templates.py) covers the
     fused kernels the default pipeline produces."""
-    assert any(spec.name.startswith("xhip_ew_fused_") for spec in testset_specs())
+    assert any(spec.name.startswith("xhip_ew_fused_") for spec in kernel_specs.testset_specs())

@@ -14,7 +14,7 @@ from xhip.dialects import hip
 from xhip.runtime.kernels.abi import KernelABI, Launch, dims, index, pointer, value
 from xhip.runtime.kernels.cache import CompileCache, default_cache_dir
 from xhip.runtime.kernels import emulate
-from xhip.testing.kernel_specs import testset_specs
+from xhip.testing import kernel_specs
 from xhip.runtime.kernels.collect import coverage_specs, unique
 from xhip.runtime.kernels.compilers import CompileError, hipcc, nvcc
 from xhip.runtime.kernels.render import render, render_unit
@@ -29,7 +29,7 @@ COMPILERS = [
 
 @pytest.fixture(scope="module")
 def used_specs():
-    return testset_specs()
+    return kernel_specs.testset_specs()
 
 
 def _dense(*shape: int) -> Operand:
