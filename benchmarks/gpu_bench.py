@@ -357,11 +357,23 @@ def print_table(rows: list[dict], rates: dict[str, float]) -> None:
         )
 
 
+MODELS = {
+    "attention": attention_rows,
+    "gpt2-2layer": lambda torch, rates, repeats: gpt2_rows(torch, rates, repeats, 2),
+    "gpt2-124m": lambda torch, rates, repeats: gpt2_rows(torch, rates, repeats, 12),
+}
+"""The rows --models picks, by name."""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "gpu_bench.json"), help="where the rows go")
     parser.add_argument("--repeats", type=int, default=30, help="timed runs per measurement (after 3 warm-ups)")
     parser.add_argument("--skip-124m", action="store_true", help="leave out GPT-2 124M (its export takes a minute)")
+    parser.add_argument(
+        "--models", nargs="+", choices=MODELS, default=list(MODELS),
+        help="which models' rows to measure (all by default; split a long run across calls)",
+    )
     args = parser.parse_args()
     import torch
 
@@ -370,9 +382,8 @@ def main() -> int:
     rates = machine_rates(torch)
     print(f"copy {rates['copy_bytes_per_s'] / 1e12:.2f} TB/s, fp32 matmul {rates['matmul_flops_per_s'] / 1e12:.1f} TFLOP/s", flush=True)
     RESULTS.start(Path(args.json), open_driver("cuda").describe(), rates)
-    rows = attention_rows(torch, rates, args.repeats) + gpt2_rows(torch, rates, args.repeats, 2)
-    if not args.skip_124m:
-        rows += gpt2_rows(torch, rates, args.repeats, 12)
+    models = [m for m in args.models if not (args.skip_124m and m == "gpt2-124m")]
+    rows = [row for model in models for row in MODELS[model](torch, rates, args.repeats)]
     print_table(rows, rates)
     RESULTS.finish()
     return 0 if all(r["check"] == "pass" for r in rows) else 1
