@@ -78,19 +78,51 @@ def test_outputs_without_graphs_stay_valid_across_runs():
             np.testing.assert_allclose(outputs[output].numpy(), value, rtol=1e-4, atol=1e-5)
 
 
-def test_a_device_feed_is_copied_so_replays_never_write_the_callers_array():
+def test_a_staged_feed_is_read_in_place_and_goes_stale_when_a_replay_writes_over_it():
+    """`to_device` arrays are the runs' input buffers: no copy per run. The one a graph was
+    captured over stays its buffer, so a replay fed another array writes over it: stale
+    then, never silently another array's values. The others keep theirs."""
     model, executable = _compiled("attention", graphs=True)
     shapes = SHAPE_VARIANTS["attention"][0]
     feeds = [feeds_at("attention", shapes, RNG)[1] for _ in range(4)]
     device = [_device_feeds(executable, f) for f in feeds]
-    for f, d in zip(feeds, device):
+    for f, d in zip(feeds, device):  # plain, capture (over device[1]), replay, replay
         outputs = executable.run(d)
         for output, value in onnxruntime_outputs(model, f).items():
             np.testing.assert_allclose(outputs[output], value, rtol=1e-4, atol=1e-5)
     assert executable.report.replayed
-    for f, d in zip(feeds, device):
-        for name, value in f.items():
-            np.testing.assert_array_equal(d[name].numpy(), value)
+    for index in (0, 2, 3):
+        for name, value in feeds[index].items():
+            np.testing.assert_array_equal(device[index][name].numpy(), value)
+    (name, captured_over), = device[1].items()
+    with pytest.raises(XhipError, match="overwritten by another array's values"):
+        captured_over.numpy()
+    with pytest.raises(XhipError, match="overwritten by another array's values"):
+        executable.run(device[1])
+
+
+@pytest.mark.parametrize("graphs", [False, True])
+def test_a_staged_feed_costs_no_copy_and_a_foreign_one_is_copied(graphs):
+    model, executable = _compiled("attention", graphs=graphs)
+    shapes = SHAPE_VARIANTS["attention"][0]
+    _, feeds = feeds_at("attention", shapes, RNG)
+    staged = _device_feeds(executable, feeds)
+    stats = executable.backend.stats
+    for _ in range(4):  # with graphs: plain, capture, replay, replay
+        before = stats.device_copies
+        outputs = executable.run(staged, on_device=True)
+        assert stats.device_copies == before  # outputs handed out of the pools are copies; this model has none
+    assert executable.report.replayed == graphs
+    (output, value), = onnxruntime_outputs(model, feeds).items()
+    np.testing.assert_allclose(outputs[output].numpy(), value, rtol=1e-4, atol=1e-5)
+    # Its own output fed back (X and the output are both [b, s, 64]) is not staged: copied.
+    (name, _), = feeds.items()
+    kept = outputs[output].numpy()
+    before = stats.device_copies
+    executable.run({name: outputs[output]}, on_device=not graphs)
+    assert stats.device_copies == before + 1
+    if not graphs:  # a replay overwrites its outputs (stale then); without graphs they stay
+        np.testing.assert_array_equal(outputs[output].numpy(), kept)
 
 
 def test_device_feeds_are_checked_like_host_feeds():

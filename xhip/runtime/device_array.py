@@ -28,11 +28,13 @@ from xhip.runtime.buffers import MemRef
 class DeviceArray:
     """One tensor in device memory, read back with `numpy()` (or `np.asarray`)."""
 
-    def __init__(self, memref: MemRef, backend: Backend, what: str):
+    def __init__(self, memref: MemRef, backend: Backend, what: str, staged_by: object = None):
         self._memref = memref
         self._backend = backend
         self.what = what
         """What it is, for errors: "output 'logits'", "input 'X'"."""
+        self.staged_by = staged_by
+        """The executable whose `to_device` made it: its runs read it in place."""
         self._stale: str | None = None
 
     @property
@@ -76,6 +78,10 @@ class DeviceArray:
         self._backend.sync()  # a run on_device returns with its work in flight
         address = self._memref.buffer.address + self._memref.offset
         return {"shape": self.shape, "typestr": self.dtype.str, "data": (address, False), "strides": None, "version": 3}
+
+    def holds(self, memref: MemRef) -> bool:
+        """Whether this array is that view (a run's own input buffer, read in place)."""
+        return self._stale is None and self._memref is memref
 
     def mark_stale(self, why: str) -> None:
         self._stale = why

@@ -251,8 +251,13 @@ class Executable:
     def _argument(self, spec: TensorSpec, value: np.ndarray | DeviceArray) -> object:
         if not spec.is_memref:
             return np.asarray(value)
-        # A device feed is copied too: a captured graph keeps reading its input buffers,
-        # which must be the executable's, not the caller's.
+        if isinstance(value, DeviceArray) and value.staged_by is self:
+            # This executable's own device array is read in place: the plan never writes
+            # a function argument (they take no part in buffer reuse), and a replay that
+            # is fed another array copies it into this one's buffer, marking it stale.
+            return value.memref(self.backend)
+        # Any other device feed is copied: a captured graph keeps reading its input
+        # buffers, which must be the executable's, not the caller's.
         return self._holding(value, f"input '{spec.name}'", "input")
 
     def _holding(self, value: np.ndarray | DeviceArray | MemRef, label: str, kind: str) -> MemRef:
@@ -273,9 +278,12 @@ class Executable:
             self.backend.upload(memref, np.require(value, requirements="C"))
 
     def to_device(self, values: np.ndarray, name: str = "input") -> DeviceArray:
-        """Host data in this executable's device memory, to feed `run` without an upload per run."""
+        """Host data in this executable's device memory, to feed `run` without an upload per
+        run: its runs read the array in place (no copy). A graph captured over it keeps it as
+        its input buffer, so a replay fed a different array copies that one over it, and it
+        goes stale (reading or feeding it again raises)."""
         memref = self._holding(values, f"device array '{name}'", "input")
-        return DeviceArray(memref, self.backend, memref.owner.label)
+        return DeviceArray(memref, self.backend, memref.owner.label, staged_by=self)
 
     # -- running -------------------------------------------------------------------------
 
@@ -312,10 +320,13 @@ class Executable:
         filled = iter(buffer for _, buffer in out_params)
         arguments: list[object] = [None] if self._takes_context else []
         inputs: list[tuple[str, MemRef]] = []
+        staged: dict[str, DeviceArray] = {}
         for spec, is_result in self._arguments:
             argument = next(filled) if is_result else self._argument(spec, feeds[spec.name])
             if not is_result and isinstance(argument, MemRef):
                 inputs.append((spec.name, argument))
+                if isinstance(feeds[spec.name], DeviceArray) and feeds[spec.name].holds(argument):  # type: ignore[union-attr]
+                    staged[spec.name] = feeds[spec.name]  # type: ignore[assignment]
             arguments.append(argument)
         if capture:
             self.backend.begin_capture()
@@ -327,7 +338,8 @@ class Executable:
             graph = self.backend.end_capture()
             self.backend.replay(graph)
             captured = Captured(
-                graph, inputs, produced, self.pooled_views, self.run_symbols, self.session.run, self.session.generation
+                graph, inputs, produced, self.pooled_views, self.run_symbols, self.session.run, self.session.generation,
+                staged=staged,
             )
             self._replays.graphs[signature] = captured
         self._finish(on_device)
@@ -359,7 +371,12 @@ class Executable:
         before = (stats.syncs, stats.kernel_compiles)
         start = time.perf_counter()
         for name, buffer in captured.inputs:
-            self._feed_into(buffer, feeds[name], f"input '{name}'")
+            feed = feeds[name]
+            if isinstance(feed, DeviceArray) and feed.holds(buffer):
+                continue  # the array the graph was captured over: read in place
+            self._feed_into(buffer, feed, f"input '{name}'")
+            if name in captured.staged:
+                captured.staged.pop(name).mark_stale("overwritten by another array's values (a graph replay reads its input buffer in place)")
         for earlier in captured.handed_out:
             earlier.mark_stale("overwritten by a later run of the same input shapes (a graph replay)")
         captured.handed_out.clear()

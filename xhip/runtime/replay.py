@@ -60,6 +60,9 @@ class Captured:
     generation: int
     report: object = None
     """The capturing run's report: a replay reports the same memory and launches."""
+    staged: dict = field(default_factory=dict)
+    """Input name -> the executable's own `DeviceArray` whose buffer the graph reads in place
+    (a replay fed another array copies it there, and marks this one stale)."""
     handed_out: list = field(default_factory=list)
     """The `DeviceArray`s over `produced` given out since the last replay (the next one
     overwrites them, and marks them stale)."""
