@@ -65,6 +65,19 @@ template <class T> T xhip_emu_shfl_xor(T value, int mask) {
 }
 #define XHIP_SHFL_XOR(value, mask) xhip_emu_shfl_xor((value), (mask))
 
+// A block-wide vote: thread 0 clears it, every thread with a true predicate sets it,
+// everyone reads it; the third barrier keeps the next vote's clear after every read.
+inline int xhip_emu_vote;
+inline int __syncthreads_or(int predicate) {
+  if (xhip_emu_thread() == 0) xhip_emu_vote = 0;
+  __syncthreads();
+  if (predicate) __atomic_store_n(&xhip_emu_vote, 1, __ATOMIC_SEQ_CST);
+  __syncthreads();
+  const int result = __atomic_load_n(&xhip_emu_vote, __ATOMIC_SEQ_CST);
+  __syncthreads();
+  return result;
+}
+
 inline unsigned long long atomicCAS(unsigned long long* address, unsigned long long expected, unsigned long long desired) {
   __atomic_compare_exchange_n(address, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expected;

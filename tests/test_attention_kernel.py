@@ -35,6 +35,12 @@ def _causal_additive(sq: int, sk: int) -> np.ndarray:
     return np.where(np.arange(sk)[None, :] <= np.arange(sq)[:, None], F32(0), F32(-np.inf)).astype(F32)
 
 
+def _row_masked_causal(sq: int, sk: int, row: int) -> np.ndarray:
+    keep = np.arange(sk)[None, :] <= np.arange(sq)[:, None]
+    keep[row] = False
+    return keep
+
+
 def _cases() -> dict[str, tuple[dict, list[np.ndarray], tuple[int, ...]]]:
     """name -> (attributes, inputs, output shape)."""
     heads = _floats(2, 9, 2, 32).transpose(0, 2, 1, 3)  # [b, h, s, d] read through [b, s, h, d] strides
@@ -76,13 +82,29 @@ def _cases() -> dict[str, tuple[dict, list[np.ndarray], tuple[int, ...]]]:
         "tiled_no_keys": ({"scale": 1.0}, [_floats(1, 3, 64), _floats(1, 0, 64), _floats(1, 0, 64)], (1, 3, 64)),
         "tiled_batch_broadcast_kv": ({"scale": 0.7}, [_floats(2, 3, 4, 32), _floats(1, 3, 6, 32), _floats(3, 6, 32)], (2, 3, 4, 32)),
         "tiled_three_query_tiles": ({"scale": 0.25}, [_floats(1, 150, 8), _floats(1, 41, 8), _floats(1, 41, 64)], (1, 150, 64)),
+        # Causal masks skip the key tiles above the diagonal (every row of the block has a
+        # score by then), the exports' finite -3.4e38 and -inf alike; a fully masked row keeps
+        # every tile and averages V uniformly, as the unfused ops do.
+        "tiled_causal_keep_skips_tiles": (
+            {"scale": 0.125, "mask_kind": "keep", "kept_value": 0.0, "masked_value": -3.4028234663852886e38, "k_transposed": True},
+            [_floats(1, 2, 150, 64), _floats(1, 2, 64, 150), _floats(1, 2, 150, 64), np.tril(np.ones((1, 1, 150, 150), bool))],
+            (1, 2, 150, 64),
+        ),
+        "tiled_causal_additive_skips_tiles": (
+            {"scale": 0.3, "mask_kind": "additive"}, [_floats(2, 130, 32), _floats(2, 130, 32), _floats(2, 130, 32), _causal_additive(130, 130)], (2, 130, 32),
+        ),
+        "tiled_fully_masked_row_keeps_every_tile": (
+            {"scale": 0.2, "mask_kind": "keep", "kept_value": 0.0, "masked_value": -3.4028234663852886e38},
+            [_floats(1, 70, 64), _floats(1, 100, 64), _floats(1, 100, 64), _row_masked_causal(70, 100, row=5)],
+            (1, 70, 64),
+        ),
     }
 
-TILED = {"seed_37", "sq_ne_sk_two_tiles_and_a_bit", "causal_additive_broadcast", "exports_kt_mask_nan_guard", "exports_select_mask"}
-TILED |= {"tiled_no_keys", "tiled_batch_broadcast_kv", "tiled_three_query_tiles"}
 
 
 CASES = _cases()
+TILED = {"seed_37", "sq_ne_sk_two_tiles_and_a_bit", "causal_additive_broadcast", "exports_kt_mask_nan_guard", "exports_select_mask"}
+TILED |= {name for name in CASES if name.startswith("tiled_")}
 
 
 def _spec(attributes: dict, inputs: list[np.ndarray], out: np.ndarray) -> KernelSpec:
