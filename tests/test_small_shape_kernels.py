@@ -73,6 +73,21 @@ def test_bert_projections_merge_with_their_biases(tmp_path):
     _matches_onnxruntime(model, executable, token_feeds(model, TRANSFORMER_EXPORTS["bert_tiny_64"], 3, 17))
 
 
+def _launches(executable: xhip.Executable) -> int:
+    """Device ops and buffer copies (a copy of a strided window is a kernel too)."""
+    return len(_device_ops(executable)) + sum(op.name == "memref.copy" for op in executable.module.walk())
+
+
+@pytest.mark.parametrize("name, saved", [("bert_tiny_64", 4), ("roberta_tiny", 4), ("llama_tiny", 2), ("gpt2_2layer", 0)])
+def test_the_exports_launch_fewer_kernels_and_copy_no_window(tmp_path, name, saved):
+    """Llama's Q, K and V are reshaped into heads, which would copy each part out of a
+    merged product: they stay apart, its gate and up projections merge. GPT-2's QKV is one
+    Gemm already, and its Kᵀ reaches the matmul through reshapes and a scale: unchanged."""
+    model = onnx.load(EXAMPLES / f"{name}.onnx")
+    before = _launches(xhip.compile(model, _without_new_passes(tmp_path), backend="reference"))
+    assert before - _launches(xhip.compile(model, backend="reference")) == saved
+
+
 def _projected_scores() -> onnx.ModelProto:
     """x [b, s, 8] projected four times: a and b (with a bias) merge; c's weight is also
     read by another MatMul too, so it stays; Transpose(b) is read by two MatMuls as B, Transpose(a)

@@ -20,9 +20,15 @@ in place of the first of them. convert-onnx-to-hip turns the Split into views
 sum(Ni): no copy and no buffer per part; the Adds of the biases stay where they
 were, reading their part.
 
-A weight joins when it is a dense `onnx.Constant` of rank 2 that only this
-MatMul uses (a weight read elsewhere too would then be stored twice), of the
-group's row count K and element type. The merged weights are erased, so only
+A MatMul joins when its weight is a dense `onnx.Constant` of rank 2 that only
+it uses (a weight read elsewhere too would then be stored twice), of the
+group's row count K and element type, and when every user of its result reads
+a window in place: not a Reshape, Flatten, Squeeze or Unsqueeze, nor the
+function's return. Those need their operand contiguous (one-shot-bufferize
+copies a strided view before reshaping it, and an output is its own buffer), so
+each such part would cost a copy kernel and a buffer, more than the launch the
+merge saves (Llama's Q, K and V projections, each reshaped into heads, stay
+apart; its gate and up projections, read by elementwise ops, merge). The merged weights are erased, so only
 the merged one reaches the constants file. The pass runs on the imported ONNX
 IR after onnx-fold-constants (which leaves weights computed from initializers
 as constants) and before convert-onnx-to-hip.
@@ -34,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import builtin
+from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, IntegerAttr, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -46,9 +52,13 @@ from xhip.onnx_nodes import dense_array
 
 PASS = "onnx-merge-sibling-matmuls"
 
+NEEDS_CONTIGUOUS = frozenset({"onnx.Reshape", "onnx.Flatten", "onnx.Squeeze", "onnx.Unsqueeze", func.ReturnOp.name})
+"""Users that would copy a Split part (a strided window) into a buffer of its own."""
+
 
 def _weight(matmul: MatMulOp) -> DenseIntOrFPElementsAttr | None:
-    """The dense rank-2 constant `matmul` multiplies by, when nothing else reads it."""
+    """The dense rank-2 constant `matmul` multiplies by, when nothing else reads it and
+    every user of the product can read it as a window of a wider one."""
     b = matmul.b
     owner = b.owner
     if (
@@ -57,6 +67,7 @@ def _weight(matmul: MatMulOp) -> DenseIntOrFPElementsAttr | None:
         or len(owner.value.get_shape()) != 2
         or not b.has_one_use()
         or not isinstance(matmul.y.type, TensorType)
+        or any(use.operation.name in NEEDS_CONTIGUOUS for use in matmul.y.uses)
     ):
         return None
     return owner.value

@@ -9,5 +9,7 @@ func.func @declared_wrong(%x: tensor<4x8xf32>) -> (tensor<4x5xf32>, tensor<4x2xf
   // CHECK: {{.*}}invalid.mlir:[[# @LINE - 1]]:3: error: result dim 1 is 3 but the model declares tensor<4x5xf32>
   // CHECK-NOT: Traceback
   %y1 = "onnx.MatMul"(%x, %w1) {onnx_node_name = "k"} : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
-  func.return %y0, %y1 : tensor<4x5xf32>, tensor<4x2xf32>
+  %r0 = "onnx.Relu"(%y0) : (tensor<4x5xf32>) -> tensor<4x5xf32>
+  %r1 = "onnx.Relu"(%y1) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  func.return %r0, %r1 : tensor<4x5xf32>, tensor<4x2xf32>
 }
