@@ -109,27 +109,28 @@ def _merged_type(group: list[MatMulOp], columns: int) -> TensorType:
     return TensorType(first.element_type, [*first.get_shape()[:-1], columns])
 
 
+def _constant(value: DenseIntOrFPElementsAttr) -> ConstantOp:
+    return ConstantOp.create(result_types=[value.type], attributes={"value": value})
+
+
 def merge(group: list[MatMulOp]) -> None:
     """Replace the sibling MatMuls of `group` by one MatMul of their weights side by side and a Split."""
-    weights = [_weight(m) for m in group]
-    assert all(w is not None for w in weights)
-    widths = [w.get_shape()[1] for w in weights]  # type: ignore[union-attr]
-    merged_weight = _side_by_side(weights)  # type: ignore[arg-type]
-    sizes = DenseIntOrFPElementsAttr.from_list(TensorType(i64, [len(widths)]), widths)
-    new_ops = [
-        weight := ConstantOp.create(result_types=[merged_weight.type], attributes={"value": merged_weight}),
-        split_sizes := ConstantOp.create(result_types=[sizes.type], attributes={"value": sizes}),
-        product := _named(MatMulOp.create(operands=[group[0].a, weight.results[0]], result_types=[_merged_type(group, sum(widths))]), group),
-        split := _named(
-            SplitOp.create(
-                operands=[product.results[0], split_sizes.results[0]],
-                result_types=[m.y.type for m in group],
-                properties={"axis": IntegerAttr(-1, SI64)},
-            ),
-            group,
+    weights = [w for m in group if (w := _weight(m)) is not None]
+    assert len(weights) == len(group)
+    widths = [w.get_shape()[1] for w in weights]
+    weight = _constant(_side_by_side(weights))
+    sizes = _constant(DenseIntOrFPElementsAttr.from_list(TensorType(i64, [len(widths)]), widths))
+    product_type = _merged_type(group, sum(widths))
+    product = _named(MatMulOp.create(operands=[group[0].a, weight.output], result_types=[product_type]), group)
+    split = _named(
+        SplitOp.create(
+            operands=[product.results[0], sizes.output],
+            result_types=[m.y.type for m in group],
+            properties={"axis": IntegerAttr(-1, SI64)},
         ),
-    ]
-    Rewriter.insert_op(new_ops, InsertPoint.before(group[0]))
+        group,
+    )
+    Rewriter.insert_op([weight, sizes, product, split], InsertPoint.before(group[0]))
     for matmul, part in zip(group, split.results, strict=True):
         old_weight = matmul.b.owner
         Rewriter.replace_op(matmul, [], [part])
@@ -144,8 +145,8 @@ class MergeSiblingMatmulsPass(ModulePass):
     name = PASS
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        blocks = {id(o.parent_block()): o.parent_block() for o in op.walk() if isinstance(o, MatMulOp)}
-        for block in blocks.values():
+        blocks = dict.fromkeys(o.parent_block() for o in op.walk() if isinstance(o, MatMulOp))
+        for block in blocks:
             assert block is not None
             for group in sibling_groups(block):
                 merge(group)
