@@ -117,7 +117,7 @@ def test_seed_attention_rectangles_pass_check_layout_and_are_what_the_run_used(a
 def test_layout_check_catches_an_overlap_the_report_would_draw(attention_run):
     """The check above can fail: two co-live buffers moved onto the same bytes."""
     (at,) = MemoryReport.from_module(attention_run.module).at(SHAPE)
-    first, second = at.function.buffers[0], at.function.buffers[2]
+    first, second = at.function.buffers[0], at.function.buffers[1]  # the Q|K|V projection, the scores
     assert first.first <= second.last and second.first <= first.last
     at.observed.buffers[second.index] = (at.offset_bytes(first), at.size_bytes(second))
     assert any("overlap" in p for p in _layout_problems(at))
@@ -188,8 +188,8 @@ def test_json_round_trips_and_evaluates_again_at_another_shape(tmp_path, capsys)
     (function,) = written["functions"]
     # In-place writes and the run-time planner: the pool is the in-place bound.
     assert function["pool_bytes"] == function["in_place_lower_bound_bytes"] == 5767168
-    assert function["pool_over_bound"] == 5767168 / 8912896
-    assert function["in_place_lower_bound"] == "768*batch*seq + max(256*batch*seq, align_up(4*batch*seq^2, 256))"
+    assert function["pool_over_bound"] == 5767168 / 9961472
+    assert function["in_place_lower_bound"] == "768*batch*seq + align_up(4*batch*seq^2, 256)"
 
 
 def test_json_without_report_shape_has_expressions_and_says_so(tmp_path, capsys):
@@ -210,9 +210,11 @@ def test_markdown_has_a_row_per_buffer_and_a_summary(tmp_path, capsys):
     assert code == 0, err
     lines = path.read_text().splitlines()
     rows = [line for line in lines if line.startswith("| #")]
-    assert len(rows) == 5  # the softmax (the scale folded in) writes in place over QK^T
-    assert rows[4] == "| #4 | 0 | 15..19 | `4*batch*seq^2` | 4194304 | `run-time` | 0 |"
-    assert "| pool / bound |  | 0.647 |" in lines
+    # The merged Q|K|V projection, then QK^T, over which the softmax (the scale folded in)
+    # writes in place.
+    assert len(rows) == 2
+    assert rows[1] == "| #1 | 0 | 10..14 | `4*batch*seq^2` | 4194304 | `run-time` | 0 |"
+    assert "| pool / bound |  | 0.579 |" in lines
     assert any(line.startswith("| lower bound (in place) |") and line.endswith("| 5767168 |") for line in lines)
 
 
@@ -341,9 +343,9 @@ def test_a_malformed_record_is_one_located_line(tmp_path, capsys):
     code, _, err = opt(capsys, "-o", compiled)
     assert code == 0, err
     text = compiled.read_text()
-    assert text.count('sizes = ["256*batch*seq", ') == 2  # the model's record, then the pool's
+    assert text.count('sizes = ["768*batch*seq", ') == 2  # the model's record, then the pool's
     broken = tmp_path / "broken.mlir"
-    head, _, tail = text.rpartition('sizes = ["256*batch*seq", ')
+    head, _, tail = text.rpartition('sizes = ["768*batch*seq", ')
     broken.write_text(head + 'sizes = ["256*batch*(seq", ' + tail)
     code, out, err = run_tool(opt_main, capsys, broken, "--memory-report", tmp_path / "r.json", "--report-shape", "seq=1")
     assert code == 1 and out == ""

@@ -116,9 +116,13 @@ def test_merged_rows_accumulate_in_place():
 
 
 
-def test_the_constants_file_keeps_the_weights_own_bytes():
+def test_the_constants_file_keeps_the_weights_own_bytes(tmp_path):
     """No joined copy of the weights: the store holds the dense attributes' bytes; hash and slices see the file."""
-    stages = compile_stages(ATTENTION, stop_after="hip-externalize-constants")
+    # The seed's three weights as three parts: without onnx-merge-sibling-matmuls, which
+    # would store them as one new constant, side by side.
+    pipeline = tmp_path / "unmerged.yaml"
+    pipeline.write_text(f"extends: {REPO / 'pipelines' / 'default.yaml'}\nname: unmerged\ndescription: d\nremove: [onnx-merge-sibling-matmuls]\n")
+    stages = compile_stages(ATTENTION, str(pipeline), stop_after="hip-externalize-constants")
     _, imported, _ = next(stages)
     weights = [op.attributes["value"].data.data for op in imported.walk() if op.name == "onnx.Constant"]
     *_, (_, _, store) = stages

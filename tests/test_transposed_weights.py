@@ -21,6 +21,7 @@ from xhip.dialects import hip
 from xhip.dialects.hip.attributes import CONSTANTS_SIZE_ATTR
 from xhip.runtime.backends.gpu.kernels import gemm_call
 from xhip.runtime.check import compare, onnxruntime_outputs
+from xhip.rewrite_rules.transposed_weights import is_last_two_swap
 from xhip.runtime.kernels.launch_args import View, launch_values
 from xhip.testing.models import graph_model, value
 
@@ -123,3 +124,23 @@ def test_gpu_launch_reads_b_transposed_through_its_strides():
     assert call is not None and call.trans_b and not call.trans_a
     # The weight broadcasts over a row-contiguous batch: one GEMM of 2 * 3 rows.
     assert (call.ldb, call.stride_b, call.batch, call.m) == (HIDDEN, 0, 1, 6)
+
+
+@pytest.mark.parametrize(
+    "perm, rank, swaps",
+    [
+        ([1, 0], 2, True),
+        ([0, 2, 1], 3, True),
+        ([0, 1, 3, 2], 4, True),
+        (None, 2, True),  # ONNX's default reverses every dim: a swap at rank 2 only
+        (None, 3, False),
+        ([0, 2, 1, 3], 4, False),  # the heads transpose of attention
+        ([0], 1, False),
+        ([1, 0, 2], 3, False),
+        ([0, 1], 2, False),
+    ],
+)
+def test_is_last_two_swap(perm, rank, swaps):
+    """The one rule of which transposes a matmul reads through: the ONNX weights'
+    (`swaps_last_two`) and hip-fold-transpose-into-matmul's."""
+    assert is_last_two_swap(perm, rank) is swaps

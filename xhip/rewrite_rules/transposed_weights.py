@@ -10,11 +10,14 @@ last two dims is read through by the operands below: onnx-fold-constants leaves
 it alone when every user reads through it, and convert-onnx-to-hip hands those
 users the constant itself with the flag set.
 
-Only Transposes of constants are read through: a Transpose of a computed value
-is an op either way, and its kernel stays where it was.
+Here only Transposes of constants are read through, at the ONNX level. A
+Transpose of a computed value (attention's Kᵀ) is read through later, on hip
+ops, by hip-fold-transpose-into-matmul, which shares `is_last_two_swap`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from xdsl.ir import Operation, SSAValue, Use
 
@@ -24,14 +27,18 @@ TRANSPOSED_READERS: dict[str, tuple[int, ...]] = {"onnx.MatMul": (1,), "onnx.Gem
 """The operands (by index) that the op's hip form can read transposed: MatMul's B, Gemm's A and B."""
 
 
-def swaps_last_two(op: TransposeOp) -> bool:
-    """Whether `op` keeps every dim but the last two, which it swaps."""
-    rank = _rank(op.data)
+def is_last_two_swap(perm: Sequence[int] | None, rank: int | None) -> bool:
+    """Whether the permutation `perm` of `rank` dims keeps every dim but the last two,
+    which it swaps; `None` reverses every dim (ONNX's default)."""
     if rank is None or rank < 2:
         return False
-    # No perm attribute reverses every dim (ONNX's default).
-    perm = list(op.perm.data) if op.perm is not None else list(reversed(range(rank)))
+    perm = list(perm) if perm is not None else list(reversed(range(rank)))
     return perm == [*range(rank - 2), rank - 1, rank - 2]
+
+
+def swaps_last_two(op: TransposeOp) -> bool:
+    """Whether `op` keeps every dim but the last two, which it swaps."""
+    return is_last_two_swap(op.perm.data if op.perm is not None else None, _rank(op.data))
 
 
 def transposed_constant(value: SSAValue) -> SSAValue | None:
