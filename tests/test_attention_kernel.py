@@ -11,7 +11,7 @@ import pytest
 from xhip.dialects import hip
 from xhip.runtime.backends.reference.kernels import run_kernel
 from xhip.runtime.kernels import emulate
-from xhip.runtime.kernels.launch_args import View, launch_values
+from xhip.runtime.kernels.launch_args import ATTENTION_TILED_ROWS, View, launch_values
 from xhip.runtime.kernels.render import render_unit
 from xhip.runtime.kernels.specs import KernelSpec, Operand, specs_for_launch
 
@@ -93,6 +93,13 @@ def _cases() -> dict[str, tuple[dict, list[np.ndarray], tuple[int, ...]]]:
         "tiled_causal_additive_skips_tiles": (
             {"scale": 0.3, "mask_kind": "additive"}, [_floats(2, 130, 32), _floats(2, 130, 32), _floats(2, 130, 32), _causal_additive(130, 130)], (2, 130, 32),
         ),
+        # Enough tiles of 64 rows (ATTENTION_FEW_TILES) for the 4-rows-per-thread form.
+        "tiled_64_rows_over_many_tiles": ({"scale": 0.4}, [_floats(300, 70, 32), _floats(300, 40, 32), _floats(300, 40, 32)], (300, 70, 32)),
+        "tiled_causal_keep_64_rows": (
+            {"scale": 0.125, "mask_kind": "keep", "kept_value": 0.0, "masked_value": -3.4028234663852886e38, "k_transposed": True, "zero_nan_rows": True},
+            [_floats(66, 2, 130, 64), _floats(66, 2, 64, 130), _floats(66, 2, 130, 64), np.tril(np.ones((1, 1, 130, 130), bool))],
+            (66, 2, 130, 64),
+        ),
         "tiled_fully_masked_row_keeps_every_tile": (
             {"scale": 0.2, "mask_kind": "keep", "kept_value": 0.0, "masked_value": -3.4028234663852886e38},
             [_floats(1, 70, 64), _floats(1, 100, 64), _floats(1, 100, 64), _row_masked_causal(70, 100, row=5)],
@@ -107,17 +114,16 @@ TILED = {"seed_37", "sq_ne_sk_two_tiles_and_a_bit", "causal_additive_broadcast",
 TILED |= {name for name in CASES if name.startswith("tiled_")}
 
 
-def _spec(attributes: dict, inputs: list[np.ndarray], out: np.ndarray) -> KernelSpec:
-    (spec,) = specs_for_launch(hip.AttentionOp, attributes, [_facts(x) for x in inputs], [_facts(out)])
-    return spec
+def _specs(attributes: dict, inputs: list[np.ndarray], out: np.ndarray) -> list[KernelSpec]:
+    return specs_for_launch(hip.AttentionOp, attributes, [_facts(x) for x in inputs], [_facts(out)])
 
 
 @pytest.fixture(scope="module")
 def emulator():
     specs = {}
     for attributes, inputs, shape in CASES.values():
-        spec = _spec(attributes, inputs, np.empty(shape, inputs[0].dtype))
-        specs[spec.name] = spec
+        for spec in _specs(attributes, inputs, np.empty(shape, inputs[0].dtype)):
+            specs[spec.name] = spec
     return emulate.HostEmulator(render_unit(list(specs.values()), "hip"), [s.abi for s in specs.values()])
 
 
@@ -132,8 +138,21 @@ def test_register_tiles_are_taken_where_the_head_dims_fit(name):
     """fp32, head dim a multiple of 4 and value dim of 32, both up to 64: the tiled kernel;
     anything else the one-row-per-thread kernel (the cases above cover both)."""
     attributes, inputs, shape = CASES[name]
-    family = _spec(attributes, inputs, np.empty(shape, inputs[0].dtype)).family
-    assert family == ("attention_tiled" if name in TILED else "attention")
+    families = [spec.family for spec in _specs(attributes, inputs, np.empty(shape, inputs[0].dtype))]
+    assert families == (["attention_tiled"] * len(ATTENTION_TILED_ROWS) if name in TILED else ["attention"])
+
+
+def _launched_rows(attributes: dict, inputs: list[np.ndarray], out: np.ndarray) -> list[int]:
+    """The query rows per block of the forms a launch runs (those given any tiles)."""
+    values = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(out)])
+    return [rows for rows, v in zip(ATTENTION_TILED_ROWS, values, strict=True) if v["tiles"]]
+
+
+@pytest.mark.parametrize(("name", "rows"), [("tiled_64_rows_over_many_tiles", 64), ("tiled_causal_keep_64_rows", 64), ("seed_37", 16), ("tiled_three_query_tiles", 16)])
+def test_few_tiles_of_64_rows_take_16_row_tiles(name, rows):
+    """Grids of fewer than ATTENTION_FEW_TILES 64-row tiles run the 16-row form (4x the blocks)."""
+    attributes, inputs, shape = CASES[name]
+    assert _launched_rows(attributes, inputs, np.empty(shape, inputs[0].dtype)) == [rows]
 
 
 @pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
@@ -141,9 +160,9 @@ def test_register_tiles_are_taken_where_the_head_dims_fit(name):
 def test_emulated_kernel_matches_the_reference(emulator, name):
     attributes, inputs, shape = CASES[name]
     out = np.full(shape, np.nan, inputs[0].dtype)  # poisoned: every element must be written
-    spec = _spec(attributes, inputs, out)
-    (values,) = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(out)])
-    emulator.launch(spec.name, values)
+    values = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(out)])
+    for spec, launch in zip(_specs(attributes, inputs, out), values, strict=True):
+        emulator.launch(spec.name, launch)
     expected = _reference(attributes, inputs, shape)
     np.testing.assert_allclose(out, expected, rtol=2e-5, atol=2e-6, equal_nan=True)
 

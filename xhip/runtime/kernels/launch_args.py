@@ -240,6 +240,29 @@ ATTENTION_QUERY_ROWS = 64
 ATTENTION_SPLIT = 2
 """Threads per query row of the attention kernel, each over its slice of every key tile."""
 
+ATTENTION_TILED_ROWS = (64, 16)
+"""Query rows per block of the register-tiled attention kernel, which is compiled both ways:
+4 rows per thread, or 1 where 64-row tiles would leave most of the GPU idle."""
+
+ATTENTION_FEW_TILES = 264
+"""Fewer 64-row tiles than this (two per SM of the H200's 132) take 16-row tiles: four
+times the blocks, each over the same keys with a quarter of the rows."""
+
+
+def attention_tiles_fit(itemsize: int, head_dim: int, value_dim: int) -> bool:
+    """Whether templates/attention_tiled.hip.j2 takes an attention: elements of at most 4
+    bytes (fp32 arithmetic), float4 rows of Q and K (head dim a multiple of 4) read by whole
+    rows per 128 threads (a divisor of 128), 8 lanes of float4 output columns (value dim a
+    multiple of 32), and its four fp32 tiles within 48 KiB of shared memory (up to 64)."""
+    return itemsize <= 4 and 0 < head_dim <= 64 and 128 % head_dim == 0 and head_dim % 4 == 0 and value_dim in (32, 64)
+
+
+def attention_query_rows(batch: int, sq: int, tiled: bool) -> int:
+    """The query rows per block a launch uses (see ATTENTION_TILED_ROWS)."""
+    if tiled and batch * math.ceil(sq / ATTENTION_QUERY_ROWS) < ATTENTION_FEW_TILES:
+        return ATTENTION_TILED_ROWS[1]
+    return ATTENTION_QUERY_ROWS
+
 
 def _attention(attrs, scalars, ins, outs) -> list[Values]:
     """hip.attention: batch strides broadcast to y's batch dims (the mask's to the scores'),
@@ -249,8 +272,7 @@ def _attention(attrs, scalars, ins, outs) -> list[Values]:
     batch = y.shape[:-2]
     transposed = bool(attrs.get("k_transposed"))
     sq, sk = q.shape[-2], k.shape[-1] if transposed else k.shape[-2]
-    q_tiles = math.ceil(sq / ATTENTION_QUERY_ROWS)
-    values: Values = {"tiles": math.prod(batch) * q_tiles, "q_tiles": q_tiles, "sq": sq, "sk": sk, "batch_extents": batch, "scale": float(attrs.get("scale", 1.0))}  # type: ignore[arg-type]
+    values: Values = {"sq": sq, "sk": sk, "batch_extents": batch, "scale": float(attrs.get("scale", 1.0))}  # type: ignore[arg-type]
     for name, view, (row, col), swap in (("q", q, ("row", "col"), False), ("k", k, ("key", "dim"), transposed), ("v", v, ("key", "col"), False), ("y", y, ("row", "col"), False)):
         batch_strides, row_stride, col_stride = _matrix(view, batch, vector_is_row=True)
         if swap:
@@ -260,7 +282,11 @@ def _attention(attrs, scalars, ins, outs) -> list[Values]:
         strides = broadcast_strides(mask[0], (*batch, sq, sk))
         values.update(mask=mask[0].address, mask_batch_strides=strides[:-2], mask_row_stride=strides[-2], mask_col_stride=strides[-1])
         values.update(kept_value=float(attrs.get("kept_value", 0.0)), masked_value=float(attrs.get("masked_value", -math.inf)))  # type: ignore[arg-type]
-    return [values]
+    # The tiled kernel comes in ATTENTION_TILED_ROWS forms: the one not chosen runs no tiles.
+    tiled = attention_tiles_fit(np.dtype(y.dtype).itemsize, q.shape[-1], v.shape[-1])
+    rows = attention_query_rows(math.prod(batch), sq, tiled)
+    forms = ATTENTION_TILED_ROWS if tiled else (ATTENTION_QUERY_ROWS,)
+    return [{**values, "q_tiles": math.ceil(sq / r), "tiles": math.prod(batch) * math.ceil(sq / r) if r == rows else 0} for r in forms]
 
 
 _FAMILIES = {

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from xhip.runtime.kernels.abi import KernelABI, Launch, Param, dims, index, pointer, value
-from xhip.runtime.kernels.launch_args import ATTENTION_QUERY_ROWS, ATTENTION_SPLIT
+from xhip.runtime.kernels.launch_args import ATTENTION_QUERY_ROWS, ATTENTION_SPLIT, ATTENTION_TILED_ROWS, attention_tiles_fit
 from xhip.runtime.buffers import BOOL_DTYPE, FLOAT_DTYPES
 
 OpClass = Any
@@ -532,13 +532,13 @@ def matmul_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operan
 
 def attention_spec(
     dtype: np.dtype, batch_rank: int, head_dim: int, value_dim: int, mask: str = "none",
-    *, k_transposed: bool = False, zero_nan_rows: bool = False,
+    *, k_transposed: bool = False, zero_nan_rows: bool = False, query_rows: int = ATTENTION_QUERY_ROWS,
 ) -> KernelSpec:
     """`y = softmax(scale * q @ kᵀ (+ mask)) @ v` flash style, one block per tile of
-    ATTENTION_QUERY_ROWS query rows, the head dims compiled in: register tiles
+    `query_rows` query rows, the head dims compiled in: register tiles
     (templates/attention_tiled.hip.j2) where they fit, else one query row per thread and
-    ATTENTION_SPLIT threads per row (templates/attention.hip.j2). K's key and dim strides express either layout; the flag
-    only picks the coalesced way to load it."""
+    ATTENTION_SPLIT threads per row (templates/attention.hip.j2). K's key and dim strides
+    express either layout; the flag only picks the coalesced way to load it."""
     c = ctype(dtype)
     params: list[Param] = [index("tiles"), index("q_tiles"), index("sq"), index("sk"), dims("batch_extents", batch_rank)]
     operands = [("q", "row", "col"), ("k", "key", "dim"), ("v", "key", "col")]
@@ -559,14 +559,8 @@ def attention_spec(
         ("batch_rank", batch_rank), ("head_dim", head_dim), ("value_dim", value_dim), ("query_rows", ATTENTION_QUERY_ROWS),
         ("mask", mask), ("k_transposed", k_transposed), ("zero_nan_rows", zero_nan_rows), ("c", c.c), ("compute", c.compute),
     )  # fmt: skip
-    if _attention_tiles_fit(c.compute, head_dim, value_dim):
-        # Register tiles of 4 rows x 4 keys: 8 key lanes per row, 16 row groups.
-        key_tile, rows_per_thread, keys_per_thread = 32, 4, 4
-        threads = (key_tile // keys_per_thread) * (ATTENTION_QUERY_ROWS // rows_per_thread)
-        name = _name("attention_tiled", c.short, f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags)
-        abi = KernelABI(name, tuple(params), Launch.ROWS, count="tiles", block=threads)
-        tiling = (("key_tile", key_tile), ("rows_per_thread", rows_per_thread), ("keys_per_thread", keys_per_thread))
-        return KernelSpec("attention_tiled", abi, shared + tiling, _needs(dtype))
+    if attention_tiles_fit(dtype.itemsize, head_dim, value_dim):
+        return _attention_tiled_spec(dtype, tuple(params), shared, (f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags), query_rows)
     name = _name("attention", c.short, f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags)
     abi = KernelABI(name, tuple(params), Launch.ROWS, count="tiles", block=ATTENTION_QUERY_ROWS * ATTENTION_SPLIT)
     key_tile = 64 if head_dim + value_dim <= 128 else 32
@@ -576,11 +570,23 @@ def attention_spec(
     return KernelSpec("attention", abi, context, _needs(dtype))
 
 
-def _attention_tiles_fit(compute: str, head_dim: int, value_dim: int) -> bool:
-    """Whether templates/attention_tiled.hip.j2 takes these head dims: fp32 arithmetic, float4
-    rows of Q and K (a multiple of 4), 8 lanes of float4 output columns (a multiple of 32),
-    and its four fp32 tiles within 48 KiB of static shared memory (head dims up to 64)."""
-    return compute == "float" and head_dim % 4 == 0 and 0 < head_dim <= 64 and value_dim % 32 == 0 and 0 < value_dim <= 64
+def _attention_tiled_spec(
+    dtype: np.dtype, params: tuple[Param, ...], shared: tuple[tuple[str, object], ...], tags: tuple[str, ...], query_rows: int = ATTENTION_QUERY_ROWS,
+) -> KernelSpec:
+    """templates/attention_tiled.hip.j2 for blocks of `query_rows` rows: 16 row groups of
+    query_rows / 16 rows x 8 key lanes of 4 keys (32 keys per tile), 128 threads."""
+    c = ctype(dtype)
+    key_tile, keys_per_thread, rows_per_thread = 32, 4, query_rows // 16
+    threads = (key_tile // keys_per_thread) * 16
+    # Blocks per SM the registers must leave room for (CUDA): 168 registers at 4 rows.
+    min_blocks = {4: 3}.get(rows_per_thread, 4)
+    name = _name("attention_tiled", c.short, f"q{query_rows}", *tags)
+    abi = KernelABI(name, params, Launch.ROWS, count="tiles", block=threads)
+    tiling = (
+        ("key_tile", key_tile), ("rows_per_thread", rows_per_thread), ("keys_per_thread", keys_per_thread), ("min_blocks", min_blocks),
+    )  # fmt: skip
+    context = tuple((key, query_rows if key == "query_rows" else value) for key, value in shared) + tiling
+    return KernelSpec("attention_tiled", abi, context, _needs(dtype))
 
 
 def attention_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
@@ -590,6 +596,8 @@ def attention_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Ope
         raise ValueError("attention needs static head dims (the last dims of q and v)")
     mask = str(attributes.get("mask_kind", "none"))
     flags = {key: bool(attributes.get(key, False)) for key in ("k_transposed", "zero_nan_rows")}
+    if attention_tiles_fit(y.dtype.itemsize, head_dim, value_dim):  # both forms; each launch runs one
+        return [attention_spec(y.dtype, y.rank - 2, head_dim, value_dim, mask, **flags, query_rows=rows) for rows in ATTENTION_TILED_ROWS]
     return [attention_spec(y.dtype, y.rank - 2, head_dim, value_dim, mask, **flags)]
 
 
