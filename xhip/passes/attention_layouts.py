@@ -92,6 +92,14 @@ def same_extent(a: Dim | None, b: Dim | None) -> bool:
     return a is b if isinstance(a, SSAValue) or isinstance(b, SSAValue) else a == b
 
 
+def is_extent_of(extent: Dim | None, value: SSAValue, axis: int) -> bool:
+    """Whether `extent` is dim `axis` of tensor `value` on every run."""
+    dim = extent.owner if isinstance(extent, SSAValue) else None
+    if isinstance(dim, tensor.DimOp) and dim.source is value and constant_int(dim.index) == axis:
+        return True
+    return same_extent(extent, tensor_dims(value)[axis])
+
+
 def _same_unless_empty(extent: Dim | None, dim: Dim | None) -> bool:
     """Whether `extent` is `dim` whenever `dim` is not 0: `dim` itself, or ONNX Reshape's
     `select(dim == 0, c, dim)`."""
@@ -182,8 +190,7 @@ def _row_window(value: SSAValue) -> tuple[SSAValue, int, int, int] | None:
     offsets = [_static(d) for d in mixed_dims(op.static_offsets.get_values(), op.offsets)]
     sizes = [_static(d) for d in mixed_dims(op.static_sizes.get_values(), op.sizes)]
     strides = [_static(d) for d in mixed_dims(op.static_strides.get_values(), op.strides)]
-    whole = tensor_dims(op.source)
-    cut = [axis for axis in range(len(sizes)) if not (offsets[axis] == 0 and same_extent(sizes[axis], whole[axis]))]
+    cut = [axis for axis in range(len(sizes)) if not (offsets[axis] == 0 and is_extent_of(sizes[axis], op.source, axis))]
     if any(stride != 1 for stride in strides) or len(cut) != 1:
         return None
     offset, size = offsets[cut[0]], sizes[cut[0]]
@@ -215,10 +222,29 @@ def hoist_slice(value: SSAValue) -> SSAValue | None:
         source, [d for d in whole if isinstance(d, SSAValue)], expand.reassociation, static,
         TensorType(element_type_of(source), static),
     )  # fmt: skip
+    shared = _equal_earlier(reshaped, expand)
+    if shared is None:
+        Rewriter.insert_op(reshaped, InsertPoint.before(expand))
+    else:
+        reshaped.erase()  # never inserted: drop its use of the source
     offsets = [offset // row if d == group[0] else 0 for d in range(len(out))]
-    rows = tensor.ExtractSliceOp(reshaped, offsets, out, [1] * len(out), value.type)
-    Rewriter.insert_op([reshaped, rows], InsertPoint.before(expand))
+    rows = tensor.ExtractSliceOp(shared or reshaped, offsets, out, [1] * len(out), value.type)
+    Rewriter.insert_op(rows, InsertPoint.before(expand))
     return rows.result
+
+
+def _equal_earlier(new: tensor.ExpandShapeOp, before: Operation) -> tensor.ExpandShapeOp | None:
+    """An ExpandShape of the same source into the same shape before `before` (q, k and v
+    of one projection share one), so the hoisted slices view one value."""
+    for use in new.src.uses:
+        op = use.operation
+        if (
+            isinstance(op, tensor.ExpandShapeOp) and op.parent is before.parent and op.is_before_in_block(before)
+            and op.result.type == new.result.type and op.reassociation == new.reassociation
+            and op.static_output_shape == new.static_output_shape and tuple(op.dynamic_output_shape) == tuple(new.dynamic_output_shape)
+        ):  # fmt: skip
+            return op
+    return None
 
 
 # ---- folding ---------------------------------------------------------------------------
