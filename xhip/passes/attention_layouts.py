@@ -305,7 +305,9 @@ def erase_dead(values: Sequence[SSAValue], *ops: Operation) -> None:
 
 def fold_layouts(attention: AttentionOp) -> AttentionOp:
     """`attention` (or the op that replaced it) reading and writing through layouts
-    instead of the Transposes and copies around it."""
+    instead of the Transposes and copies around it; a tensor-mode op (value semantics
+    make every rewrite safe)."""
+    assert attention.is_tensor_mode
     replaced = [old for index in range(3) if (old := _fold_input(attention, index)) is not None]
     for operand in dict.fromkeys(attention.inputs[:3]):
         hoisted = hoist_slice(operand)

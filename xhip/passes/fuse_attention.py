@@ -345,5 +345,5 @@ class FuseAttentionPass(ModulePass):
                     fuser.fuse(pv, match)
             fold_select_masks(block)
             if self.fold_layouts:
-                for attention in [o for o in block.ops if isinstance(o, AttentionOp)]:
+                for attention in [o for o in block.ops if isinstance(o, AttentionOp) and o.is_tensor_mode]:
                     fold_layouts(attention)
