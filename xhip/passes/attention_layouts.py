@@ -42,9 +42,8 @@ from xhip.dialects.hip.attention import LAYOUTS, Perm, perm_attr
 from xhip.dialects.hip.common import element_type_of, shape_of
 from xhip.index.host_eval import constant_int
 from xhip.rewrite_rules.bufferize.extents import mixed_dims
+from xhip.rewrite_rules.bufferize.hip_ops import SEGMENT_SIZES
 from xhip.rewrite_rules.bufferize.types import Dim, groups_of, static_or_dynamic
-
-SEGMENT_SIZES = "operandSegmentSizes"
 
 Step = tuple[SSAValue, Perm]
 """`value` is `transpose(source, perm)`: (source, perm)."""
@@ -81,7 +80,10 @@ def _stated_dims(value: SSAValue) -> Sequence[Dim | None] | None:
 
 
 def _static(dim: Dim | None) -> Dim | None:
-    return constant_int(dim) if isinstance(dim, SSAValue) and constant_int(dim) is not None else dim
+    """`dim`, an index constant as its int."""
+    if isinstance(dim, SSAValue) and (value := constant_int(dim)) is not None:
+        return value
+    return dim
 
 
 def same_extent(a: Dim | None, b: Dim | None) -> bool:
