@@ -3,10 +3,12 @@ run on the CPU through the host emulation, reading q, k and v as strided slices 
 GPT-2 projection output [b, s, 3*h*d] viewed [b, h, s, d] and writing y straight into
 [b, s, h*d]; the reference kernel against explicit transposes; the strides the launch
 passes; and what hip-fuse-attention leaves of the Transposes and copies around the
-attentions of the test-set exports (and of the buffers the memory planner sees)."""
+attentions of the test-set exports under pipelines/experiments/fuse-attention.yaml, with
+and without hip-fold-attention-layouts (and the buffers the memory planner sees)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -17,7 +19,7 @@ import xhip
 from tests.conftest import REPO_ROOT
 from xhip.dialects import hip
 from xhip.dialects.hip.attention import LAYOUTS
-from xhip.pipeline import apply_overrides, load_pipeline
+from xhip.pipeline import load_pipeline
 from xhip.runtime.backends.reference.kernels import run_kernel
 from xhip.runtime.kernels import emulate
 from xhip.runtime.kernels.launch_args import View, launch_values
@@ -128,7 +130,9 @@ folded Transpose's output (q, k, v, Kᵀ and y; Llama: Kᵀ and y)."""
 
 @functools.cache
 def _module(name: str, fold: bool):
-    pipeline = apply_overrides(FUSED, [f"hip-fuse-attention.fold-layouts={str(fold).lower()}"])
+    passes = tuple(entry for entry in FUSED.passes if fold or entry.name != "hip-fold-attention-layouts")
+    assert len(passes) == len(FUSED.passes) - (not fold)
+    pipeline = dataclasses.replace(FUSED, passes=passes)
     return xhip.compile(onnx.load(EXAMPLES / f"{name}.onnx"), pipeline, backend="reference").module
 
 

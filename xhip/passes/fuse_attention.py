@@ -25,10 +25,8 @@ min)`, one shared by every layer) becomes a keep mask once only fused attentions
 it: they take the i1 `cond` and add `a` or `b` themselves, which is what the Where and
 the Add computed, and the float mask buffer and its kernel go.
 
-With `fold-layouts` (the default), the Transposes and copies that split and merge heads
-around each fused attention then fold into its layouts (q_perm, k_perm, v_perm, y_perm:
-xhip/passes/attention_layouts.py), so q, k and v are read straight from the projections'
-outputs and y is written straight into the buffer the output projection reads.
+hip-fold-attention-layouts, run next, folds the Transposes and copies that split and
+merge heads around each fused attention into its operand layouts.
 
 Not fused: a scale or mask that is not as above (a per-head scale tensor, a mask that
 would broadcast the scores to a bigger shape), a head dim that is dynamic or above
@@ -61,7 +59,6 @@ from xhip.dialects.hip import (
     WhereOp,
 )
 from xhip.dialects.hip.common import rank_of, shape_of
-from xhip.passes.attention_layouts import fold_layouts
 from xhip.passes.contracts import function_body
 from xhip.rewrite_rules.dead_operands import erase_with_dead_operands
 from xhip.rewrite_rules.scalar_constants import unit_float_constant
@@ -323,10 +320,6 @@ class FuseAttentionPass(ModulePass):
     """The largest head dim (of Q/K and of V) fused: the kernel holds a query row and
     its output accumulator in registers, one thread per row."""
 
-    fold_layouts: bool = True
-    """Fold the Transposes (and GPT-2's copies of q/k/v slices) around each fused
-    attention into its operand layouts, so no kernel copies q, k, v or y."""
-
     def __post_init__(self):
         if self.max_head_dim < 1:
             raise ValueError(f"max-head-dim must be at least 1, not {self.max_head_dim}")
@@ -344,6 +337,3 @@ class FuseAttentionPass(ModulePass):
                 if match is not None and fuser.fits(match):
                     fuser.fuse(pv, match)
             fold_select_masks(block)
-            if self.fold_layouts:
-                for attention in [o for o in block.ops if isinstance(o, AttentionOp) and o.is_tensor_mode]:
-                    fold_layouts(attention)

@@ -1,15 +1,17 @@
-// RUN: xhip-opt %s --split-input-file --verify-each -p hip-fuse-attention | filecheck %s
-// RUN: xhip-opt %s --split-input-file --verify-each -p hip-fuse-attention,hip-fuse-attention | filecheck %s
-// RUN: xhip-opt %s --split-input-file --verify-each -p hip-fuse-attention,one-shot-bufferize | filecheck %s --check-prefix=BUF
-// RUN: xhip-opt %s --split-input-file -p 'hip-fuse-attention{fold-layouts=false}' | filecheck %s --check-prefix=OFF
+// RUN: xhip-opt %s --split-input-file --verify-each -p hip-fuse-attention,hip-fold-attention-layouts | filecheck %s
+// RUN: xhip-opt %s --split-input-file --verify-each -p hip-fuse-attention,hip-fold-attention-layouts,hip-fold-attention-layouts | filecheck %s
+// RUN: xhip-opt %s --split-input-file --verify-each -p hip-fuse-attention,hip-fold-attention-layouts,one-shot-bufferize | filecheck %s --check-prefix=BUF
+// RUN: xhip-opt %s --split-input-file -p hip-fuse-attention | filecheck %s --check-prefix=OFF
 
 // GPT-2's attention as the torch export gives it (c_attn's output %x [b, s, 3*768]):
 // q, k, v sliced out, split into 12 heads of 64 and transposed to [b, 12, s, 64]; Kᵀ
 // made on merged batch dims (Reshape [b*12, s, 64] with ONNX's "0 copies" select,
 // Transpose, Reshape [b, 12, 64, s]); the result transposed back to [b, s, 12, 64] and
-// merged for c_proj. Every Transpose folds into a layout; the slices become slices of
-// one [b, s, 36, 64] view of %x, so bufferization copies nothing: no memref.copy, no
-// hip.transpose, q/k/v strided views of %x, y written where c_proj reads it.
+// merged for c_proj. hip-fuse-attention alone fuses it (the OFF checks: Kᵀ read as
+// k_transposed, five Transposes left); hip-fold-attention-layouts folds every Transpose
+// into a layout and makes the slices slices of one [b, s, 36, 64] view of %x, so
+// bufferization copies nothing: no memref.copy, no hip.transpose, q/k/v strided views
+// of %x, y written where c_proj reads it.
 
 func.func @gpt2(%ctx: !hip.context, %x: tensor<?x?x2304xf32>, %mask: tensor<?x1x?x?xf32>) -> tensor<?x?x768xf32> {
   %c0 = arith.constant 0 : index

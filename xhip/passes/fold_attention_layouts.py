@@ -1,10 +1,12 @@
-"""hip-fuse-attention's second step: the copies around a fused attention become layouts.
+"""hip-fold-attention-layouts: the copies around each fused attention become layouts.
 
-The exports split heads with Reshape + Transpose around every attention, and each
-Transpose is a kernel writing a fresh buffer: q, k and v to [b, h, s, d], Kᵀ once more,
-the result back to [b, s, h, d] for the output projection. The attention kernel takes
-any strides, so each of them folds into the op (tensor IR has value semantics: every
-rewrite computes the same values, only bufferization sees views instead of copies):
+Runs right after hip-fuse-attention, on tensor-mode hip IR. The exports split heads
+with Reshape + Transpose around every attention, and each Transpose is a kernel writing
+a fresh buffer: q, k and v to [b, h, s, d], Kᵀ once more, the result back to
+[b, s, h, d] for the output projection. The attention kernel takes any strides, so each
+of them folds into the op's layouts (q_perm, k_perm, v_perm, y_perm; see
+xhip/dialects/hip/attention.py). Tensor IR has value semantics: every rewrite computes
+the same values, only one-shot-bufferize then sees views instead of copies:
 
     x = Transpose(w, p), read by the attention       -> w, with x_perm p (chains compose)
     Reshape(Transpose(Reshape(K) [N, S, D], [0, 2, 1]), [*A, D, S])  with K [*A, S, D]
@@ -16,24 +18,30 @@ rewrite computes the same values, only bufferization sees views instead of copie
 
 The last one is GPT-2's fused QKV projection [b, s, 3*h*d] split into q, k, v:
 one-shot-bufferize copies a strided slice before reshaping it, but a slice of the
-reshaped whole is a strided view of the GEMM's buffer.
+reshaped whole is a strided view of the GEMM's buffer (q, k and v of one projection
+share one ExpandShape).
 
 Kᵀ's extents are checked, not assumed: the merged dims are the ones split back, the key
 extent of the first Reshape is K's (or `select(S == 0, c, S)`, ONNX Reshape's "0 copies
 the input dim", which is S whenever K has elements at all). K ends up read with its
 head dim where the kernel loads it coalesced (`k_transposed` flips with the swap);
 q_perm, v_perm and y_perm must keep the head dim last (hip.attention), else that
-operand keeps its Transposes. The ops left without uses are erased.
+operand keeps its Transposes. The ops left without uses are erased. Memref-mode
+attentions are left alone (reading a Transpose's source instead would need a proof
+that nothing writes it in between). A second run finds nothing to fold.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects import arith, tensor
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, TensorType, i1
 from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
@@ -41,9 +49,12 @@ from xhip.dialects.hip import AttentionOp, DPSOp, TransposeOp
 from xhip.dialects.hip.attention import LAYOUTS, Perm, perm_attr
 from xhip.dialects.hip.common import element_type_of, shape_of
 from xhip.index.host_eval import constant_int
+from xhip.passes.contracts import function_body
 from xhip.rewrite_rules.bufferize.extents import mixed_dims
 from xhip.rewrite_rules.bufferize.hip_ops import SEGMENT_SIZES
 from xhip.rewrite_rules.bufferize.types import Dim, groups_of, static_or_dynamic
+
+PASS = "hip-fold-attention-layouts"
 
 Step = tuple[SSAValue, Perm]
 """`value` is `transpose(source, perm)`: (source, perm)."""
@@ -320,3 +331,18 @@ def fold_layouts(attention: AttentionOp) -> AttentionOp:
     while (folded := _fold_output(attention)) is not None:
         attention = folded
     return attention
+
+
+@dataclass(frozen=True)
+class FoldAttentionLayoutsPass(ModulePass):
+    """The Transposes and slice copies around each fused attention become its operand layouts."""
+
+    name = PASS
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
+            block = function_body(function, PASS)
+            if block is None:
+                continue
+            for attention in [o for o in block.ops if isinstance(o, AttentionOp) and o.is_tensor_mode]:
+                fold_layouts(attention)
