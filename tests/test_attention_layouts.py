@@ -100,6 +100,28 @@ def test_reference_kernel_through_layouts_is_the_kernel_on_transposed_copies(nam
     np.testing.assert_array_equal(out, expected)
 
 
+@pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
+def test_emulated_kernel_reads_grouped_kv_heads_unrepeated():
+    """Llama's layout after hip-fold-attention-layouts: batch dims [b, G, R], K and V
+    [b, G, 1, s, d] (the unit dim broadcast, stride 0), y stored [b, s, G, R, d]."""
+    b, g, r, s, d = 2, 2, 2, 67, 16
+    q, k, v = (RNG.standard_normal(shape).astype(F32) for shape in ((b, g, r, s, d), (b, g, 1, s, d), (b, g, 1, s, d)))
+    keep = np.tril(np.ones((b, 1, 1, s, s), bool))
+    attributes = {"scale": 0.25, "mask_kind": "keep", "masked_value": -3.4028234663852886e38, "zero_nan_rows": True, "y_perm": (0, 3, 1, 2, 4)}
+    out = np.full((b, s, g * r, d), np.nan, F32)
+    y = out.reshape(b, s, g, r, d)
+    inputs = [q, k, v, keep]
+    (spec,) = specs_for_launch(hip.AttentionOp, attributes, [_facts(x) for x in inputs], [_facts(y)])
+    emulator = emulate.HostEmulator(render_unit([spec], "hip"), [spec.abi])
+    (values,) = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(y)])
+    assert values["k_batch_strides"][2] == values["v_batch_strides"][2] == 0
+    emulator.launch(spec.name, values)
+    repeated = [np.ascontiguousarray(np.broadcast_to(x, (b, g, r, s, d)).reshape(b, g * r, s, d)) for x in (k, v)]
+    plain = np.empty((b, g * r, s, d), F32)
+    run_kernel("attention", [q.reshape(b, g * r, s, d), *repeated, keep.reshape(b, 1, s, s)], [plain], {**attributes, "y_perm": None}, [])
+    np.testing.assert_allclose(out, plain.transpose(HEADS_FIRST), rtol=2e-5, atol=2e-6)
+
+
 def test_launch_reads_the_projection_output_with_its_own_strides():
     """q's rows are 3*h*d apart and its heads d apart inside the [b, s, 3*h*d] buffer; y's
     rows h*d apart in [b, s, h*d]: the kernel addresses the buffers the GEMMs use."""
@@ -120,12 +142,13 @@ def test_launch_reads_the_projection_output_with_its_own_strides():
 FUSED = load_pipeline(REPO_ROOT / "pipelines" / "experiments" / "fuse-attention.yaml")
 
 LEFT_PER_LAYER = {"gpt2_2layer": 0, "bert_tiny_64": 0, "roberta_tiny": 0, "llama_tiny": 3}
-"""hip.transpose left per attention layer: Llama's q and k Transposes feed RoPE and its v
-Transpose the grouped-query Expand, not the attention."""
+"""hip.transpose left per attention layer: Llama's q and k Transposes feed RoPE, and its v
+Transpose sits under the unit dim of the grouped heads (not folded through yet)."""
 
-FOLDED_PER_LAYER = {"gpt2_2layer": 8, "bert_tiny_64": 5, "roberta_tiny": 5, "llama_tiny": 2}
+FOLDED_PER_LAYER = {"gpt2_2layer": 8, "bert_tiny_64": 5, "roberta_tiny": 5, "llama_tiny": 4}
 """Buffers per layer the planner no longer sees: GPT-2's 3 slice copies, and each
-folded Transpose's output (q, k, v, Kᵀ and y; Llama: Kᵀ and y)."""
+folded Transpose's output (q, k, v, Kᵀ and y; Llama: Kᵀ, y and the repeated K and V
+of its grouped-query heads)."""
 
 
 @functools.cache
@@ -142,8 +165,11 @@ def test_no_copy_or_transpose_is_left_around_the_fused_attentions(name):
     layers = names.count("hip.attention")
     assert layers == 2 and "memref.copy" not in names
     assert names.count("hip.transpose") == LEFT_PER_LAYER[name] * layers
+    grouped = name == "llama_tiny"  # batch dims [b, 2, 2]: K and V read unrepeated, no Expand each
+    unfolded = [op.name for op in _module(name, False).walk()]
+    assert names.count("hip.expand") == unfolded.count("hip.expand") - (2 * layers if grouped else 0)
     attention = next(op for op in _module(name, True).walk() if isinstance(op, hip.AttentionOp))
-    assert attention.layout("y_perm") == HEADS_FIRST
+    assert attention.layout("y_perm") == ((0, 3, 1, 2, 4) if grouped else HEADS_FIRST)
 
 
 @pytest.mark.parametrize("name", sorted(FOLDED_PER_LAYER))

@@ -15,11 +15,18 @@ the same values, only one-shot-bufferize then sees views instead of copies:
                                                         Transpose's init, y_perm p
     ExpandShape(ExtractSlice(X) of whole rows, [.., h, d])
                                                      -> ExtractSlice(ExpandShape(X))
+    K, V = CollapseShape(Expand(x [b, G, 1, S, D]) -> [b, G, R, S, D]) -> [b, G*R, S, D]
+                                                     -> x, over batch dims [b, G, R]
 
-The last one is GPT-2's fused QKV projection [b, s, 3*h*d] split into q, k, v:
+The fourth one is GPT-2's fused QKV projection [b, s, 3*h*d] split into q, k, v:
 one-shot-bufferize copies a strided slice before reshaping it, but a slice of the
 reshaped whole is a strided view of the GEMM's buffer (q, k and v of one projection
 share one ExpandShape).
+
+The last one is Llama's grouped-query attention (repeat_kv): the kernel broadcasts a
+unit batch dim with stride 0, so K and V need no repeated copy once q, the mask and y
+are viewed with their head dim split into [G, R] (q must be a buffer of its own, so the
+split is a view; y is written into a [.., G, R, ..] buffer merged back for its users).
 
 Kᵀ's extents are checked, not assumed: the merged dims are the ones split back, the key
 extent of the first Reshape is K's (or `select(S == 0, c, S)`, ONNX Reshape's "0 copies
@@ -39,15 +46,15 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, TensorType, i1
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, TensorType, i1, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-from xhip.dialects.hip import AttentionOp, DPSOp, TransposeOp
+from xhip.dialects.hip import AttentionOp, DPSOp, ExpandOp, TransposeOp
 from xhip.dialects.hip.attention import LAYOUTS, Perm, perm_attr
-from xhip.dialects.hip.common import element_type_of, shape_of
+from xhip.dialects.hip.common import element_type_of, rank_of, shape_of
 from xhip.index.host_eval import constant_int
 from xhip.passes.contracts import function_body
 from xhip.rewrite_rules.bufferize.extents import mixed_dims
@@ -316,6 +323,117 @@ def erase_dead(values: Sequence[SSAValue], *ops: Operation) -> None:
         Rewriter.erase_op(op)
 
 
+# ---- grouped-query heads -----------------------------------------------------------------
+
+
+def _repeated_heads(value: SSAValue) -> tuple[SSAValue, int, tuple[int, int]] | None:
+    """(x, axis, (G, R)) when `value` repeats grouped K/V heads (Llama's repeat_kv):
+    CollapseShape(Expand(x [.., G, 1, S, D]) -> [.., G, R, S, D]) merging G and R back
+    into dim `axis`. Over batch dims [.., G, R] the attention reads x itself, its unit
+    dim broadcast like any batch dim (stride 0)."""
+    collapse = value.owner
+    if not isinstance(collapse, tensor.CollapseShapeOp):
+        return None
+    groups = groups_of(collapse.reassociation)
+    merged = [index for index, group in enumerate(groups) if len(group) != 1]
+    repeat = collapse.src.owner
+    if len(merged) != 1 or len(groups[merged[0]]) != 2 or not isinstance(repeat, ExpandOp) or not repeat.is_tensor_mode:
+        return None
+    axis, (outer, inner) = merged[0], groups[merged[0]]
+    source, shape = repeat.inputs[0], shape_of(collapse.src)
+    if shape_of(source)[inner:inner + 1] != (1,) or len(shape_of(source)) != len(shape) or inner >= len(shape) - 2:
+        return None
+    before, after = tensor_dims(source), tensor_dims(collapse.src)
+    if min(shape[outer], shape[inner]) < 1 or not all(same_extent(before[d], after[d]) for d in range(len(shape)) if d != inner):
+        return None
+    return source, axis, (shape[outer], shape[inner])
+
+
+def _split_dims(value: SSAValue, axis: int, extents: tuple[int, int]) -> list[Dim] | None:
+    """`value`'s extents with dim `axis` split into `extents`; None if one is unknown or
+    dim `axis` is neither G*R nor 1 (then 1, 1)."""
+    dims = tensor_dims(value)
+    extent = shape_of(value)[axis]
+    if extent == 1:
+        extents = (1, 1)
+    if any(d is None for d in dims) or extent != extents[0] * extents[1]:
+        return None
+    return [*dims[:axis], *extents, *dims[axis + 1 :]]  # type: ignore[list-item]
+
+
+def _split_groups(rank: int, axis: int) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
+    """The reassociation between rank `rank` and rank + 1 with dim `axis` split in two."""
+    groups = [[d] for d in range(axis)] + [[axis, axis + 1]] + [[d + 1] for d in range(axis + 1, rank)]
+    return ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in group]) for group in groups])
+
+
+def _split(value: SSAValue, axis: int, dims: list[Dim]) -> tensor.ExpandShapeOp:
+    """`value` viewed with dim `axis` split (`dims`, from `_split_dims`): an ExpandShape."""
+    static = static_or_dynamic(dims)
+    result = TensorType(element_type_of(value), static)
+    return tensor.ExpandShapeOp(value, [d for d in dims if isinstance(d, SSAValue)], _split_groups(len(dims) - 1, axis), static, result)
+
+
+def _split_perm(perm: Perm, axis: int) -> Perm:
+    """y_perm over the split dims: stored dim t is logical dim perm[t]; the logical head
+    dim `axis` (at stored dim perm.index(axis)) becomes logical dims axis, axis + 1."""
+    split: list[int] = []
+    for logical in perm:
+        split += [axis, axis + 1] if logical == axis else [logical + (logical > axis)]
+    return tuple(split)
+
+
+def _mask_split(mask: SSAValue, rank: int, axis: int, extents: tuple[int, int]) -> tuple[int, list[Dim]] | None | bool:
+    """(dim, split extents) of the mask over the split dims where it has the head dim (its
+    dims are right-aligned); True where it starts after it (it lines up with the same
+    dims either way, as it is); None where an extent is unknown."""
+    at = axis - (rank - rank_of(mask))
+    if at < 0:
+        return True
+    dims = _split_dims(mask, at, extents)
+    return None if dims is None else (at, dims)
+
+
+def _group_heads(attention: AttentionOp) -> AttentionOp | None:
+    """The attention over batch dims [.., G, R] instead of [.., G*R] when K and V are G
+    grouped heads repeated R times: it reads the grouped K and V (broadcast over R)
+    instead of the repeated copies; q, the mask and y are views split the same way.
+    None when K and V are not such repeats, or a layout, Kᵀ or an unknown extent is in
+    the way (q must be a buffer of its own, read as stored: a contiguous split)."""
+    q, k, v, *mask = attention.inputs
+    k_heads, v_heads = _repeated_heads(k), _repeated_heads(v)
+    if k_heads is None or v_heads is None or k_heads[1:] != v_heads[1:] or attention.k_transposed.value.data:
+        return None
+    if any(attention.layout(name) is not None for name in LAYOUTS[:3]) or not isinstance(q.owner, DPSOp):
+        return None
+    _, axis, extents = k_heads
+    out = attention.outputs[0]
+    y_perm = attention.layout("y_perm") or tuple(range(rank_of(out)))
+    stored_axis = y_perm.index(axis)
+    q_dims, out_dims = _split_dims(q, axis, extents), _split_dims(out, stored_axis, extents)
+    mask_split = _mask_split(mask[0], rank_of(q), axis, extents) if mask else True
+    if q_dims is None or out_dims is None or mask_split is None or not isinstance(out.owner, tensor.EmptyOp):
+        return None
+    views = [_split(q, axis, q_dims)]
+    if isinstance(mask_split, tuple):
+        views.append(_split(mask[0], *mask_split))
+    masks = [views[-1].result] if isinstance(mask_split, tuple) else mask
+    init = tensor.EmptyOp([d for d in out_dims if isinstance(d, SSAValue)], TensorType(element_type_of(out), static_or_dynamic(out_dims)))
+    properties = {key: value for key, value in attention.properties.items() if key != SEGMENT_SIZES}
+    inputs = [views[0].result, k_heads[0], v_heads[0], *masks]
+    grouped = AttentionOp(attention.ctx, inputs, [init.tensor], list(attention.scalars), properties)
+    _set_layout(grouped, "y_perm", _split_perm(y_perm, axis))
+    grouped.attributes.update(attention.attributes)
+    grouped.location = attention.location
+    merged = tensor.CollapseShapeOp.build(
+        operands=[grouped.res[0]], result_types=[out.type], properties={"reassociation": _split_groups(rank_of(out), stored_axis)}
+    )
+    Rewriter.insert_op([*views, init, grouped, merged], InsertPoint.before(attention))
+    attention.res[0].replace_all_uses_with(merged.results[0])
+    erase_dead([k, v, out], attention)
+    return grouped
+
+
 def fold_layouts(attention: AttentionOp) -> AttentionOp:
     """`attention` (or the op that replaced it) reading and writing through layouts
     instead of the Transposes and copies around it; a tensor-mode op (value semantics
@@ -330,7 +448,7 @@ def fold_layouts(attention: AttentionOp) -> AttentionOp:
     erase_dead(replaced)
     while (folded := _fold_output(attention)) is not None:
         attention = folded
-    return attention
+    return _group_heads(attention) or attention
 
 
 @dataclass(frozen=True)

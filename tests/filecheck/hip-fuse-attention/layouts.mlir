@@ -177,6 +177,70 @@ func.func @kept(%ctx: !hip.context, %q_dh: tensor<?x2x64x?xf32>, %k: tensor<?x2x
 
 // -----
 
+// Llama's grouped-query attention: K and V have 2 heads, each repeated twice
+// (Expand of a unit dim, then merged) for the 4 query heads. Over batch dims [b, 2, 2]
+// the attention reads the grouped K and V themselves (their unit dim broadcasts, stride
+// 0): q, the keep mask and y are split views, and the two Expands are gone.
+
+func.func @llama(%ctx: !hip.context, %q: tensor<?x4x?x16xf32>, %k_grouped: tensor<?x2x?x16xf32>, %v_grouped: tensor<?x2x?x16xf32>, %drop: tensor<?x1x?x?xi1>) -> tensor<?x?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %b = tensor.dim %q, %c0 : tensor<?x4x?x16xf32>
+  %s = tensor.dim %q, %c2 : tensor<?x4x?x16xf32>
+  %e_keep = tensor.empty(%b, %s, %s) : tensor<?x1x?x?xi1>
+  %keep = hip.not(%ctx) ins(%drop : tensor<?x1x?x?xi1>) outs(%e_keep : tensor<?x1x?x?xi1>) -> tensor<?x1x?x?xi1>
+  %e_q = tensor.empty(%b, %s) : tensor<?x4x?x16xf32>
+  %q_roped = hip.neg(%ctx) ins(%q : tensor<?x4x?x16xf32>) outs(%e_q : tensor<?x4x?x16xf32>) -> tensor<?x4x?x16xf32>
+  %e_repeat = tensor.empty(%b, %s) : tensor<?x2x2x?x16xf32>
+  %k_unit = tensor.expand_shape %k_grouped [[0], [1], [2, 3], [4]] output_shape [%b, 2, 1, %s, 16] : tensor<?x2x?x16xf32> into tensor<?x2x1x?x16xf32>
+  %k_repeat = hip.expand(%ctx) ins(%k_unit : tensor<?x2x1x?x16xf32>) outs(%e_repeat : tensor<?x2x2x?x16xf32>) -> tensor<?x2x2x?x16xf32>
+  %k = tensor.collapse_shape %k_repeat [[0], [1, 2], [3], [4]] : tensor<?x2x2x?x16xf32> into tensor<?x4x?x16xf32>
+  %v_unit = tensor.expand_shape %v_grouped [[0], [1], [2, 3], [4]] output_shape [%b, 2, 1, %s, 16] : tensor<?x2x?x16xf32> into tensor<?x2x1x?x16xf32>
+  %v_repeat = hip.expand(%ctx) ins(%v_unit : tensor<?x2x1x?x16xf32>) outs(%e_repeat : tensor<?x2x2x?x16xf32>) -> tensor<?x2x2x?x16xf32>
+  %v = tensor.collapse_shape %v_repeat [[0], [1, 2], [3], [4]] : tensor<?x2x2x?x16xf32> into tensor<?x4x?x16xf32>
+  %e_kt = tensor.empty(%b, %s) : tensor<?x4x16x?xf32>
+  %kt = hip.transpose(%ctx) ins(%k : tensor<?x4x?x16xf32>) outs(%e_kt : tensor<?x4x16x?xf32>) {perm = array<i64: 0, 1, 3, 2>} -> tensor<?x4x16x?xf32>
+  %e_s = tensor.empty(%b, %s, %s) : tensor<?x4x?x?xf32>
+  %scores = hip.matmul(%ctx) ins(%q_roped, %kt : tensor<?x4x?x16xf32>, tensor<?x4x16x?xf32>) outs(%e_s : tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<f32>
+  %low = arith.constant dense<-3.40282347E+38> : tensor<f32>
+  %e_mask = tensor.empty(%b, %s, %s) : tensor<?x1x?x?xf32>
+  %mask = hip.where(%ctx) ins(%keep, %zero, %low : tensor<?x1x?x?xi1>, tensor<f32>, tensor<f32>) outs(%e_mask : tensor<?x1x?x?xf32>) -> tensor<?x1x?x?xf32>
+  %masked = hip.add(%ctx) ins(%scores, %mask : tensor<?x4x?x?xf32>, tensor<?x1x?x?xf32>) outs(%e_s : tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+  %p = hip.softmax(%ctx) ins(%masked : tensor<?x4x?x?xf32>) outs(%e_s : tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+  %y = hip.matmul(%ctx) ins(%p, %v : tensor<?x4x?x?xf32>, tensor<?x4x?x16xf32>) outs(%e_q : tensor<?x4x?x16xf32>) -> tensor<?x4x?x16xf32>
+  %e_y = tensor.empty(%b, %s) : tensor<?x?x4x16xf32>
+  %y_split = hip.transpose(%ctx) ins(%y : tensor<?x4x?x16xf32>) outs(%e_y : tensor<?x?x4x16xf32>) {perm = array<i64: 0, 2, 1, 3>} -> tensor<?x?x4x16xf32>
+  %y_rows = tensor.collapse_shape %y_split [[0], [1], [2, 3]] : tensor<?x?x4x16xf32> into tensor<?x?x64xf32>
+  func.return %y_rows : tensor<?x?x64xf32>
+}
+// CHECK-LABEL: func.func @llama
+// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, {{.*}}, %[[KG:.*]]: tensor<?x2x?x16xf32>, %[[VG:.*]]: tensor<?x2x?x16xf32>, {{.*}})
+// CHECK-NOT:     hip.expand
+// CHECK-DAG:     %[[KEEP:.*]] = hip.not
+// CHECK-DAG:     %[[Q:.*]] = hip.neg
+// CHECK-DAG:     %[[K:.*]] = tensor.expand_shape %[[KG]] {{.*}} into tensor<?x2x1x?x16xf32>
+// CHECK-DAG:     %[[V:.*]] = tensor.expand_shape %[[VG]] {{.*}} into tensor<?x2x1x?x16xf32>
+// CHECK:         %[[Q5:.*]] = tensor.expand_shape %[[Q]] {{\[\[}}0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64]] output_shape [%{{.*}}, 2, 2, %{{.*}}, 16] : tensor<?x4x?x16xf32> into tensor<?x2x2x?x16xf32>
+// CHECK-NEXT:    %[[MASK5:.*]] = tensor.expand_shape %[[KEEP]] {{.*}} into tensor<?x1x1x?x?xi1>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?x2x2x16xf32>
+// CHECK-NEXT:    %[[Y:.*]] = hip.attention(%[[CTX]]) ins(%[[Q5]], %[[K]], %[[V]], %[[MASK5]] : tensor<?x2x2x?x16xf32>, tensor<?x2x1x?x16xf32>, tensor<?x2x1x?x16xf32>, tensor<?x1x1x?x?xi1>) outs(%[[E]] : tensor<?x?x2x2x16xf32>)
+// CHECK-SAME:      y_perm = array<i64: 0, 3, 1, 2, 4>
+// CHECK-NEXT:    %[[HEADS:.*]] = tensor.collapse_shape %[[Y]] {{\[\[}}0 : i64], [1 : i64], [2 : i64, 3 : i64], [4 : i64]] : tensor<?x?x2x2x16xf32> into tensor<?x?x4x16xf32>
+// CHECK-NEXT:    tensor.collapse_shape %[[HEADS]] {{.*}} into tensor<?x?x64xf32>
+
+// BUF-LABEL: func.func @llama
+// BUF-NOT:     memref.copy
+// BUF-NOT:     hip.expand
+// BUF-NOT:     hip.transpose
+// BUF:         hip.attention
+// BUF-NOT:     hip.transpose
+
+// OFF-LABEL: func.func @llama
+// OFF-COUNT-2: hip.expand
+
+// -----
+
 // A bufferized attention is left as it is: with buffers, reading a Transpose's source in
 // its place would first need a proof that nothing writes the source in between.
 
