@@ -102,15 +102,18 @@ def test_reference_kernel_through_layouts_is_the_kernel_on_transposed_copies(nam
 
 @pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
 def test_emulated_kernel_reads_grouped_kv_heads_unrepeated():
-    """Llama's layout after hip-fold-attention-layouts: batch dims [b, G, R], K and V
-    [b, G, 1, s, d] (the unit dim broadcast, stride 0), y stored [b, s, G, R, d]."""
+    """Llama's layout after hip-fold-attention-layouts: batch dims [b, G, R], K [b, G, 1,
+    s, d] and V read from the projection's [b, 1, s, G, d] through v_perm (the unit dim
+    broadcast, stride 0), y stored [b, s, G, R, d]."""
     b, g, r, s, d = 2, 2, 2, 67, 16
-    q, k, v = (RNG.standard_normal(shape).astype(F32) for shape in ((b, g, r, s, d), (b, g, 1, s, d), (b, g, 1, s, d)))
+    split = (0, 3, 1, 2, 4)
+    q, k, v_stored = (RNG.standard_normal(shape).astype(F32) for shape in ((b, g, r, s, d), (b, g, 1, s, d), (b, 1, s, g, d)))
+    v = v_stored.transpose(split)
     keep = np.tril(np.ones((b, 1, 1, s, s), bool))
-    attributes = {"scale": 0.25, "mask_kind": "keep", "masked_value": -3.4028234663852886e38, "zero_nan_rows": True, "y_perm": (0, 3, 1, 2, 4)}
+    attributes = {"scale": 0.25, "mask_kind": "keep", "masked_value": -3.4028234663852886e38, "zero_nan_rows": True, "v_perm": split, "y_perm": split}
     out = np.full((b, s, g * r, d), np.nan, F32)
     y = out.reshape(b, s, g, r, d)
-    inputs = [q, k, v, keep]
+    inputs = [q, k, v_stored, keep]
     (spec,) = specs_for_launch(hip.AttentionOp, attributes, [_facts(x) for x in inputs], [_facts(y)])
     emulator = emulate.HostEmulator(render_unit([spec], "hip"), [spec.abi])
     (values,) = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(y)])
@@ -118,7 +121,7 @@ def test_emulated_kernel_reads_grouped_kv_heads_unrepeated():
     emulator.launch(spec.name, values)
     repeated = [np.ascontiguousarray(np.broadcast_to(x, (b, g, r, s, d)).reshape(b, g * r, s, d)) for x in (k, v)]
     plain = np.empty((b, g * r, s, d), F32)
-    run_kernel("attention", [q.reshape(b, g * r, s, d), *repeated, keep.reshape(b, 1, s, s)], [plain], {**attributes, "y_perm": None}, [])
+    run_kernel("attention", [q.reshape(b, g * r, s, d), *repeated, keep.reshape(b, 1, s, s)], [plain], {**attributes, "v_perm": None, "y_perm": None}, [])
     np.testing.assert_allclose(out, plain.transpose(HEADS_FIRST), rtol=2e-5, atol=2e-6)
 
 
@@ -141,13 +144,13 @@ def test_launch_reads_the_projection_output_with_its_own_strides():
 
 FUSED = load_pipeline(REPO_ROOT / "pipelines" / "experiments" / "fuse-attention.yaml")
 
-LEFT_PER_LAYER = {"gpt2_2layer": 0, "bert_tiny_64": 0, "roberta_tiny": 0, "llama_tiny": 3}
-"""hip.transpose left per attention layer: Llama's q and k Transposes feed RoPE, and its v
-Transpose sits under the unit dim of the grouped heads (not folded through yet)."""
+LEFT_PER_LAYER = {"gpt2_2layer": 0, "bert_tiny_64": 0, "roberta_tiny": 0, "llama_tiny": 2}
+"""hip.transpose left per attention layer: Llama's q and k Transposes feed RoPE, not the
+attention."""
 
-FOLDED_PER_LAYER = {"gpt2_2layer": 8, "bert_tiny_64": 5, "roberta_tiny": 5, "llama_tiny": 4}
+FOLDED_PER_LAYER = {"gpt2_2layer": 8, "bert_tiny_64": 5, "roberta_tiny": 5, "llama_tiny": 5}
 """Buffers per layer the planner no longer sees: GPT-2's 3 slice copies, and each
-folded Transpose's output (q, k, v, Kᵀ and y; Llama: Kᵀ, y and the repeated K and V
+folded Transpose's output (q, k, v, Kᵀ and y; Llama: v, Kᵀ, y and the repeated K and V
 of its grouped-query heads)."""
 
 

@@ -27,6 +27,8 @@ The last one is Llama's grouped-query attention (repeat_kv): the kernel broadcas
 unit batch dim with stride 0, so K and V need no repeated copy once q, the mask and y
 are viewed with their head dim split into [G, R] (q must be a buffer of its own, so the
 split is a view; y is written into a [.., G, R, ..] buffer merged back for its users).
+A grouped K or V that is a Transpose with the unit dim added (Llama's V) is read through
+the Transpose too: the unit dim goes onto its source instead.
 
 Kᵀ's extents are checked, not assumed: the merged dims are the ones split back, the key
 extent of the first Reshape is K's (or `select(S == 0, c, S)`, ONNX Reshape's "0 copies
@@ -394,6 +396,30 @@ def _mask_split(mask: SSAValue, rank: int, axis: int, extents: tuple[int, int]) 
     return None if dims is None else (at, dims)
 
 
+def _unit_dim_over_transpose(value: SSAValue) -> tuple[tensor.ExpandShapeOp, Perm] | None:
+    """(W5, p5), `value` = `transpose(W5, p5)`, when `value` is ExpandShape(Transpose(W, p))
+    adding one unit dim (Llama's grouped V: [b, G, 1, S, D] of the [b, G, S, D] Transpose
+    of the projection's [b, S, G, D]); W5 is W with the unit dim added (not inserted).
+    Read through p5, the grouped heads need no Transpose of their own."""
+    expand = value.owner
+    if not isinstance(expand, tensor.ExpandShapeOp) or (step := _transposed(expand.src)) is None:
+        return None
+    source, perm = step
+    groups = groups_of(expand.reassociation)
+    wide = [g for g, group in enumerate(groups) if len(group) != 1]
+    if len(wide) != 1 or len(groups[wide[0]]) != 2:
+        return None
+    dim = wide[0]
+    unit = next((d for d in groups[dim] if shape_of(value)[d] == 1), None)
+    dims = tensor_dims(source)
+    if unit is None or any(d is None for d in dims):
+        return None
+    at = perm[dim]  # W gets its unit dim just before the dim that dim `dim` reads
+    shifted = [p + (p >= at) for p in perm]
+    split_perm = tuple(at if d == unit else shifted[d - (d > unit)] for d in range(len(perm) + 1))
+    return _split(source, at, [*dims[:at], 1, *dims[at:]]), split_perm  # type: ignore[list-item]
+
+
 def _group_heads(attention: AttentionOp) -> AttentionOp | None:
     """The attention over batch dims [.., G, R] instead of [.., G*R] when K and V are G
     grouped heads repeated R times: it reads the grouped K and V (broadcast over R)
@@ -418,11 +444,19 @@ def _group_heads(attention: AttentionOp) -> AttentionOp | None:
     if isinstance(mask_split, tuple):
         views.append(_split(mask[0], *mask_split))
     masks = [views[-1].result] if isinstance(mask_split, tuple) else mask
+    kv: list[SSAValue] = [k_heads[0], v_heads[0]]
+    layouts: dict[str, Perm] = {}
+    for index, name in ((1, "k_perm"), (2, "v_perm")):
+        through = _unit_dim_over_transpose(kv[index - 1])
+        if through is not None and through[1][-1] == len(through[1]) - 1:
+            views.append(through[0])
+            kv[index - 1], layouts[name] = through[0].result, through[1]
     init = tensor.EmptyOp([d for d in out_dims if isinstance(d, SSAValue)], TensorType(element_type_of(out), static_or_dynamic(out_dims)))
-    properties = {key: value for key, value in attention.properties.items() if key != SEGMENT_SIZES}
-    inputs = [views[0].result, k_heads[0], v_heads[0], *masks]
-    grouped = AttentionOp(attention.ctx, inputs, [init.tensor], list(attention.scalars), properties)
-    _set_layout(grouped, "y_perm", _split_perm(y_perm, axis))
+    properties = {key: value for key, value in attention.properties.items() if key not in (SEGMENT_SIZES, *LAYOUTS)}
+    grouped = AttentionOp(attention.ctx, [views[0].result, *kv, *masks], [init.tensor], list(attention.scalars), properties)
+    layouts["y_perm"] = _split_perm(y_perm, axis)
+    for name in LAYOUTS:  # in operand order, as the other folds leave them
+        _set_layout(grouped, name, layouts.get(name))
     grouped.attributes.update(attention.attributes)
     grouped.location = attention.location
     merged = tensor.CollapseShapeOp.build(

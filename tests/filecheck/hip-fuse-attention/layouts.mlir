@@ -180,9 +180,11 @@ func.func @kept(%ctx: !hip.context, %q_dh: tensor<?x2x64x?xf32>, %k: tensor<?x2x
 // Llama's grouped-query attention: K and V have 2 heads, each repeated twice
 // (Expand of a unit dim, then merged) for the 4 query heads. Over batch dims [b, 2, 2]
 // the attention reads the grouped K and V themselves (their unit dim broadcasts, stride
-// 0): q, the keep mask and y are split views, and the two Expands are gone.
+// 0): q, the keep mask and y are split views, and the two Expands are gone. V's
+// Transpose to [b, 2, s, 16] is read through too: v_perm over a unit dim added to the
+// projection's [b, s, 2, 16].
 
-func.func @llama(%ctx: !hip.context, %q: tensor<?x4x?x16xf32>, %k_grouped: tensor<?x2x?x16xf32>, %v_grouped: tensor<?x2x?x16xf32>, %drop: tensor<?x1x?x?xi1>) -> tensor<?x?x64xf32> {
+func.func @llama(%ctx: !hip.context, %q: tensor<?x4x?x16xf32>, %k_grouped: tensor<?x2x?x16xf32>, %v_rows: tensor<?x?x32xf32>, %drop: tensor<?x1x?x?xi1>) -> tensor<?x?x64xf32> {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
   %b = tensor.dim %q, %c0 : tensor<?x4x?x16xf32>
@@ -195,6 +197,9 @@ func.func @llama(%ctx: !hip.context, %q: tensor<?x4x?x16xf32>, %k_grouped: tenso
   %k_unit = tensor.expand_shape %k_grouped [[0], [1], [2, 3], [4]] output_shape [%b, 2, 1, %s, 16] : tensor<?x2x?x16xf32> into tensor<?x2x1x?x16xf32>
   %k_repeat = hip.expand(%ctx) ins(%k_unit : tensor<?x2x1x?x16xf32>) outs(%e_repeat : tensor<?x2x2x?x16xf32>) -> tensor<?x2x2x?x16xf32>
   %k = tensor.collapse_shape %k_repeat [[0], [1, 2], [3], [4]] : tensor<?x2x2x?x16xf32> into tensor<?x4x?x16xf32>
+  %v_split = tensor.expand_shape %v_rows [[0], [1], [2, 3]] output_shape [%b, %s, 2, 16] : tensor<?x?x32xf32> into tensor<?x?x2x16xf32>
+  %e_v = tensor.empty(%b, %s) : tensor<?x2x?x16xf32>
+  %v_grouped = hip.transpose(%ctx) ins(%v_split : tensor<?x?x2x16xf32>) outs(%e_v : tensor<?x2x?x16xf32>) {perm = array<i64: 0, 2, 1, 3>} -> tensor<?x2x?x16xf32>
   %v_unit = tensor.expand_shape %v_grouped [[0], [1], [2, 3], [4]] output_shape [%b, 2, 1, %s, 16] : tensor<?x2x?x16xf32> into tensor<?x2x1x?x16xf32>
   %v_repeat = hip.expand(%ctx) ins(%v_unit : tensor<?x2x1x?x16xf32>) outs(%e_repeat : tensor<?x2x2x?x16xf32>) -> tensor<?x2x2x?x16xf32>
   %v = tensor.collapse_shape %v_repeat [[0], [1, 2], [3], [4]] : tensor<?x2x2x?x16xf32> into tensor<?x4x?x16xf32>
@@ -215,17 +220,19 @@ func.func @llama(%ctx: !hip.context, %q: tensor<?x4x?x16xf32>, %k_grouped: tenso
   func.return %y_rows : tensor<?x?x64xf32>
 }
 // CHECK-LABEL: func.func @llama
-// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, {{.*}}, %[[KG:.*]]: tensor<?x2x?x16xf32>, %[[VG:.*]]: tensor<?x2x?x16xf32>, {{.*}})
+// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, {{.*}}, %[[KG:.*]]: tensor<?x2x?x16xf32>, %{{.*}}: tensor<?x?x32xf32>, {{.*}})
 // CHECK-NOT:     hip.expand
+// CHECK-NOT:     hip.transpose
 // CHECK-DAG:     %[[KEEP:.*]] = hip.not
 // CHECK-DAG:     %[[Q:.*]] = hip.neg
 // CHECK-DAG:     %[[K:.*]] = tensor.expand_shape %[[KG]] {{.*}} into tensor<?x2x1x?x16xf32>
-// CHECK-DAG:     %[[V:.*]] = tensor.expand_shape %[[VG]] {{.*}} into tensor<?x2x1x?x16xf32>
+// CHECK:         %[[VS:.*]] = tensor.expand_shape {{.*}} into tensor<?x?x2x16xf32>
 // CHECK:         %[[Q5:.*]] = tensor.expand_shape %[[Q]] {{\[\[}}0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64]] output_shape [%{{.*}}, 2, 2, %{{.*}}, 16] : tensor<?x4x?x16xf32> into tensor<?x2x2x?x16xf32>
 // CHECK-NEXT:    %[[MASK5:.*]] = tensor.expand_shape %[[KEEP]] {{.*}} into tensor<?x1x1x?x?xi1>
+// CHECK-NEXT:    %[[V:.*]] = tensor.expand_shape %[[VS]] {{\[\[}}0 : i64], [1 : i64, 2 : i64], [3 : i64], [4 : i64]] output_shape [%{{.*}}, 1, %{{.*}}, 2, 16] : tensor<?x?x2x16xf32> into tensor<?x1x?x2x16xf32>
 // CHECK-NEXT:    %[[E:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?x2x2x16xf32>
-// CHECK-NEXT:    %[[Y:.*]] = hip.attention(%[[CTX]]) ins(%[[Q5]], %[[K]], %[[V]], %[[MASK5]] : tensor<?x2x2x?x16xf32>, tensor<?x2x1x?x16xf32>, tensor<?x2x1x?x16xf32>, tensor<?x1x1x?x?xi1>) outs(%[[E]] : tensor<?x?x2x2x16xf32>)
-// CHECK-SAME:      y_perm = array<i64: 0, 3, 1, 2, 4>
+// CHECK-NEXT:    %[[Y:.*]] = hip.attention(%[[CTX]]) ins(%[[Q5]], %[[K]], %[[V]], %[[MASK5]] : tensor<?x2x2x?x16xf32>, tensor<?x2x1x?x16xf32>, tensor<?x1x?x2x16xf32>, tensor<?x1x1x?x?xi1>) outs(%[[E]] : tensor<?x?x2x2x16xf32>)
+// CHECK-SAME:      v_perm = array<i64: 0, 3, 1, 2, 4>, y_perm = array<i64: 0, 3, 1, 2, 4>
 // CHECK-NEXT:    %[[HEADS:.*]] = tensor.collapse_shape %[[Y]] {{\[\[}}0 : i64], [1 : i64], [2 : i64, 3 : i64], [4 : i64]] : tensor<?x?x2x2x16xf32> into tensor<?x?x4x16xf32>
 // CHECK-NEXT:    tensor.collapse_shape %[[HEADS]] {{.*}} into tensor<?x?x64xf32>
 
@@ -237,7 +244,9 @@ func.func @llama(%ctx: !hip.context, %q: tensor<?x4x?x16xf32>, %k_grouped: tenso
 // BUF-NOT:     hip.transpose
 
 // OFF-LABEL: func.func @llama
-// OFF-COUNT-2: hip.expand
+// OFF:         hip.expand
+// OFF:         hip.transpose
+// OFF:         hip.expand
 
 // -----
 
