@@ -14,6 +14,7 @@ import pytest
 import xhip
 from tests.conftest import REPO_ROOT
 from tests.test_transformer_exports import token_feeds
+from xhip.dialects.hip.attention import LAYOUTS
 from xhip.runtime.check import compare, onnxruntime_outputs
 from xhip.testing.models import EXAMPLES, TRANSFORMER_EXPORTS
 
@@ -50,7 +51,12 @@ def test_the_exports_fuse_with_their_mask_scale_and_nan_guard():
     # Where(cond, 0, min), read by both layers, became their keep mask: the i1 cond.
     assert attention.mask_kind.data == "keep" and len(attention.inputs) == 4
     assert attention.kept_value.value.data == 0 and attention.masked_value.value.data == pytest.approx(-3.4028234663852886e38)
-    assert attention.k_transposed.value.data and attention.zero_nan_rows.value.data
+    assert attention.zero_nan_rows.value.data
+    # The head split and merge around it are layouts: q, k, v read as strided views of
+    # c_attn's output [b, s, 12, 64] (K with its head dim last: not k_transposed), y written
+    # as [b, s, 12, 64] for c_proj.
+    assert not attention.k_transposed.value.data
+    assert [attention.layout(name) for name in LAYOUTS] == [(0, 2, 1, 3)] * 4
     assert attention.scale.value.data == pytest.approx(32**-0.5)
 
 

@@ -25,6 +25,9 @@ min)`, one shared by every layer) becomes a keep mask once only fused attentions
 it: they take the i1 `cond` and add `a` or `b` themselves, which is what the Where and
 the Add computed, and the float mask buffer and its kernel go.
 
+hip-fold-attention-layouts, run next, folds the Transposes and copies that split and
+merge heads around each fused attention into its operand layouts.
+
 Not fused: a scale or mask that is not as above (a per-head scale tensor, a mask that
 would broadcast the scores to a bigger shape), a head dim that is dynamic or above
 `max-head-dim`, rank-1 operands, memref-mode ops. Causal masks are not recognized as

@@ -74,3 +74,30 @@ func.func @rank_one_q(%ctx: !hip.context, %q: tensor<8xf32>, %k: tensor<6x8xf32>
   // CHECK: {{.*}}invalid.mlir:[[# @LINE - 1]]:3: error: 'hip.attention' op q must have rank >= 2, got tensor<8xf32>
   func.return %r : tensor<8xf32>
 }
+
+// -----
+
+// Layouts: each a permutation of its operand's rank; q's, v's and y's keep the head dim
+// last (the kernel compiles the head dims in from the types' last dims); k's may be any.
+
+func.func @layout_not_a_permutation(%ctx: !hip.context, %q: tensor<2x5x3x8xf32>, %k: tensor<2x3x6x8xf32>, %v: tensor<2x3x6x8xf32>, %y: tensor<2x3x5x8xf32>) -> tensor<2x3x5x8xf32> {
+  %r = hip.attention(%ctx) ins(%q, %k, %v : tensor<2x5x3x8xf32>, tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>) outs(%y : tensor<2x3x5x8xf32>) {q_perm = array<i64: 0, 2, 1>} -> tensor<2x3x5x8xf32>
+  // CHECK: {{.*}}invalid.mlir:[[# @LINE - 1]]:3: error: 'hip.attention' op q_perm [0, 2, 1] is not a permutation of the rank 4 of tensor<2x5x3x8xf32>
+  func.return %r : tensor<2x3x5x8xf32>
+}
+
+// -----
+
+func.func @layout_moves_the_head_dim(%ctx: !hip.context, %q: tensor<2x3x5x8xf32>, %k: tensor<2x3x6x8xf32>, %v: tensor<2x3x8x6xf32>, %y: tensor<2x3x5x8xf32>) -> tensor<2x3x5x8xf32> {
+  %r = hip.attention(%ctx) ins(%q, %k, %v : tensor<2x3x5x8xf32>, tensor<2x3x6x8xf32>, tensor<2x3x8x6xf32>) outs(%y : tensor<2x3x5x8xf32>) {v_perm = array<i64: 0, 1, 3, 2>} -> tensor<2x3x5x8xf32>
+  // CHECK: {{.*}}invalid.mlir:[[# @LINE - 1]]:3: error: 'hip.attention' op v_perm [0, 1, 3, 2] must keep the last (head) dim last
+  func.return %r : tensor<2x3x5x8xf32>
+}
+
+// -----
+
+func.func @layout_out_of_shape(%ctx: !hip.context, %q: tensor<2x5x3x8xf32>, %k: tensor<2x8x3x6xf32>, %v: tensor<2x3x6x8xf32>, %y: tensor<2x3x5x8xf32>) -> tensor<2x3x5x8xf32> {
+  %r = hip.attention(%ctx) ins(%q, %k, %v : tensor<2x5x3x8xf32>, tensor<2x8x3x6xf32>, tensor<2x3x6x8xf32>) outs(%y : tensor<2x3x5x8xf32>) {q_perm = array<i64: 0, 2, 1, 3>, k_perm = array<i64: 0, 2, 3, 1>, y_perm = array<i64: 0, 2, 1, 3>} -> tensor<2x3x5x8xf32>
+  // CHECK: {{.*}}invalid.mlir:[[# @LINE - 1]]:3: error: 'hip.attention' op out #0 has shape [2, 3, 5, 8] but softmax(Q @ K^T) @ V has shape [2, 5, 3, 8]
+  func.return %r : tensor<2x3x5x8xf32>
+}

@@ -18,7 +18,15 @@ broadcast like MatMul's),
   where it is true, `masked_value` (-inf by default) where it is false: the exports'
   `Where(cond, 0, min)` mask, fused); the mask broadcasts to the scores [.., Sq, Sk];
 - `zero_nan_rows`: a query row whose softmax is NaN (every key -inf, or a NaN score) gives
-  zeros instead: the `Where(IsNaN(p), 0, p)` guard of the torch exports, fused.
+  zeros instead: the `Where(IsNaN(p), 0, p)` guard of the torch exports, fused;
+- layouts (optional, absent = as stored): the kernel reads `transpose(q, q_perm)` (and k
+  through `k_perm`, v through `v_perm`) and stores its result as `transpose(y, y_perm)`
+  into the out, `perm` meaning what it means for `hip.transpose` (dim i is dim perm[i]).
+  They are the Transposes around an export's attention, folded into the strides the
+  kernel reads and writes with: q/k/v straight from the projection's [b, s, h, d]
+  output, y straight into the [b, s, h, d] buffer the next projection reads.
+  q_perm, v_perm and y_perm keep the last dim last (the head dims compiled into the
+  kernel are the types' last dims); k_perm may be any permutation.
 
 The [.., Sq, Sk] scores are never stored: the GPU kernel keeps them per key tile in
 registers (templates/attention.hip.j2). hip-fuse-attention (xhip/passes/fuse_attention.py)
@@ -29,14 +37,24 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal, get_args
 
-from xdsl.dialects.builtin import BoolAttr, FloatAttr, IntegerAttr, StringAttr, f64, i1
-from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, FloatAttr, IntegerAttr, StringAttr, f64, i1, i64
+from xdsl.ir import SSAValue
+from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
 
 from xhip.dialects.hip.common import rank_of, shape_of, verify_error
 from xhip.dialects.hip.dps import Arity, DPSOp, ElementKind, ShapeRule
 
 MaskKind = Literal["none", "additive", "keep"]
 MASK_KINDS: tuple[str, ...] = get_args(MaskKind)
+
+Perm = tuple[int, ...]
+
+LAYOUTS: tuple[str, ...] = ("q_perm", "k_perm", "v_perm", "y_perm")
+"""The layout properties, in operand order: q, k, v, then the out."""
+
+
+def perm_attr(perm: Perm) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(perm))
 
 
 @irdl_op_definition
@@ -54,6 +72,10 @@ class AttentionOp(DPSOp):
     zero_nan_rows = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
     kept_value = prop_def(FloatAttr, default_value=FloatAttr(0.0, f64))
     masked_value = prop_def(FloatAttr, default_value=FloatAttr(float("-inf"), f64))
+    q_perm = opt_prop_def(DenseArrayBase.constr(i64))
+    k_perm = opt_prop_def(DenseArrayBase.constr(i64))
+    v_perm = opt_prop_def(DenseArrayBase.constr(i64))
+    y_perm = opt_prop_def(DenseArrayBase.constr(i64))
 
     @property
     def mask(self):
@@ -68,6 +90,28 @@ class AttentionOp(DPSOp):
             if rank_of(value) < 2:
                 raise verify_error(self, f"{what} must have rank >= 2, got {value.type}")
         self.check_rank(self.outputs[0], max(rank_of(x) for x in (q, k, v)), "output")
+        self._verify_layouts()
+
+    def layout(self, name: str) -> Perm | None:
+        """The perm of layout property `name` (one of LAYOUTS), None when absent."""
+        attr = self.properties.get(name)
+        return tuple(attr.get_values()) if isinstance(attr, DenseArrayBase) else None  # type: ignore[arg-type]
+
+    def read_perms(self) -> list[Perm | None]:
+        """q's, k's and v's layouts: the kernel reads `transpose(x, perm)`."""
+        return [self.layout(name) for name in LAYOUTS[:3]]
+
+    def _verify_layouts(self) -> None:
+        operands: list[SSAValue] = [*self.inputs[:3], self.outputs[0]]
+        for name, value in zip(LAYOUTS, operands):
+            perm = self.layout(name)
+            if perm is None:
+                continue
+            rank = rank_of(value)
+            if sorted(perm) != list(range(rank)):
+                raise verify_error(self, f"{name} {list(perm)} is not a permutation of the rank {rank} of {value.type}")
+            if name != "k_perm" and perm[-1] != rank - 1:
+                raise verify_error(self, f"{name} {list(perm)} must keep the last (head) dim last")
 
     def _verify_mask(self) -> None:
         kind = self.mask_kind.data

@@ -103,9 +103,16 @@ def _matmul(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
 
 
 def _attention(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    # q, k, v as the kernel reads them (through their layout perms); the result as the
+    # out stores it (through y_perm). The verifier has checked that the perms are perms.
     q, k, v, *mask = op.inputs
+    read = [dims(x) if p is None else [dims(x)[i] for i in p] for x, p in zip((q, k, v), getattr(op, "read_perms")())]
     mask_dims = dims(mask[0]) if mask else None
-    return _one(shapes.attention(em, dims(q), dims(k), dims(v), mask_dims, _flag(getattr(op, "k_transposed"))))
+    result = shapes.attention(em, *read, mask_dims, _flag(getattr(op, "k_transposed")))
+    y_perm = getattr(op, "layout")("y_perm")
+    if y_perm is None or isinstance(result, ShapeFailure):
+        return _one(result)
+    return [[result[i] for i in y_perm]]
 
 
 def _gemm(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:

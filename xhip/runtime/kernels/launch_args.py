@@ -264,11 +264,32 @@ def attention_query_rows(batch: int, sq: int, tiled: bool) -> int:
     return ATTENTION_QUERY_ROWS
 
 
+def permuted(view: View, perm: Sequence[int]) -> View:
+    """`view` read as `transpose(view, perm)`: dim i is dim perm[i], no byte moves."""
+    return replace(view, shape=tuple(view.shape[p] for p in perm), strides=tuple(view.strides[p] for p in perm))
+
+
+def inverse(perm: Sequence[int]) -> tuple[int, ...]:
+    """The perm that undoes `perm`: transpose(transpose(x, perm), inverse(perm)) is x."""
+    undo = [0] * len(perm)
+    for i, p in enumerate(perm):
+        undo[p] = i
+    return tuple(undo)
+
+
+def _attention_views(attrs, ins: Sequence[View], outs: Sequence[View]) -> tuple[list[View], View]:
+    """q, k, v (and the mask) and y as the kernel indexes them: each through its layout
+    (hip.attention's q_perm, k_perm, v_perm; y is stored as transpose(result, y_perm))."""
+    layouts = [attrs.get(name) for name in ("q_perm", "k_perm", "v_perm")]
+    read = [view if perm is None else permuted(view, perm) for view, perm in zip(ins, [*layouts, None])]
+    y_perm = attrs.get("y_perm")
+    return read, outs[0] if y_perm is None else permuted(outs[0], inverse(y_perm))  # type: ignore[arg-type]
+
+
 def _attention(attrs, scalars, ins, outs) -> list[Values]:
     """hip.attention: batch strides broadcast to y's batch dims (the mask's to the scores'),
-    K's strides as (key, dim) whichever its layout."""
-    q, k, v, *mask = ins
-    y = outs[0]
+    K's strides as (key, dim) whichever its layout, every operand through its layout perm."""
+    (q, k, v, *mask), y = _attention_views(attrs, ins, outs)
     batch = y.shape[:-2]
     transposed = bool(attrs.get("k_transposed"))
     sq, sk = q.shape[-2], k.shape[-1] if transposed else k.shape[-2]

@@ -5,6 +5,9 @@ unfused one did up to the order of additions.
     s = scale * (q @ kᵀ) (+ mask | + where(keep, kept_value, masked_value));  p = softmax(s);
     (p = where(isnan(p), 0, p));  y = p @ v
 
+q, k and v are read through their layouts (`transpose(x, q_perm)`, ...) and y is stored
+as `transpose(y, y_perm)`: NumPy views, as the kernel's strides are.
+
 It materializes the scores on the host: it is the reference, not the memory plan (the
 pool never holds them either way)."""
 
@@ -43,13 +46,20 @@ def _softmax(scores: np.ndarray) -> np.ndarray:
     return shifted / shifted.sum(axis=-1, keepdims=True)
 
 
+def _through(x: np.ndarray, perm: tuple[int, ...] | None) -> np.ndarray:
+    """`x` as `transpose(x, perm)` (a view), or as it is without a layout."""
+    return x if perm is None else np.transpose(x, perm)
+
+
 @register("attention", inputs=(3, 4), elements=Elements.FLOAT)
 def attention(call: KernelCall) -> None:
     dtype = compute_dtype(call.out.dtype)
-    q, k, v = (x.astype(dtype, copy=False) for x in call.inputs[:3])
+    perms = [call.attr(name, None) for name in ("q_perm", "k_perm", "v_perm")]
+    # Contiguous copies: NumPy's matmul over transposed strides is several times slower.
+    q, k, v = (np.ascontiguousarray(_through(x, p), dtype) for x, p in zip(call.inputs, perms))
     if (len(call.inputs) == 4) != (call.attr("mask_kind", "none") != "none"):
         raise call.error(f"mask_kind {call.attr('mask_kind', 'none')} with {len(call.inputs)} inputs")
     probs = _softmax(_masked(call, _scores(call, q, k)))
     if call.attr("zero_nan_rows", False):
         probs = np.where(np.isnan(probs), dtype.type(0), probs)
-    call.store(call.out, np.matmul(probs, v))
+    call.store(call.out, _through(np.matmul(probs, v), call.attr("y_perm", None)))
