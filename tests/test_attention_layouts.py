@@ -76,15 +76,23 @@ LAYOUT_CASES = {
 }
 
 
+def _emulated(attributes: dict, inputs: list[np.ndarray], y: np.ndarray) -> list[dict]:
+    """Every kernel the launch lists, run through the host emulation (the forms not chosen
+    run no tiles); their launch values."""
+    specs = specs_for_launch(hip.AttentionOp, attributes, [_facts(x) for x in inputs], [_facts(y)])
+    emulator = emulate.HostEmulator(render_unit(specs, "hip"), [spec.abi for spec in specs])
+    values = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(y)])
+    for spec, launch in zip(specs, values, strict=True):
+        emulator.launch(spec.name, launch)
+    return values
+
+
 @pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
 @pytest.mark.parametrize("name", sorted(LAYOUT_CASES))
 def test_emulated_kernel_reads_and_writes_the_gpt2_buffers_in_place(name):
     case = LAYOUT_CASES[name]
     attributes, inputs, out, y = _gpt2_layout(**case)
-    (spec,) = specs_for_launch(hip.AttentionOp, attributes, [_facts(x) for x in inputs], [_facts(y)])
-    emulator = emulate.HostEmulator(render_unit([spec], "hip"), [spec.abi])
-    (values,) = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(y)])
-    emulator.launch(spec.name, values)
+    _emulated(attributes, inputs, y)
     b, s, h, d = case["b"], case["s"], case["h"], case["d"]
     expected = _plain(attributes, inputs, (b, h, s, d)).transpose(HEADS_FIRST).reshape(b, s, h * d)
     np.testing.assert_allclose(out, expected, rtol=2e-5, atol=2e-6)
@@ -114,11 +122,8 @@ def test_emulated_kernel_reads_grouped_kv_heads_unrepeated():
     out = np.full((b, s, g * r, d), np.nan, F32)
     y = out.reshape(b, s, g, r, d)
     inputs = [q, k, v_stored, keep]
-    (spec,) = specs_for_launch(hip.AttentionOp, attributes, [_facts(x) for x in inputs], [_facts(y)])
-    emulator = emulate.HostEmulator(render_unit([spec], "hip"), [spec.abi])
-    (values,) = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(y)])
-    assert values["k_batch_strides"][2] == values["v_batch_strides"][2] == 0
-    emulator.launch(spec.name, values)
+    values = _emulated(attributes, inputs, y)
+    assert all(v["k_batch_strides"][2] == v["v_batch_strides"][2] == 0 for v in values)
     repeated = [np.ascontiguousarray(np.broadcast_to(x, (b, g, r, s, d)).reshape(b, g * r, s, d)) for x in (k, v)]
     plain = np.empty((b, g * r, s, d), F32)
     run_kernel("attention", [q.reshape(b, g * r, s, d), *repeated, keep.reshape(b, 1, s, s)], [plain], {**attributes, "v_perm": None, "y_perm": None}, [])
@@ -130,7 +135,7 @@ def test_launch_reads_the_projection_output_with_its_own_strides():
     rows h*d apart in [b, s, h*d]: the kernel addresses the buffers the GEMMs use."""
     b, s, h, d = 2, 70, 3, 32
     attributes, inputs, out, y = _gpt2_layout(b, s, h, d)
-    (values,) = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(y)])
+    values, *_ = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(y)])
     row = 3 * h * d
     assert values["sq"] == values["sk"] == s and values["batch_extents"] == (b, h)
     assert (values["q_batch_strides"], values["q_row_stride"], values["q_col_stride"]) == ((s * row, d), row, 1)
