@@ -94,11 +94,11 @@ def _cases() -> dict[str, tuple[dict, list[np.ndarray], tuple[int, ...]]]:
             {"scale": 0.3, "mask_kind": "additive"}, [_floats(2, 130, 32), _floats(2, 130, 32), _floats(2, 130, 32), _causal_additive(130, 130)], (2, 130, 32),
         ),
         # Enough tiles of 64 rows (ATTENTION_FEW_TILES) for the 4-rows-per-thread form.
-        "tiled_64_rows_over_many_tiles": ({"scale": 0.4}, [_floats(300, 70, 32), _floats(300, 40, 32), _floats(300, 40, 32)], (300, 70, 32)),
+        "tiled_64_rows_over_many_tiles": ({"scale": 0.4}, [_floats(40, 70, 32), _floats(40, 40, 32), _floats(40, 40, 32)], (40, 70, 32)),
         "tiled_causal_keep_64_rows": (
             {"scale": 0.125, "mask_kind": "keep", "kept_value": 0.0, "masked_value": -3.4028234663852886e38, "k_transposed": True, "zero_nan_rows": True},
-            [_floats(66, 2, 130, 64), _floats(66, 2, 64, 130), _floats(66, 2, 130, 64), np.tril(np.ones((1, 1, 130, 130), bool))],
-            (66, 2, 130, 64),
+            [_floats(17, 2, 130, 64), _floats(17, 2, 64, 130), _floats(17, 2, 130, 64), np.tril(np.ones((1, 1, 130, 130), bool))],
+            (17, 2, 130, 64),
         ),
         "tiled_fully_masked_row_keeps_every_tile": (
             {"scale": 0.2, "mask_kind": "keep", "kept_value": 0.0, "masked_value": -3.4028234663852886e38},

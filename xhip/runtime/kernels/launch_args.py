@@ -244,9 +244,9 @@ ATTENTION_TILED_ROWS = (64, 16)
 """Query rows per block of the register-tiled attention kernel, which is compiled both ways:
 4 rows per thread, or 1 where 64-row tiles would leave most of the GPU idle."""
 
-ATTENTION_FEW_TILES = 264
-"""Fewer 64-row tiles than this (two per SM of the H200's 132) take 16-row tiles: four
-times the blocks, each over the same keys with a quarter of the rows."""
+ATTENTION_FEW_TILES = 66
+"""Fewer 64-row tiles than this (half the H200's 132 SMs) take 16-row tiles: four times the
+blocks, each over the same keys with a quarter of the rows (and twice the key lanes)."""
 
 
 def attention_tiles_fit(itemsize: int, head_dim: int, value_dim: int) -> bool:

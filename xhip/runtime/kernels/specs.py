@@ -574,12 +574,17 @@ def _attention_tiled_spec(
     dtype: np.dtype, params: tuple[Param, ...], shared: tuple[tuple[str, object], ...], tags: tuple[str, ...], query_rows: int = ATTENTION_QUERY_ROWS,
 ) -> KernelSpec:
     """templates/attention_tiled.hip.j2 for blocks of `query_rows` rows: 16 row groups of
-    query_rows / 16 rows x 8 key lanes of 4 keys (32 keys per tile), 128 threads."""
+    query_rows / 16 rows x 8 key lanes of 4 keys (32 keys per tile), 128 threads; at one
+    row per thread and a value dim of 64, 16 key lanes (64 keys per tile, 256 threads), which
+    doubles the threads over each row where few blocks are all the parallelism there is."""
     c = ctype(dtype)
-    key_tile, keys_per_thread, rows_per_thread = 32, 4, query_rows // 16
-    threads = (key_tile // keys_per_thread) * 16
-    # Blocks per SM the registers must leave room for (CUDA): 168 registers at 4 rows.
-    min_blocks = {4: 3}.get(rows_per_thread, 4)
+    value_dim = dict(shared)["value_dim"]
+    rows_per_thread, keys_per_thread = query_rows // 16, 4
+    key_lanes = 16 if rows_per_thread == 1 and value_dim == 64 else 8
+    key_tile, threads = key_lanes * keys_per_thread, key_lanes * 16
+    # Blocks per SM the registers must leave room for (CUDA): 168 registers at 4 rows, 128
+    # at one (two blocks of 256 threads).
+    min_blocks = 3 if rows_per_thread == 4 else 4 * 128 // threads
     name = _name("attention_tiled", c.short, f"q{query_rows}", *tags)
     abi = KernelABI(name, params, Launch.ROWS, count="tiles", block=threads)
     tiling = (
