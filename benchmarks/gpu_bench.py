@@ -15,7 +15,7 @@ on_device=True)` (`xhip.runtime.device_array`); from the third run at a shape it
 a captured CUDA graph (`replayed` says whether the timed runs did). Beside it: xhip with
 host I/O (host feeds uploaded, outputs downloaded: what `run(feeds)` costs), xhip with
 graphs off (every run executes its plan: the host work of each launch is in the time),
-and the pipelines/experiments/fuse-attention.yaml experiment where it exists. PyTorch:
+and the pipelines/experiments/unfused-attention.yaml experiment where it exists. PyTorch:
 eager, eager replayed from a CUDA graph, and for attention SDPA (and SDPA in a graph).
 
 Floor: what the hardware needs at least, max(bytes / copy bandwidth, flops / matmul rate),
@@ -56,7 +56,7 @@ from xhip.runtime.check import check_outputs, references  # noqa: E402
 
 ATTENTION_SHAPES = ((1, 128), (4, 512), (8, 1024), (16, 2048))
 GPT2_SHAPES = ((1, 128), (8, 512))
-FUSE_ATTENTION = ROOT / "pipelines" / "experiments" / "fuse-attention.yaml"
+UNFUSED_ATTENTION = ROOT / "pipelines" / "experiments" / "unfused-attention.yaml"
 WARMUPS = 3
 
 
@@ -264,8 +264,8 @@ def gpt2_rows(torch, rates, repeats: int, layers: int) -> list[dict]:
 
 
 def _pipelines() -> dict[str, Path | None]:
-    """The shipping pipeline, and the attention-fusion experiment where it exists."""
-    return {"default": None, **({"fuse-attention": FUSE_ATTENTION} if FUSE_ATTENTION.exists() else {})}
+    """The shipping pipeline, and the unfused-attention experiment where it exists."""
+    return {"default": None, **({"unfused-attention": UNFUSED_ATTENTION} if UNFUSED_ATTENTION.exists() else {})}
 
 
 def _xhip_row(name, shape, executables, feeds, model, repeats) -> dict:

@@ -3,7 +3,7 @@ run on the CPU through the host emulation, reading q, k and v as strided slices 
 GPT-2 projection output [b, s, 3*h*d] viewed [b, h, s, d] and writing y straight into
 [b, s, h*d]; the reference kernel against explicit transposes; the strides the launch
 passes; and what hip-fuse-attention leaves of the Transposes and copies around the
-attentions of the test-set exports under pipelines/experiments/fuse-attention.yaml, with
+attentions of the test-set exports under the default pipeline, with
 and without hip-fold-attention-layouts (and the buffers the memory planner sees)."""
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def test_launch_reads_the_projection_output_with_its_own_strides():
 
 # ---- what the pass leaves of the exports ---------------------------------------------
 
-FUSED = load_pipeline(REPO_ROOT / "pipelines" / "experiments" / "fuse-attention.yaml")
+FUSED = load_pipeline(REPO_ROOT / "pipelines" / "default.yaml")
 
 LEFT_PER_LAYER = {"gpt2_2layer": 0, "bert_tiny_64": 0, "roberta_tiny": 0, "llama_tiny": 2}
 """hip.transpose left per attention layer: Llama's q and k Transposes feed RoPE, not the

@@ -1,6 +1,6 @@
 """hip-fuse-attention on real models: which attentions of the seed model and the torch
 exports (GPT-2, BERT, RoBERTa, Llama) it fuses, that they still match onnxruntime under
-pipelines/experiments/fuse-attention.yaml (padded masks included), and that the
+the default pipeline (padded masks included), and that the
 [batch, heads, seq, seq] buffers leave the pool."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from xhip.dialects.hip.attention import LAYOUTS
 from xhip.runtime.check import compare, onnxruntime_outputs
 from xhip.testing.models import EXAMPLES, TRANSFORMER_EXPORTS
 
-FUSED = REPO_ROOT / "pipelines" / "experiments" / "fuse-attention.yaml"
-DEFAULT = REPO_ROOT / "pipelines" / "default.yaml"
+FUSED = REPO_ROOT / "pipelines" / "default.yaml"
+UNFUSED = REPO_ROOT / "pipelines" / "experiments" / "unfused-attention.yaml"
 VOCABULARIES = {**TRANSFORMER_EXPORTS, "gpt2_2layer": 256}
 EXPORTS = sorted(VOCABULARIES)
 
@@ -38,7 +38,7 @@ def _op_names(executable) -> list[str]:
 def test_every_attention_of_the_model_is_fused(name):
     """One hip.attention per softmax of the unfused model; no softmax and no [.., s, s]
     IsNaN guard is left."""
-    softmaxes = _op_names(_compiled(name, DEFAULT)[1]).count("hip.softmax")
+    softmaxes = _op_names(_compiled(name, UNFUSED)[1]).count("hip.softmax")
     names = _op_names(_compiled(name)[1])
     assert softmaxes >= 1
     assert names.count("hip.attention") == softmaxes
@@ -75,11 +75,11 @@ def test_fused_seed_model_keeps_no_scores_in_the_pool(batch, seq):
     output's producers): at most 3 * batch * seq * 64 floats, aligned."""
     feeds = {"X": np.random.default_rng(seq).standard_normal((batch, seq, 64)).astype(np.float32)}
     pools = {}
-    for pipeline in (DEFAULT, FUSED):
+    for pipeline in (UNFUSED, FUSED):
         model, executable = _compiled("attention", pipeline)
         result = compare(executable.run(feeds), onnxruntime_outputs(model, feeds))
         assert result.passed, result.problems
         pools[pipeline] = executable.report.pool_bytes
     scores = batch * seq * seq * 4
-    assert pools[DEFAULT] >= scores
+    assert pools[UNFUSED] >= scores
     assert pools[FUSED] <= 3 * (batch * seq * 64 * 4 + 256)

@@ -23,6 +23,8 @@ from xhip.testing.transformer_stack import transformer_stack_model
 from tests.test_kernel_templates import _gpu_kernel_check, _reference_case, collect_launch_args
 
 NO_FUSION = "pipelines/experiments/no-fusion.yaml"
+UNFUSED_ATTENTION = "pipelines/experiments/unfused-attention.yaml"
+"""Elementwise and softmax fusion on their own (the default also fuses attentions whole)."""
 F32, F16, B1, I8, I64 = (np.dtype(t) for t in ("float32", "float16", "bool", "int8", "int64"))
 
 
@@ -45,7 +47,7 @@ def _fused_and_unfused(model: onnx.ModelProto, feeds):
     and agree bit for bit: the reference backend runs each step's own kernel, intermediates
     in their unfused dtypes. The fused run is sanitized."""
     expected, wide = onnxruntime_outputs(model, feeds), float64_outputs(model, feeds)
-    fused, fused_report = _run(model, feeds, sanitize=True)
+    fused, fused_report = _run(model, feeds, UNFUSED_ATTENTION, sanitize=True)
     unfused, unfused_report = _run(model, feeds, NO_FUSION)
     result = compare(fused, expected, wide)
     assert result.passed, result.problems

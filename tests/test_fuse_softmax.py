@@ -12,6 +12,8 @@ from onnx import TensorProto, helper
 import xhip
 from xhip.runtime.check import onnxruntime_outputs
 
+UNFUSED_ATTENTION = "pipelines/experiments/unfused-attention.yaml"
+"""The softmax fusion on its own: the default pipeline fuses these attentions whole."""
 RNG = np.random.default_rng(41)
 
 
@@ -55,7 +57,7 @@ def _feeds(batch: int, seq: int, masked_value: float) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("masked_value", [-1e9, -np.inf])
 def test_masked_softmax_fuses_and_matches_onnxruntime(masked_value):
     model = _masked_attention()
-    fused = xhip.compile(model, sanitize=True)
+    fused = xhip.compile(model, UNFUSED_ATTENTION, sanitize=True)  # the default would fuse the whole attention
     plain = xhip.compile(model, "pipelines/experiments/no-fusion.yaml", sanitize=True)
     softmaxes = [op for op in fused.module.walk() if op.name == "hip.softmax"]
     assert len(softmaxes) == 1 and len(softmaxes[0].inputs) == 2
@@ -74,7 +76,7 @@ def test_nan_guard_fuses_and_zeroes_fully_masked_rows():
     """A query row whose keys are all masked (-inf) is NaN after the softmax; the guard
     makes it 0, in the fused softmax as in onnxruntime."""
     model = _masked_attention(nan_guard=True)
-    fused = xhip.compile(model, sanitize=True)
+    fused = xhip.compile(model, UNFUSED_ATTENTION, sanitize=True)
     (softmax,) = [op for op in fused.module.walk() if op.name == "hip.softmax"]
     assert softmax.zero_nan.value.data
     assert not [op for op in fused.module.walk() if op.name in ("hip.isnan", "hip.where")]

@@ -31,7 +31,7 @@ PIPELINES = sorted(shipped_pipelines())
 
 
 NO_FUSION = shipped_pipelines()["no-fusion"]
-"""The default pipeline without hip-fuse-elementwise, whose elementwise chains keep their buffers."""
+"""The default pipeline without fusion: elementwise chains and attentions keep their buffers."""
 SEED_REUSE = apply_overrides(load_pipeline(NO_FUSION), ['hip-optimize-memrefs.reuse="liveness"'])
 """Unfused, with the seed's hip-optimize-memrefs (any dead buffer may be taken)."""
 
@@ -183,17 +183,27 @@ def test_a_dim_rule_may_read_one_symbol_from_several_inputs():
 
 @pytest.mark.parametrize(
     ("batch", "seq", "bound_mib", "in_place_mib"),
-    # The table's bounds plus Q's and K's bytes where the softmax is live: the default
-    # pipeline merges the three projections into one buffer (onnx-merge-sibling-matmuls),
-    # which lives until P V reads V from it. The in-place bound, and the pool, are the table's.
+    # The table's bounds plus Q's and K's bytes where the softmax is live: the pipeline
+    # merges the three projections into one buffer (onnx-merge-sibling-matmuls), which lives
+    # until P V reads V from it. The in-place bound, and the pool, are the table's. The table
+    # is of the unfused attention (its scores in the pool); the default fuses it (below).
     [(1, 128, 0.21875, 0.15625), (4, 512, 9.5, 5.5), (8, 1024, 70, 38)],
 )
 def test_seed_attention_bounds_match_the_issues_table(batch, seq, bound_mib, in_place_mib):
     model, feeds = attention(np.random.default_rng(0), batch, seq)
-    report = _report(model, feeds)
+    report = _report(model, feeds, shipped_pipelines()["unfused-attention"])
     assert report.lower_bound_bytes == bound_mib * MiB
     assert report.in_place_lower_bound_bytes == in_place_mib * MiB
     assert report.pool_over_bound == report.pool_bytes / report.lower_bound_bytes
+
+
+@pytest.mark.parametrize(("batch", "seq"), [(1, 128), (4, 512), (8, 1024)])
+def test_the_fused_seed_attention_holds_only_the_projection(batch, seq):
+    """The default pipeline's hip.attention never stores the scores: its only transient
+    buffer, and the model's bound, is the Q|K|V projection [batch, seq, 192] f32."""
+    model, feeds = attention(np.random.default_rng(0), batch, seq)
+    report = _report(model, feeds)
+    assert report.pool_bytes == report.lower_bound_bytes == batch * seq * 192 * 4
 
 
 def test_xhip_run_prints_and_writes_the_three_bounds(tmp_path):

@@ -17,14 +17,16 @@ from xhip.dialects.hip import DPSOp, GetConstantOp
 from xhip.runtime.check import compare, onnxruntime_outputs
 from xhip.testing.models import EXAMPLES, TRANSFORMER_EXPORTS
 
-DEFAULT = REPO_ROOT / "pipelines" / "default.yaml"
+BASE = REPO_ROOT / "pipelines" / "experiments" / "unfused-attention.yaml"
+"""The default without attention fusion: these passes' effect on the unfused attention
+(the default fuses the seed attention whole, after the merged projection)."""
 NEW_PASSES = ("onnx-merge-sibling-matmuls", "hip-fold-transpose-into-matmul")
 
 
 def _without_new_passes(tmp_path) -> str:
-    """The default pipeline without the two passes, as an experiment file would remove them."""
+    """BASE without the two passes, as an experiment file would remove them."""
     path = tmp_path / "without.yaml"
-    path.write_text(f"extends: {DEFAULT}\nname: without\ndescription: d\nremove: [{', '.join(NEW_PASSES)}]\n")
+    path.write_text(f"extends: {BASE}\nname: without\ndescription: d\nremove: [{', '.join(NEW_PASSES)}]\n")
     return str(path)
 
 
@@ -42,8 +44,10 @@ def test_the_seed_attention_runs_four_device_ops(tmp_path):
     """7 without the passes (3 projections, the transpose of K, Q Kᵀ, the softmax, P V)."""
     model = onnx.load(EXAMPLES / "attention.onnx")
     assert len(_device_ops(xhip.compile(model, _without_new_passes(tmp_path), backend="reference"))) == 7
-    executable = xhip.compile(model, backend="reference", verify_each=True)
+    executable = xhip.compile(model, str(BASE), backend="reference", verify_each=True)
     assert _device_ops(executable) == ["hip.matmul", "hip.matmul {trans_b}", "hip.softmax", "hip.matmul"]
+    # The default fuses the attention too: the merged projection and one kernel.
+    assert _device_ops(xhip.compile(model, backend="reference")) == ["hip.matmul", "hip.attention"]
 
 
 def test_only_the_merged_weight_is_in_the_constants_file():
@@ -66,7 +70,7 @@ def test_bert_projections_merge_with_their_biases(tmp_path):
     matmuls in two layers; the Adds stay; the outputs still match onnxruntime."""
     model = onnx.load(EXAMPLES / "bert_tiny_64.onnx")
     before = _device_ops(xhip.compile(model, _without_new_passes(tmp_path), backend="reference"))
-    executable = xhip.compile(model, backend="reference", sanitize=True)
+    executable = xhip.compile(model, str(BASE), backend="reference", sanitize=True)
     after = _device_ops(executable)
     assert (before.count("hip.matmul"), after.count("hip.matmul")) == (16, 12)
     assert len(before) - len(after) == 4
@@ -85,7 +89,7 @@ def test_the_exports_launch_fewer_kernels_and_copy_no_window(tmp_path, name, sav
     Gemm already, and its Kᵀ reaches the matmul through reshapes and a scale: unchanged."""
     model = onnx.load(EXAMPLES / f"{name}.onnx")
     before = _launches(xhip.compile(model, _without_new_passes(tmp_path), backend="reference"))
-    assert before - _launches(xhip.compile(model, backend="reference")) == saved
+    assert before - _launches(xhip.compile(model, str(BASE), backend="reference")) == saved
 
 
 def _projected_scores() -> onnx.ModelProto:
@@ -138,7 +142,7 @@ def test_the_merged_projection_keeps_pool_bytes(tmp_path):
     model = onnx.load(EXAMPLES / "attention.onnx")
     feeds = {"X": np.random.default_rng(0).standard_normal((2, 96, 64)).astype(np.float32)}
     pools = []
-    for pipeline in (_without_new_passes(tmp_path), DEFAULT):
+    for pipeline in (_without_new_passes(tmp_path), str(BASE)):
         executable = xhip.compile(model, pipeline, backend="reference")
         executable.run(feeds)
         pools.append(executable.report.pool_bytes)

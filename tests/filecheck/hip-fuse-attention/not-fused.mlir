@@ -84,7 +84,7 @@ func.func @memref_mode(%ctx: !hip.context, %q: memref<2x8x16xf32>, %kt: memref<2
 // -----
 
 // A softmax that hip-fuse-softmax already gave a scale or a bias is not matched (the
-// pass runs before it in pipelines/experiments/fuse-attention.yaml).
+// pass runs before it in pipelines/default.yaml).
 
 func.func @softmax_with_scale_and_bias(%ctx: !hip.context, %q: tensor<2x8x16xf32>, %kt: tensor<2x16x8xf32>, %v: tensor<2x8x16xf32>, %m: tensor<2x8x8xf32>) -> (tensor<2x8x16xf32>, tensor<2x8x16xf32>) {
   %es = tensor.empty() : tensor<2x8x8xf32>
