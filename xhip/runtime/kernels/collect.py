@@ -101,7 +101,9 @@ def coverage_specs() -> list[KernelSpec]:
     fill, integer matmul, exclusive reverse cumsum, trilu, attention)."""
     import numpy as np
 
-    from xhip.runtime.kernels.specs import CTYPES, attention_spec, copy_spec, gather_spec, matmul_spec
+    from xhip.runtime.kernels.attention_specs import attention_spec
+    from xhip.runtime.kernels.spec_types import CTYPES
+    from xhip.runtime.kernels.specs import copy_spec, gather_spec, matmul_spec
 
     f32, f16, i32, i64, b1 = (np.dtype(t) for t in ("float32", "float16", "int32", "int64", "bool"))
     specs: list[KernelSpec] = []

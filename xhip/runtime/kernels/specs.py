@@ -16,125 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 import hashlib
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from xhip.runtime.kernels.abi import KernelABI, Launch, Param, dims, index, pointer, value
-from xhip.runtime.kernels.launch_args import ATTENTION_QUERY_ROWS, ATTENTION_SPLIT, ATTENTION_TILED_ROWS, attention_tiles_fit
-from xhip.runtime.buffers import BOOL_DTYPE, FLOAT_DTYPES
-
-OpClass = Any
-"""A hip op class (xhip/dialects/hip/compute.py), read for its facts: `name`, `TEMPLATE`,
-`C_EXPR`, `REDUCE_*`, `MAY_ALIAS_INPUT`, `SHAPE_RULE`. Loosely typed: no IR import here."""
-
-Attributes = Mapping[str, Any]
-"""An op's properties as plain Python values (xhip.runtime.kernels.collect.kernel_attributes)."""
-
-# ---- element types ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CType:
-    """How one dtype is spelled in kernels."""
-
-    short: str  # in kernel names
-    c: str  # the storage type
-    compute: str  # the type arithmetic runs in (half floats widen to float)
-    needs: str | None = None  # the macro that pulls in its header
-
-
-def _ctypes() -> dict[np.dtype, CType]:
-    table: dict[np.dtype, CType] = {
-        np.dtype(np.float32): CType("f32", "float", "float"),
-        np.dtype(np.float64): CType("f64", "double", "double"),
-        np.dtype(np.float16): CType("f16", "__half", "float", "XHIP_NEEDS_FP16"),
-        BOOL_DTYPE: CType("b1", "bool", "bool"),
-    }
-    for bits, c in ((8, "signed char"), (16, "short"), (32, "int"), (64, "long long")):
-        table[np.dtype(f"int{bits}")] = CType(f"i{bits}", c, c)
-        unsigned = f"unsigned {c.removeprefix('signed ')}"
-        table[np.dtype(f"uint{bits}")] = CType(f"u{bits}", unsigned, unsigned)
-    floats: frozenset[np.dtype] = FLOAT_DTYPES  # type: ignore[assignment]
-    for dtype in floats:
-        if dtype.name == "bfloat16":  # present when ml_dtypes is
-            table[dtype] = CType("bf16", "xhip_bfloat16", "float", "XHIP_NEEDS_BF16")
-    return table
-
-
-CTYPES: dict[np.dtype, CType] = _ctypes()
-
-_BITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
-"""Movement kernels copy bits: one kernel per element size serves every dtype."""
-
-
-def ctype(dtype: np.dtype) -> CType:
-    found = CTYPES.get(np.dtype(dtype))
-    if found is None:
-        raise ValueError(f"no kernel type for dtype {dtype}")
-    return found
-
-
-# ---- operand facts ----------------------------------------------------------------------
-
-Shape = tuple[int | None, ...]
-
-
-@dataclass(frozen=True)
-class Operand:
-    """What is known of one operand: dtype, extents (None = known only at run time) and
-    whether it is laid out contiguously (row-major, no gaps)."""
-
-    dtype: np.dtype
-    shape: Shape
-    contiguous: bool
-
-    @property
-    def rank(self) -> int:
-        return len(self.shape)
-
-    @staticmethod
-    def at_launch(dtype: np.dtype, shape: Sequence[int], strides: Sequence[int]) -> Operand:
-        expected, contiguous = 1, True
-        for extent, stride in zip(reversed(shape), reversed(strides)):
-            contiguous &= extent == 1 or stride == expected
-            expected *= extent
-        return Operand(np.dtype(dtype), tuple(int(d) for d in shape), contiguous)
-
-
-@dataclass(frozen=True)
-class KernelSpec:
-    """One specialization: render `templates/<family>.hip.j2` with `context`."""
-
-    family: str
-    abi: KernelABI
-    context: tuple[tuple[str, object], ...] = field(default=())
-    needs: tuple[str, ...] = ()
-    """Header macros (XHIP_NEEDS_FP16, ...) the kernel's types need."""
-
-    @property
-    def name(self) -> str:
-        return self.abi.name
-
-    def variables(self) -> dict[str, object]:
-        return {"abi": self.abi, "name": self.name, **dict(self.context)}
-
-
-def _needs(*dtypes: np.dtype) -> tuple[str, ...]:
-    return tuple(sorted({n for d in dtypes if (n := ctype(d).needs)}))
-
-
-def pairs(axes: int | Sequence[int], entries: Sequence[int] | None = None) -> tuple[tuple[int, int], ...]:
-    """(index axis, stride entry) pairs for the templates' offsets macro: `axes` (or
-    range(axes)) with their own entries unless `entries` says otherwise."""
-    axes = range(axes) if isinstance(axes, int) else axes
-    return tuple(zip(axes, axes if entries is None else entries))
-
-
-def _name(*parts: object) -> str:
-    return "xhip_" + "_".join(str(p) for p in parts if p != "")
-
+from xhip.runtime.kernels.attention_specs import attention_specs
+# KernelSpec, Operand and pairs are re-exported: the runtime and the tests take them from here.
+from xhip.runtime.kernels.spec_types import (  # noqa: F401
+    UNSIGNED_OF_SIZE, Attributes, CType, KernelSpec, OpClass, Operand, ctype, header_needs, kernel_name, pairs,
+)
 
 # ---- elementwise (n-ary broadcast, with a fused chain form) -----------------------------
 
@@ -196,7 +87,7 @@ def elementwise_spec(
     if not out.contiguous:
         params.append(dims("out_strides", rank))
     codes = [kind + "".join("b" if d in axes else "x" for d in range(rank)) if kind == STRIDED else kind for kind, axes in layouts]
-    name = _name(
+    name = kernel_name(
         "ew",
         "_".join(dict.fromkeys(s.op for s in steps)),
         "_".join(ctype(x.dtype).short for x in inputs),
@@ -223,7 +114,7 @@ def elementwise_spec(
         ("out_c", ctype(out.dtype).c),
         ("out_contiguous", out.contiguous),
     )
-    return KernelSpec("elementwise", abi, context, _needs(*(x.dtype for x in inputs), out.dtype))
+    return KernelSpec("elementwise", abi, context, header_needs(*(x.dtype for x in inputs), out.dtype))
 
 
 def op_chain_steps(op_class: OpClass, attributes: Attributes, arity: int) -> list[ChainStep]:
@@ -322,10 +213,10 @@ def _rows_spec(
     c = ctype(x.dtype)
     params = [*_row_params("outer", "inner", outer, inner, "row_length", c, y_folded=True), *extra]
     tags = "".join(f"_{k}" for k, v in flags.items() if v is True)
-    name = _name("row", op, c.short, f"o{outer}", f"i{inner}") + tags
+    name = kernel_name("row", op, c.short, f"o{outer}", f"i{inner}") + tags
     abi = KernelABI(name, tuple(params), Launch.ROWS, count="rows", may_alias_input=alias)
     context = (("op", op), ("outer", outer), ("inner", inner), ("c", c.c), ("compute", c.compute), *flags.items())
-    return KernelSpec("row", abi, tuple(context), _needs(x.dtype))
+    return KernelSpec("row", abi, tuple(context), header_needs(x.dtype))
 
 
 SOFTMAX_CACHED = 8
@@ -361,7 +252,7 @@ def reduce_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operan
     c, op = ctype(x.dtype), op_class.name.removeprefix("hip.")
     identity = "xhip_lowest<ACC>()" if op_class.REDUCE_IDENTITY == "lowest" else f"(ACC){op_class.REDUCE_IDENTITY}"
     params = tuple(_row_params("kept", "reduced", kept, reduced, "count", c, y_folded=False))
-    abi = KernelABI(_name("reduce", op.removeprefix("reduce_"), c.short, f"k{kept}", f"r{reduced}"), params, Launch.ROWS, count="rows")
+    abi = KernelABI(kernel_name("reduce", op.removeprefix("reduce_"), c.short, f"k{kept}", f"r{reduced}"), params, Launch.ROWS, count="rows")
     context = (
         ("kept", kept),
         ("reduced", reduced),
@@ -371,7 +262,7 @@ def reduce_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operan
         ("identity", identity),
         ("finish", op_class.REDUCE_FINISH),
     )
-    return [KernelSpec("reduce", abi, context, _needs(x.dtype))]
+    return [KernelSpec("reduce", abi, context, header_needs(x.dtype))]
 
 
 def copy_spec(itemsize: int, rank: int, out_contiguous: bool, triangle: str | None = None) -> KernelSpec:
@@ -379,14 +270,14 @@ def copy_spec(itemsize: int, rank: int, out_contiguous: bool, triangle: str | No
     `y[i] = x[i]` for every index i of the extents, each side with its own strides.
     `triangle` ("upper" or "lower", Trilu) keeps only the elements on that side of
     diagonal `k` of each matrix (the last two dims) and writes 0 bits elsewhere."""
-    bits = _BITS[itemsize]
+    bits = UNSIGNED_OF_SIZE[itemsize]
     params = [index("n"), dims("extents", rank), pointer("x", bits), dims("x_strides", rank), pointer("y", bits, const=False)]
     if not out_contiguous:
         params.append(dims("y_strides", rank))
     if triangle:
         params.append(value("k", "long long"))
     tags = ("oc" if out_contiguous else "os", *([f"tri{triangle[0]}"] if triangle else []))
-    name = _name("copy", f"b{itemsize}", f"r{rank}", *tags)
+    name = kernel_name("copy", f"b{itemsize}", f"r{rank}", *tags)
     abi = KernelABI(name, tuple(params), Launch.ELEMENTS)
     return KernelSpec("copy", abi, (("rank", rank), ("c", bits), ("out_contiguous", out_contiguous), ("triangle", triangle)))
 
@@ -429,7 +320,7 @@ def gather_spec(
 ) -> KernelSpec:
     """gather (along `axis`), gather_nd (`depth` leading data dims per index row after
     `batch` shared dims) or gather_elements (same rank everywhere, along `axis`)."""
-    bits, idx = _BITS[itemsize], ctype(index_dtype)
+    bits, idx = UNSIGNED_OF_SIZE[itemsize], ctype(index_dtype)
     params = (
         index("n"),
         dims("extents", out_rank),
@@ -443,7 +334,7 @@ def gather_spec(
         pointer("status", "long long", const=False),
     )
     tag = {"gather": f"a{axis}", "gather_elements": f"a{axis}", "gather_nd": f"q{depth}_bd{batch}"}[kind]
-    name = _name(kind, f"b{itemsize}", idx.short, f"d{data_rank}", f"i{indices_rank}", tag)
+    name = kernel_name(kind, f"b{itemsize}", idx.short, f"d{data_rank}", f"i{indices_rank}", tag)
     context = (
         ("kind", kind), ("c", bits), ("idx", idx.c), ("data_rank", data_rank), ("indices_rank", indices_rank),
         ("out_rank", out_rank), ("axis", axis), ("depth", depth), ("batch", batch),
@@ -466,10 +357,10 @@ def cumsum_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operan
         dims("y_outer_strides", outer),
         index("y_stride"),
     )
-    name = _name("cumsum", c.short, f"r{x.rank}") + ("_excl" if exclusive else "") + ("_rev" if reverse else "")
+    name = kernel_name("cumsum", c.short, f"r{x.rank}") + ("_excl" if exclusive else "") + ("_rev" if reverse else "")
     abi = KernelABI(name, params, Launch.ELEMENTS, count="rows", may_alias_input=op_class.MAY_ALIAS_INPUT)
     context = (("outer", outer), ("c", c.c), ("compute", c.compute), ("exclusive", exclusive), ("reverse", reverse))
-    return [KernelSpec("cumsum", abi, context, _needs(x.dtype))]
+    return [KernelSpec("cumsum", abi, context, header_needs(x.dtype))]
 
 
 def generate_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
@@ -478,12 +369,12 @@ def generate_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Oper
     c, op = ctype(out.dtype), op_class.name.removeprefix("hip.")
     if op == "range":
         params: tuple[Param, ...] = (index("n"), pointer("y", c.c, const=False), index("y_stride"), value("start", c.compute), value("delta", c.compute))
-        name = _name("range", c.short)
+        name = kernel_name("range", c.short)
     else:
         params = (index("n"), dims("extents", out.rank), pointer("y", c.c, const=False), dims("y_strides", out.rank), value("value", c.compute))
-        name = _name("fill", c.short, f"r{out.rank}")
+        name = kernel_name("fill", c.short, f"r{out.rank}")
     context = (("op", op), ("rank", out.rank), ("c", c.c))
-    return [KernelSpec("generate", KernelABI(name, params, Launch.ELEMENTS), context, _needs(out.dtype))]
+    return [KernelSpec("generate", KernelABI(name, params, Launch.ELEMENTS), context, header_needs(out.dtype))]
 
 
 def nonzero_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
@@ -500,8 +391,8 @@ def nonzero_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Opera
         index("capacity"),
         pointer("count", cnt.c, const=False),
     )
-    abi = KernelABI(_name("nonzero", c.short, f"r{x.rank}", cnt.short), params, Launch.SINGLE_BLOCK)
-    return [KernelSpec("nonzero", abi, (("rank", x.rank), ("c", c.c), ("count_c", cnt.c)), _needs(x.dtype))]
+    abi = KernelABI(kernel_name("nonzero", c.short, f"r{x.rank}", cnt.short), params, Launch.SINGLE_BLOCK)
+    return [KernelSpec("nonzero", abi, (("rank", x.rank), ("c", c.c), ("count_c", cnt.c)), header_needs(x.dtype))]
 
 
 def matmul_spec(dtype: np.dtype, batch_rank: int, has_bias: bool) -> KernelSpec:
@@ -519,91 +410,15 @@ def matmul_spec(dtype: np.dtype, batch_rank: int, has_bias: bool) -> KernelSpec:
     if has_bias:
         params += [pointer("bias", c.c), index("bias_row_stride"), index("bias_col_stride"), value("beta", "double")]
     params.append(value("alpha", "double"))
-    name = _name("matmul", c.short, f"b{batch_rank}") + ("_bias" if has_bias else "")
+    name = kernel_name("matmul", c.short, f"b{batch_rank}") + ("_bias" if has_bias else "")
     abi = KernelABI(name, tuple(params), Launch.TILES)
     context = (("batch_rank", batch_rank), ("c", c.c), ("compute", c.compute), ("bias", has_bias), ("tile", 16))
-    return KernelSpec("matmul", abi, context, _needs(dtype))
+    return KernelSpec("matmul", abi, context, header_needs(dtype))
 
 
 def matmul_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
     batch_rank = max(max(x.rank for x in ins[:2]), 2) - 2
     return [matmul_spec(outs[0].dtype, batch_rank, len(ins) == 3)]
-
-
-def attention_spec(
-    dtype: np.dtype, batch_rank: int, head_dim: int, value_dim: int, mask: str = "none",
-    *, k_transposed: bool = False, zero_nan_rows: bool = False, query_rows: int = ATTENTION_QUERY_ROWS,
-) -> KernelSpec:
-    """`y = softmax(scale * q @ kᵀ (+ mask)) @ v` flash style, one block per tile of
-    `query_rows` query rows, the head dims compiled in: register tiles
-    (templates/attention_tiled.hip.j2) where they fit, else one query row per thread and
-    ATTENTION_SPLIT threads per row (templates/attention.hip.j2). K's key and dim strides
-    express either layout; the flag only picks the coalesced way to load it."""
-    c = ctype(dtype)
-    params: list[Param] = [index("tiles"), index("q_tiles"), index("sq"), index("sk"), dims("batch_extents", batch_rank)]
-    operands = [("q", "row", "col"), ("k", "key", "dim"), ("v", "key", "col")]
-    operands += [("mask", "row", "col")] if mask != "none" else []
-    for operand, row, col in [*operands, ("y", "row", "col")]:
-        element = "bool" if operand == "mask" and mask == "keep" else c.c
-        params += [
-            pointer(operand, element, const=operand != "y"),
-            dims(f"{operand}_batch_strides", batch_rank),
-            index(f"{operand}_{row}_stride"),
-            index(f"{operand}_{col}_stride"),
-        ]
-    params.append(value("scale", c.compute))
-    if mask == "keep":
-        params += [value("kept_value", c.compute), value("masked_value", c.compute)]
-    tags = {"none": "", "additive": "madd", "keep": "mkeep"}[mask], "kt" if k_transposed else "", "z" if zero_nan_rows else ""
-    shared = (
-        ("batch_rank", batch_rank), ("head_dim", head_dim), ("value_dim", value_dim), ("query_rows", ATTENTION_QUERY_ROWS),
-        ("mask", mask), ("k_transposed", k_transposed), ("zero_nan_rows", zero_nan_rows), ("c", c.c), ("compute", c.compute),
-    )  # fmt: skip
-    if attention_tiles_fit(dtype.itemsize, head_dim, value_dim):
-        return _attention_tiled_spec(dtype, tuple(params), shared, (f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags), query_rows)
-    name = _name("attention", c.short, f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags)
-    abi = KernelABI(name, tuple(params), Launch.ROWS, count="tiles", block=ATTENTION_QUERY_ROWS * ATTENTION_SPLIT)
-    key_tile = 64 if head_dim + value_dim <= 128 else 32
-    vec = 2 if c.compute == "double" else 4  # values per 16-byte shared load
-    vec = vec if head_dim % vec == 0 and value_dim % vec == 0 else 1
-    context = shared + (("split", ATTENTION_SPLIT), ("key_tile", key_tile), ("vec", vec))
-    return KernelSpec("attention", abi, context, _needs(dtype))
-
-
-def _attention_tiled_spec(
-    dtype: np.dtype, params: tuple[Param, ...], shared: tuple[tuple[str, object], ...], tags: tuple[str, ...], query_rows: int = ATTENTION_QUERY_ROWS,
-) -> KernelSpec:
-    """templates/attention_tiled.hip.j2 for blocks of `query_rows` rows: 16 row groups of
-    query_rows / 16 rows x 8 key lanes of 4 keys (32 keys per tile), 128 threads; at one
-    row per thread and a value dim of 64, 16 key lanes (64 keys per tile, 256 threads), which
-    doubles the threads over each row where few blocks are all the parallelism there is."""
-    c = ctype(dtype)
-    value_dim = dict(shared)["value_dim"]
-    rows_per_thread, keys_per_thread = query_rows // 16, 4
-    key_lanes = 16 if rows_per_thread == 1 and value_dim == 64 else 8
-    key_tile, threads = key_lanes * keys_per_thread, key_lanes * 16
-    # Blocks per SM the registers must leave room for (CUDA): 168 registers at 4 rows, 128
-    # at one (two blocks of 256 threads).
-    min_blocks = 3 if rows_per_thread == 4 else 4 * 128 // threads
-    name = _name("attention_tiled", c.short, f"q{query_rows}", *tags)
-    abi = KernelABI(name, params, Launch.ROWS, count="tiles", block=threads)
-    tiling = (
-        ("key_tile", key_tile), ("rows_per_thread", rows_per_thread), ("keys_per_thread", keys_per_thread), ("min_blocks", min_blocks),
-    )  # fmt: skip
-    context = tuple((key, query_rows if key == "query_rows" else value) for key, value in shared) + tiling
-    return KernelSpec("attention_tiled", abi, context, _needs(dtype))
-
-
-def attention_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
-    q, v, y = ins[0], ins[2], outs[0]
-    head_dim, value_dim = q.shape[-1], v.shape[-1]
-    if head_dim is None or value_dim is None:
-        raise ValueError("attention needs static head dims (the last dims of q and v)")
-    mask = str(attributes.get("mask_kind", "none"))
-    flags = {key: bool(attributes.get(key, False)) for key in ("k_transposed", "zero_nan_rows")}
-    if attention_tiles_fit(y.dtype.itemsize, head_dim, value_dim):  # both forms; each launch runs one
-        return [attention_spec(y.dtype, y.rank - 2, head_dim, value_dim, mask, **flags, query_rows=rows) for rows in ATTENTION_TILED_ROWS]
-    return [attention_spec(y.dtype, y.rank - 2, head_dim, value_dim, mask, **flags)]
 
 
 def elementwise_specs(
