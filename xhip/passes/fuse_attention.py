@@ -317,8 +317,8 @@ class FuseAttentionPass(ModulePass):
     name = PASS
 
     max_head_dim: int = 128
-    """The largest head dim (of Q/K and of V) fused: the kernel holds a query row and
-    its output accumulator in registers, one thread per row."""
+    """The largest head dim (of Q/K and of V) fused: past 64 the kernel is the one with a
+    thread per query row, which holds the row and its output accumulator in registers."""
 
     def __post_init__(self):
         if self.max_head_dim < 1:
