@@ -39,11 +39,12 @@ def attention_spec(
         params += [value("kept_value", c.compute), value("masked_value", c.compute)]
     tags = {"none": "", "additive": "madd", "keep": "mkeep"}[mask], "kt" if k_transposed else "", "z" if zero_nan_rows else ""
     shared = (
-        ("batch_rank", batch_rank), ("head_dim", head_dim), ("value_dim", value_dim), ("query_rows", ATTENTION_QUERY_ROWS),
+        ("batch_rank", batch_rank), ("head_dim", head_dim), ("value_dim", value_dim), ("query_rows", query_rows),
         ("mask", mask), ("k_transposed", k_transposed), ("zero_nan_rows", zero_nan_rows), ("c", c.c), ("compute", c.compute),
     )  # fmt: skip
     if attention_tiles_fit(dtype.itemsize, head_dim, value_dim):
-        return _attention_tiled_spec(dtype, tuple(params), shared, (f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags), query_rows)
+        return _attention_tiled_spec(dtype, tuple(params), shared, (f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags), query_rows, value_dim)
+    assert query_rows == ATTENTION_QUERY_ROWS, "the one-row-per-thread kernel has one block shape"
     name = kernel_name("attention", c.short, f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags)
     abi = KernelABI(name, tuple(params), Launch.ROWS, count="tiles", block=ATTENTION_QUERY_ROWS * ATTENTION_SPLIT)
     key_tile = 64 if head_dim + value_dim <= 128 else 32
@@ -54,14 +55,13 @@ def attention_spec(
 
 
 def _attention_tiled_spec(
-    dtype: np.dtype, params: tuple[Param, ...], shared: tuple[tuple[str, object], ...], tags: tuple[str, ...], query_rows: int = ATTENTION_QUERY_ROWS,
+    dtype: np.dtype, params: tuple[Param, ...], shared: tuple[tuple[str, object], ...], tags: tuple[str, ...], query_rows: int, value_dim: int,
 ) -> KernelSpec:
     """templates/attention_tiled.hip.j2 for blocks of `query_rows` rows: 16 row groups of
     query_rows / 16 rows x 8 key lanes of 4 keys (32 keys per tile), 128 threads; at one
     row per thread and a value dim of 64, 16 key lanes (64 keys per tile, 256 threads), which
     doubles the threads over each row where few blocks are all the parallelism there is."""
     c = ctype(dtype)
-    value_dim = dict(shared)["value_dim"]
     rows_per_thread, keys_per_thread = query_rows // 16, 4
     key_lanes = 16 if rows_per_thread == 1 and value_dim == 64 else 8
     key_tile, threads = key_lanes * keys_per_thread, key_lanes * 16
@@ -73,8 +73,7 @@ def _attention_tiled_spec(
     tiling = (
         ("key_tile", key_tile), ("rows_per_thread", rows_per_thread), ("keys_per_thread", keys_per_thread), ("min_blocks", min_blocks),
     )  # fmt: skip
-    context = tuple((key, query_rows if key == "query_rows" else value) for key, value in shared) + tiling
-    return KernelSpec("attention_tiled", abi, context, header_needs(dtype))
+    return KernelSpec("attention_tiled", abi, shared + tiling, header_needs(dtype))
 
 
 def attention_specs(op_class: OpClass, attributes: Attributes, ins: Sequence[Operand], outs: Sequence[Operand]) -> list[KernelSpec]:
