@@ -17,7 +17,8 @@ import numpy as np
 from cuda.bindings import driver as cu
 from cuda.bindings import nvrtc
 
-from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, GemmCall, PackedArgs
+from xhip.kernels.abi import GemmCall
+from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs
 
 WORKSPACE_BYTES = 32 << 20
 """cuBLAS workspace, set once so that no BLAS call allocates (graph capture forbids it)."""

@@ -15,7 +15,8 @@ import numpy as np
 
 from hip import hip, hiprtc
 
-from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, GemmCall, PackedArgs
+from xhip.kernels.abi import GemmCall
+from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs
 
 
 
