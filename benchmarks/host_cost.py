@@ -9,19 +9,25 @@ exported with torch.onnx (dynamo, opset 18, dynamic batch and seq): `--gpt2 PATH
 exported here when torch and transformers are importable (else that row is skipped).
 
 Backends (graphs off: every run executes its launch program):
-- reference: the NumPy backend. Its kernels' own time (`DeviceStats.kernel_seconds`) is
-  subtracted; the rest of the run's wall time is host work.
+- reference: the NumPy backend. What it spends on a device's work (`DeviceStats.device_seconds`:
+  its NumPy kernels, device copies, the poison fill of fresh memory) is subtracted; the rest of
+  the run's wall time is host work.
 - null: the GPU backend over `xhip.testing.null_driver` (every driver call returns at
   once): the cuda backend's whole host path, kernels chosen, arguments packed, pools
   planned, without a device.
-- cuda (on an NVIDIA GPU): the run's wall time with outputs left on the device; device
-  work is asynchronous, so at these shapes the host is what a run waits for.
+- cuda (on an NVIDIA GPU): the run's wall time, the device work asynchronous (at these
+  shapes the host is what a run waits for; the closing sync is in the time).
+
+Inputs are device arrays (`Executable.to_device`) and outputs stay on the device
+(`run(on_device=True)`) on every backend, as gpu_bench measures: moving a model's
+inputs and outputs is the bus's work, not the launch program's.
 
 Columns, per model and backend: launches per run; `new` = host us per launch of a run at
 an input shape the executable has never run (after a first run at the largest shape, so
 pools are allocated: a new shape plans its pools but does not grow them), median over
-`--samples` shapes; `repeated` = the same at one shape run again and again; then, for
-new shapes, the share of the host time each stage of the launch program took: `launch`
+`--samples` shapes; `repeated` = the same at one shape run again and again; then the
+share of the host time each stage took, from a further pass over new shapes (those past
+the first `--samples`, where the model has more) with every step timed: `launch`
 (hip compute ops: shape contracts, argument values, packing, the driver or NumPy call),
 `views` (memref view ops), `pools` (hip.get_pool, hip.plan_pool: the run-time planner
 at new sizes), `arith` (host index arithmetic), and `run` (signature checks, inputs,
@@ -99,42 +105,42 @@ def _backend(name: str):
     return name
 
 
-def _run_once(exe, feeds, on_device: bool) -> tuple[float, float]:
-    """(wall seconds, kernel seconds) of one run."""
+def _run_once(exe, feeds) -> tuple[float, float]:
+    """(wall seconds, device seconds) of one run."""
     stats = exe.backend.stats
-    kernel_before = stats.kernel_seconds
+    device_before = stats.device_seconds
     start = time.perf_counter()
-    exe.run(feeds, on_device=on_device)
-    if on_device:
-        exe.backend.sync()
-    return time.perf_counter() - start, stats.kernel_seconds - kernel_before
+    exe.run(feeds, on_device=True)
+    exe.backend.sync()
+    return time.perf_counter() - start, stats.device_seconds - device_before
 
 
 def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
-    """Host us per launch at new shapes (feeds_list[1:], each run once after feeds_list[0])
-    and at a repeated shape (feeds_list[0])."""
+    """Host us per launch at new shapes (each of feeds_list[1:] run once, after a first run
+    at feeds_list[0]) and at a repeated shape (feeds_list[0]); then the stages' shares, from
+    a second pass over the shapes with each step timed (the timers are not in the figures)."""
     exe = xhip.compile(model, backend=_backend(backend), graphs=False)
-    on_device = backend == "cuda"
-    if on_device:
-        feeds_list = [{k: exe.to_device(v, k) for k, v in feeds.items()} for feeds in feeds_list]
-    _run_once(exe, feeds_list[0], on_device)
+    feeds_list = [{k: exe.to_device(v, k) for k, v in feeds.items()} for feeds in feeds_list]
+    _run_once(exe, feeds_list[0])
     launches = max(exe.report.kernel_launches, 1)
-    clock = StageClock(exe.bound.program)
-    new, stage_seconds = [], defaultdict(float)
-    for feeds in feeds_list[1 : samples + 1]:
-        clock.seconds.clear()
-        wall, kernels = _run_once(exe, feeds, on_device)
-        host = wall - kernels
-        new.append(host / launches * 1e6)
-        program = sum(clock.seconds.values()) - kernels
-        for stage, seconds in clock.seconds.items():
-            stage_seconds[stage] += seconds - (kernels if stage == "launch" else 0.0)
-        stage_seconds["run"] += host - program
-    clock.remove()
+    new_shapes = feeds_list[1 : samples + 1]
+    new = []
+    for feeds in new_shapes:
+        wall, device = _run_once(exe, feeds)
+        new.append((wall - device) / launches * 1e6)
     repeated = []
     for _ in range(samples):
-        wall, kernels = _run_once(exe, feeds_list[0], on_device)
-        repeated.append((wall - kernels) / launches * 1e6)
+        wall, device = _run_once(exe, feeds_list[0])
+        repeated.append((wall - device) / launches * 1e6)
+    clock = StageClock(exe.bound.program)
+    stage_seconds: dict[str, float] = defaultdict(float)
+    for feeds in feeds_list[samples + 1 : 2 * samples + 1] or new_shapes:
+        clock.seconds.clear()
+        wall, device = _run_once(exe, feeds)
+        for stage, seconds in clock.seconds.items():
+            stage_seconds[stage] += seconds - (device if stage == "launch" else 0.0)
+        stage_seconds["run"] += wall - sum(clock.seconds.values())
+    clock.remove()
     total = sum(stage_seconds.values()) or 1.0
     return {
         "launches": exe.report.kernel_launches,
@@ -165,12 +171,11 @@ def _gpt2_model(path: Path | None) -> Path | None:
     if path is not None:
         return path
     try:
-        import torch  # noqa: F401
+        import torch
         import transformers  # noqa: F401
     except ImportError:
         return None
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    import torch
 
     from gpu_bench import export_gpt2
 

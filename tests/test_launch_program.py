@@ -100,18 +100,20 @@ def test_a_damaged_cache_entry_is_compiled_again(tmp_path):
 
 @pytest.mark.parametrize("name", list(MODELS))
 def test_the_gpu_host_path_runs_every_test_set_model(name, tmp_path):
-    """Bound once, run at each of the model's three shapes (graphs on: the third run at a
-    repeated shape replays)."""
+    """Bound once, run at each of the model's three shapes, then the first again twice
+    (graphs on: the third run at a repeated shape replays)."""
     driver = NullDriver()
     model, feeds = feeds_at(name, SHAPE_VARIANTS[name][0], np.random.default_rng(0))
     module, constants = _module(model)
     if any(op.name.startswith("hip.readback") for op in module.walk()):
         pytest.skip("a readback reads what a kernel wrote, and the null driver's kernels write nothing")
     executable = Executable(module, _backend(driver, tmp_path), constants=constants)
-    for shape in SHAPE_VARIANTS[name]:
+    for shape in [*SHAPE_VARIANTS[name], SHAPE_VARIANTS[name][0], SHAPE_VARIANTS[name][0]]:
         _, feeds = feeds_at(name, shape, np.random.default_rng(1))
         outputs = executable.run(feeds)
         assert set(outputs) == {spec.name for spec in executable.outputs}
+    # The first shape ran three times: the third run replayed a captured graph.
+    assert executable.report.replayed
     assert driver.launches + driver.gemms > 0 or name in ("reshape_flatten", "attention_batch_zero")
 
 

@@ -17,6 +17,7 @@ import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 import numpy as np
 
@@ -240,8 +241,7 @@ def _flatten(param: Param, value: ArgValue) -> list[int | float]:
     return [int(value)]  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class GemmCall:
+class GemmCall(NamedTuple):
     """One strided-batched GEMM in row-major terms: C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b].
 
     `lda`/`ldb`/`ldc` are row strides (elements) of the row-major matrices; a batch

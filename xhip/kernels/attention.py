@@ -20,13 +20,13 @@ pool never holds them either way).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from xhip.dialects import hip
 from xhip.kernels.abi import KernelABI, Launch, Param, dims, index, pointer, value
-from xhip.kernels.family import OpFacts, Site, Values, View, ViewLike, broadcast_strides, matrix_strides
+from xhip.kernels.family import OpFacts, Site, Values, View, ViewLike, broadcast_strides, matrix_strides, picker
 from xhip.kernels.reference import Elements, KernelCall, compute_dtype, register, shape_text
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 
@@ -154,33 +154,46 @@ def site(facts: OpFacts) -> Site:
     """Batch strides broadcast to y's batch dims (the mask's to the scores'), K's strides
     as (key, dim) whichever its layout, every operand through its layout perm."""
     props = facts.props
-    layouts = (props.q_perm, props.k_perm, props.v_perm, None)
-    y_read = None if props.y_perm is None else inverse(props.y_perm)
+    reads = [_reader(perm) for perm in (props.q_perm, props.k_perm, props.v_perm, None)]
+    y_read = _reader(None if props.y_perm is None else inverse(props.y_perm))
     transposed, scale = bool(props.k_transposed), float(props.scale)
     kept, masked = float(props.kept_value), float(props.masked_value)
+    # Each operand's values by name: (pointer, batch strides, row stride, column stride), K's
+    # two strides named (key, dim) whichever way round its layout has them.
+    names = [(n, f"{n}_batch_strides", f"{n}_{r}_stride", f"{n}_{c}_stride") for n, r, c in (("q", "row", "col"), ("k", "key", "dim"), ("v", "key", "col"), ("y", "row", "col"))]
+    itemsize = np.dtype(facts.outputs[0].dtype).itemsize
 
     def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
-        q, k, v, *mask = (view if perm is None else permuted(view, perm) for view, perm in zip(ins, layouts))
-        y = outs[0] if y_read is None else permuted(outs[0], y_read)
+        q, k, v, *mask = [read(view) for view, read in zip(ins, reads)]
+        y = y_read(outs[0])
         batch = y.shape[:-2]
         sq, sk = q.shape[-2], k.shape[-1] if transposed else k.shape[-2]
         result: Values = {"sq": sq, "sk": sk, "batch_extents": batch, "scale": scale}
-        for name, view, (row, col), swap in (("q", q, ("row", "col"), False), ("k", k, ("key", "dim"), transposed), ("v", v, ("key", "col"), False), ("y", y, ("row", "col"), False)):
+        for (address, batch_name, row_name, col_name), view, swap in zip(names, (q, k, v, y), (False, transposed, False, False)):
             batch_strides, row_stride, col_stride = matrix_strides(view, batch, vector_is_row=True)
             if swap:
                 row_stride, col_stride = col_stride, row_stride
-            result.update({name: view.address, f"{name}_batch_strides": batch_strides, f"{name}_{row}_stride": row_stride, f"{name}_{col}_stride": col_stride})
+            result[address], result[batch_name], result[row_name], result[col_name] = view.address, batch_strides, row_stride, col_stride
         if mask:
             strides = broadcast_strides(mask[0], (*batch, sq, sk))
             result.update(mask=mask[0].address, mask_batch_strides=strides[:-2], mask_row_stride=strides[-2], mask_col_stride=strides[-1])
             result.update(kept_value=kept, masked_value=masked)
         # The tiled kernel comes in ATTENTION_TILED_ROWS forms: the one not chosen runs no tiles.
-        tiled = attention_tiles_fit(np.dtype(y.dtype).itemsize, q.shape[-1], v.shape[-1])
-        rows = attention_query_rows(math.prod(batch), sq, tiled)
+        tiled = attention_tiles_fit(itemsize, q.shape[-1], v.shape[-1])
         forms = ATTENTION_TILED_ROWS if tiled else (ATTENTION_QUERY_ROWS,)
-        return [{**result, "q_tiles": math.ceil(sq / r), "tiles": math.prod(batch) * math.ceil(sq / r) if r == rows else 0} for r in forms]
+        count = math.prod(batch)
+        rows = attention_query_rows(count, sq, tiled)
+        return [{**result, "q_tiles": -(-sq // r), "tiles": count * -(-sq // r) if r == rows else 0} for r in forms]
 
     return Site(facts, (tuple(attention_specs(facts)),), values)
+
+
+def _reader(perm: Sequence[int] | None) -> Callable[[ViewLike], ViewLike]:
+    """How a launch reads an operand through its layout `perm` (None: as it is)."""
+    if perm is None:
+        return lambda view: view
+    pick = picker(perm)
+    return lambda view: View(view.address, view.dtype, pick(view.shape), pick(view.strides))
 
 
 # ---- reference ----------------------------------------------------------------------------

@@ -225,12 +225,16 @@ def site(facts: OpFacts) -> Site:
     return Site(facts, (tuple(general), tuple(equal)), values, form)
 
 
+_INPUT_NAMES = [(f"in{i}", f"in{i}_strides") for i in range(64)]
+"""The parameter names of input i (spelled once, not per launch)."""
+
+
 def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
     out = outs[0]
     shape = out.shape
     result: Values = {"n": math.prod(shape), "extents": shape, "out": out.address, "out_strides": out.strides}
-    for i, x in enumerate(ins):
-        result[f"in{i}"], result[f"in{i}_strides"] = x.address, broadcast_strides(x, shape)
+    for (address, strides), x in zip(_INPUT_NAMES, ins):
+        result[address], result[strides] = x.address, broadcast_strides(x, shape)
     return [result]
 
 

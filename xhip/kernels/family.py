@@ -17,6 +17,7 @@ launch's operands without building anything.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -77,6 +78,8 @@ class View:
 
 def broadcast_strides(view: ViewLike, shape: Sequence[int]) -> tuple[int, ...]:
     """`view`'s strides right-aligned to `shape`, 0 where it broadcasts."""
+    if view.shape == shape:  # the common case, on every launch's path: nothing broadcasts
+        return view.strides
     return _broadcast(view.shape, view.strides, shape)
 
 
@@ -94,12 +97,33 @@ def matrix_strides(view: ViewLike, batch: Sequence[int], vector_is_row: bool) ->
     if len(view.shape) == 1:
         stride = view.strides[0]
         return ((0,) * len(batch), *((0, stride) if vector_is_row else (stride, 0)))  # type: ignore[return-value]
-    return _broadcast(view.shape[:-2], view.strides[:-2], batch), view.strides[-2], view.strides[-1]
+    lead, strides = view.shape[:-2], view.strides
+    return (strides[:-2] if lead == batch else _broadcast(lead, strides[:-2], batch)), strides[-2], strides[-1]
 
 
 def split_axes(values: Sequence[int], axes: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(entries not in axes, entries in axes)."""
-    return tuple(v for d, v in enumerate(values) if d not in axes), tuple(values[d] for d in axes)
+    return tuple([v for d, v in enumerate(values) if d not in axes]), tuple([values[d] for d in axes])
+
+
+Picker = Callable[[Sequence[int]], tuple[int, ...]]
+
+
+def picker(indices: Sequence[int]) -> Picker:
+    """A function taking these entries of a sequence, as a tuple (what values need per
+    launch, with the indices decided at bind time)."""
+    indices = tuple(indices)
+    if not indices:
+        return lambda values: ()
+    if len(indices) == 1:
+        (only,) = indices
+        return lambda values: (values[only],)
+    return operator.itemgetter(*indices)  # type: ignore[return-value]
+
+
+def axes_pickers(rank: int, axes: Sequence[int]) -> tuple[Picker, Picker]:
+    """(the entries not in axes, the entries in axes) of rank-`rank` tuples."""
+    return picker([d for d in range(rank) if d not in axes]), picker(axes)
 
 
 def element_count(shape: Sequence[int]) -> int:

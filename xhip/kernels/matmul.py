@@ -11,6 +11,7 @@ Reference: NumPy in the compute dtype, rounded once into the output.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -128,39 +129,42 @@ def _batch_stride(strides: Sequence[int], extents: Sequence[int]) -> int | None:
 
 
 def gemm_call(values: Values, dtype: np.dtype) -> GemmCall | None:
-    """The strided-batched GEMM of a matmul's launch values, or None when BLAS cannot express it."""
-    batch = tuple(int(e) for e in values["batch_extents"])  # type: ignore[union-attr]
-    a = _matrix_layout(int(values["a_row_stride"]), int(values["a_col_stride"]))  # type: ignore[arg-type]
-    b = _matrix_layout(int(values["b_row_stride"]), int(values["b_col_stride"]))  # type: ignore[arg-type]
-    c_row, c_col = int(values["c_row_stride"]), int(values["c_col_stride"])  # type: ignore[arg-type]
-    m, n, k = (int(values[x]) for x in ("m", "n", "k"))  # type: ignore[arg-type]
-    if a is None or b is None or c_col not in (1, 0) or min(m, n, k) < 1:
+    """The strided-batched GEMM of a matmul's launch values, or None when BLAS cannot express it.
+    (On every BLAS launch's path: plain ints, no conversions.)"""
+    batch: tuple[int, ...] = values["batch_extents"]  # type: ignore[assignment]
+    a = _matrix_layout(values["a_row_stride"], values["a_col_stride"])  # type: ignore[arg-type]
+    b = _matrix_layout(values["b_row_stride"], values["b_col_stride"])  # type: ignore[arg-type]
+    c_row, c_col = values["c_row_stride"], values["c_col_stride"]
+    m, n, k = values["m"], values["n"], values["k"]
+    if a is None or b is None or c_col not in (1, 0) or min(m, n, k) < 1:  # type: ignore[type-var]
         return None
-    strides = [_batch_stride(values[f"{x}_batch_strides"], batch) for x in "abc"]  # type: ignore[arg-type]
-    if any(s is None for s in strides):
-        return None
+    if batch:
+        strides = [_batch_stride(values[f"{x}_batch_strides"], batch) for x in "abc"]  # type: ignore[arg-type]
+        if None in strides:
+            return None
+    else:
+        strides = [0, 0, 0]
     lda, trans_a = a
     ldb, trans_b = b
-    ldc = c_row if m > 1 else n
+    ldc = c_row if m > 1 else n  # type: ignore[operator]
     # A stride of 0 on a unit dim (a vector operand) is any valid leading dimension.
-    lda = lda or (m if trans_a else k)
-    ldb = ldb or (k if trans_b else n)
+    lda = lda or (m if trans_a else k)  # type: ignore[assignment]
+    ldb = ldb or (k if trans_b else n)  # type: ignore[assignment]
     # BLAS reads each matrix column-major with these leading dimensions: they must not overlap rows.
-    if lda < (m if trans_a else k) or ldb < (k if trans_b else n) or ldc < n:
+    if lda < (m if trans_a else k) or ldb < (k if trans_b else n) or ldc < n:  # type: ignore[operator]
         return None
-    batch_count = int(np.prod(batch, dtype=np.int64)) if batch else 1
-    if batch_count > 1 and strides[1] == 0 and not trans_a and strides[0] == m * lda and strides[2] == m * ldc:
+    batch_count = math.prod(batch)
+    if batch_count > 1 and strides[1] == 0 and not trans_a and strides[0] == m * lda and strides[2] == m * ldc:  # type: ignore[operator]
         # B broadcast over a batch of A whose matrices follow each other row after row (a
         # weight applied to [batch, seq, k] activations): one GEMM of batch * m rows, which
         # BLAS tiles far better than `batch` GEMMs of m rows.
-        m, batch_count, strides = m * batch_count, 1, [0, 0, 0]
+        m, batch_count, strides = m * batch_count, 1, [0, 0, 0]  # type: ignore[operator]
     return GemmCall(
-        m=m, n=n, k=k,
-        a=int(values["a"]), lda=max(lda, 1), stride_a=strides[0], trans_a=trans_a,  # type: ignore[arg-type]
-        b=int(values["b"]), ldb=max(ldb, 1), stride_b=strides[1], trans_b=trans_b,  # type: ignore[arg-type]
-        c=int(values["c"]), ldc=max(ldc, 1), stride_c=strides[2],  # type: ignore[arg-type]
-        batch=batch_count,
-        dtype=np.dtype(dtype), alpha=float(values["alpha"]),  # type: ignore[arg-type]
+        m, n, k,  # type: ignore[arg-type]
+        values["a"], max(lda, 1), strides[0], trans_a,  # type: ignore[arg-type]
+        values["b"], max(ldb, 1), strides[1], trans_b,  # type: ignore[arg-type]
+        values["c"], max(ldc, 1), strides[2],  # type: ignore[arg-type]
+        batch_count, dtype, values["alpha"],  # type: ignore[arg-type]
     )  # fmt: skip
 
 

@@ -11,13 +11,13 @@ Reference: in the compute dtype (half floats in float32), rounded once into the 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from xhip.dialects import hip
 from xhip.kernels.abi import KernelABI, Launch, Param, dims, pointer, value
-from xhip.kernels.family import OpFacts, Site, Values, ViewLike, broadcast_strides, split_axes
+from xhip.kernels.family import OpFacts, Site, Values, ViewLike, axes_pickers, broadcast_strides
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, compute_scalar, register
 from xhip.kernels.spec_types import KernelSpec, Operand, ctype, header_needs, kernel_name, row_params
 
@@ -67,28 +67,28 @@ def layer_norm_spec(facts: OpFacts) -> KernelSpec:
 
 
 def site(facts: OpFacts) -> Site:
-    props = facts.props
+    props, rank = facts.props, facts.inputs[0].rank
     if facts.op_class is hip.SoftmaxOp:
-        scale = float(props.scale)
+        scale, axis = float(props.scale), int(props.axis) % max(rank, 1)
+        rows, bias_split = _rows([axis], rank), axes_pickers(rank, [axis])
 
         def softmax_values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
             x = ins[0]
-            axis = int(props.axis) % max(len(x.shape), 1)
-            values = _rows(x, outs[0], [axis])
+            values = rows(x, outs[0])
             values["scale"] = scale
             if len(ins) == 2:
-                outer, inner = split_axes(broadcast_strides(ins[1], x.shape), [axis])
-                values.update(bias=ins[1].address, bias_outer_strides=outer, bias_inner_strides=inner)
+                strides = broadcast_strides(ins[1], x.shape)
+                values.update(bias=ins[1].address, bias_outer_strides=bias_split[0](strides), bias_inner_strides=bias_split[1](strides))
             return [values]
 
         return Site(facts, ((softmax_spec(facts),),), softmax_values)
-    epsilon = float(props.epsilon)
+    epsilon, axis = float(props.epsilon), int(props.axis) % max(rank, 1)
+    rows = _rows(range(axis, rank), rank)
 
     def layer_norm_values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
         x = ins[0]
-        axis = int(props.axis) % max(len(x.shape), 1)
         inner = x.shape[axis:]
-        values = _rows(x, outs[0], range(axis, len(x.shape)))
+        values = rows(x, outs[0])
         values.update(scale=ins[1].address, scale_strides=broadcast_strides(ins[1], inner), epsilon=epsilon)
         if len(ins) == 3:
             values.update(bias=ins[2].address, bias_strides=broadcast_strides(ins[2], inner))
@@ -97,15 +97,21 @@ def site(facts: OpFacts) -> Site:
     return Site(facts, ((layer_norm_spec(facts),),), layer_norm_values)
 
 
-def _rows(x: ViewLike, y: ViewLike, inner_axes: Sequence[int]) -> Values:
-    outer, inner = split_axes(x.shape, inner_axes)
-    x_outer, x_inner = split_axes(x.strides, inner_axes)
-    y_outer, y_inner = split_axes(y.strides, inner_axes)
-    return {
-        "rows": math.prod(outer), "outer_extents": outer, "inner_extents": inner, "row_length": math.prod(inner),
-        "x": x.address, "x_outer_strides": x_outer, "x_inner_strides": x_inner,
-        "y": y.address, "y_outer_strides": y_outer, "y_inner_strides": y_inner,
-    }  # fmt: skip
+def _rows(inner_axes: Sequence[int], rank: int) -> Callable[[ViewLike, ViewLike], Values]:
+    """The values every row kernel takes: rows, their extents and both operands' strides,
+    split into the dims that pick a row and the `inner_axes` that make one."""
+    outer, inner = axes_pickers(rank, inner_axes)
+
+    def rows(x: ViewLike, y: ViewLike) -> Values:
+        outer_extents, inner_extents = outer(x.shape), inner(x.shape)
+        return {
+            "rows": math.prod(outer_extents), "outer_extents": outer_extents, "inner_extents": inner_extents,
+            "row_length": math.prod(inner_extents),
+            "x": x.address, "x_outer_strides": outer(x.strides), "x_inner_strides": inner(x.strides),
+            "y": y.address, "y_outer_strides": outer(y.strides), "y_inner_strides": inner(y.strides),
+        }  # fmt: skip
+
+    return rows
 
 
 # ---- reference ----------------------------------------------------------------------------

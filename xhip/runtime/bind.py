@@ -389,11 +389,7 @@ def _subview(op: Operation, b: Binder) -> Step:
     offsets, sizes, strides = _offsets_sizes_strides(op, b)
     result_shape = tuple(op.result.type.get_shape())
     rank = len(op.static_sizes.get_values())
-    if len(result_shape) == rank:
-        identity = tuple(range(rank))
-        kept: steps.Kept = lambda dims: identity  # noqa: E731
-    else:
-        kept = lambda dims: kept_dims(dims, result_shape)  # noqa: E731
+    kept = None if len(result_shape) == rank else (lambda dims: kept_dims(dims, result_shape))
     return steps.subview(offsets, sizes, strides, b.slot(op.source), b.slot(op.result), within(op_location(op)), kept)
 
 

@@ -11,6 +11,7 @@ allocations, because pool slots are shared on purpose.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import count
@@ -68,6 +69,12 @@ class DeviceBuffer:
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     """Row-major element strides of `shape`."""
+    return _contiguous_strides(tuple(shape))
+
+
+@functools.lru_cache(maxsize=4096)
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    # Cached: the views of one run share a few shapes, and each run's views are many.
     strides, step = [], 1
     for extent in reversed(shape):
         strides.append(step)

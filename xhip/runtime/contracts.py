@@ -247,8 +247,9 @@ def within(location: str) -> Callable[[Sequence[int], Sequence[int], Sequence[in
 
     def require(extents: Sequence[int], offsets: Sequence[int], sizes: Sequence[int], strides: Sequence[int]) -> None:
         for axis, (extent, offset, size, stride) in enumerate(zip(extents, offsets, sizes, strides)):
-            last = offset + (size - 1) * stride
-            if size < 0 or (size > 0 and not (0 <= offset < extent and 0 <= last < extent)):
+            if size > 0 and 0 <= offset < extent and 0 <= offset + (size - 1) * stride < extent:
+                continue  # on every view's path: the common case first
+            if size < 0 or size > 0:
                 raise XhipError(
                     f"slice of axis {axis} (offset {offset}, size {size}, stride {stride}) "
                     f"is out of bounds of extent {extent}",

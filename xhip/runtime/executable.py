@@ -73,6 +73,8 @@ class Executable:
             kernel_compiles=self.backend.stats.kernel_compiles - compiles,
             replay=why_not if wanted and why_not else "",
         )
+        self._dtype_names = {spec.dtype: str(spec.dtype) for spec in (*self.outputs, *self.out_params)}
+        """The report's spelling of each output dtype (str(dtype) costs microseconds)."""
         self.pooled_views: dict[SSAValue, object] = {}
         """The last run's value of each pooled `memref.view` (program order): where its bytes were."""
         self.run_symbols: dict[str, int] = {}
@@ -199,7 +201,7 @@ class Executable:
         report.memory = MemoryFigures(
             self.model_buffers, self.run_symbols, self.bound.alignment, self.pooled_views, self.bound.intervals
         )
-        report.outputs = {name: {"shape": list(np.shape(value)), "dtype": str(value.dtype)} for name, value in outputs.items()}
+        report.outputs = {name: {"shape": list(np.shape(value)), "dtype": self._dtype_names.get(value.dtype) or str(value.dtype)} for name, value in outputs.items()}
         if captured is not None:
             captured.report = dataclasses.replace(report)
         return outputs

@@ -11,6 +11,7 @@ launch of a loaded launcher after its shape contract.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -158,20 +159,21 @@ Within = Callable[[Sequence[int], Sequence[int], Sequence[int], Sequence[int]], 
 Kept = Callable[[tuple[int, ...]], Sequence[int]]
 
 
-def subview(offsets: Shape, sizes: Shape, strides: Shape, source: Slot, out: Slot, within: Within, kept: Kept) -> Step:
-    """`memref.subview`: a window of the same logical buffer, unit dims dropped as `kept`."""
+def subview(offsets: Shape, sizes: Shape, strides: Shape, source: Slot, out: Slot, within: Within, kept: Kept | None) -> Step:
+    """`memref.subview`: a window of the same logical buffer, unit dims dropped as `kept`
+    (None: the result keeps every dim)."""
 
     def step(regs: Registers) -> None:
-        source_view: MemRef = regs[source]  # type: ignore[assignment]
+        view: MemRef = regs[source]  # type: ignore[assignment]
         starts, dims, slice_strides = offsets(regs), sizes(regs), strides(regs)
-        within(source_view.shape, starts, dims, slice_strides)
-        start = source_view.offset + sum(o * s for o, s in zip(starts, source_view.strides)) * source_view.dtype.itemsize
-        steps = [st * s for st, s in zip(slice_strides, source_view.strides)]
-        keep = kept(dims)
-        regs[out] = MemRef(
-            source_view.buffer, start, tuple(dims[i] for i in keep), tuple(steps[i] for i in keep),
-            source_view.dtype, source_view.owner, source_view.base,
-        )  # fmt: skip
+        source_strides = view.strides
+        within(view.shape, starts, dims, slice_strides)
+        start = view.offset + sum([o * s for o, s in zip(starts, source_strides)]) * view.dtype.itemsize
+        steps = tuple([st * s for st, s in zip(slice_strides, source_strides)])
+        if kept is not None:
+            keep = kept(dims)
+            dims, steps = tuple([dims[i] for i in keep]), tuple([steps[i] for i in keep])
+        regs[out] = MemRef(view.buffer, start, dims, steps, view.dtype, view.owner, view.base)
 
     return step
 
@@ -330,16 +332,27 @@ def readback(session: Session, source: Slot, out: Slot, producer_only: bool, loc
 
 def launch(launcher: Launcher, inputs: Sequence[Slot], outputs: Sequence[Slot], scalars: Sequence[Slot], contract: Check | None) -> Step:
     """The op's launcher over its operands, after its shape contract where one is left to check."""
-    ins, outs, host = tuple(inputs), tuple(outputs), tuple(scalars)
+    ins, outs, host = _registers(inputs), _registers(outputs), _registers(scalars)
     if contract is None:
 
         def step(regs: Registers) -> None:
-            launcher([regs[i] for i in ins], [regs[o] for o in outs], [regs[s] for s in host])  # type: ignore[misc]
+            launcher(ins(regs), outs(regs), host(regs))  # type: ignore[arg-type]
 
         return step
 
     def checked(regs: Registers) -> None:
         contract(regs)
-        launcher([regs[i] for i in ins], [regs[o] for o in outs], [regs[s] for s in host])  # type: ignore[misc]
+        launcher(ins(regs), outs(regs), host(regs))  # type: ignore[arg-type]
 
     return checked
+
+
+def _registers(slots: Sequence[Slot]) -> Callable[[Registers], Sequence[object]]:
+    """A function reading these registers as a sequence (one C call for several)."""
+    slots = tuple(slots)
+    if not slots:
+        return lambda regs: ()
+    if len(slots) == 1:
+        (only,) = slots
+        return lambda regs: (regs[only],)
+    return operator.itemgetter(*slots)  # type: ignore[return-value]

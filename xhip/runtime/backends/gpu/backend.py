@@ -50,7 +50,7 @@ class GpuBackend:
         self.stats = DeviceStats()
         self.memory = DeviceMemory(driver, _device_limit(driver))
         self.kernels = KernelLibrary.for_driver(driver)
-        self._queued = False
+        self.queued = False
         self._copies: dict[tuple[object, ...], Launcher] = {}
 
     def describe(self) -> str:
@@ -61,7 +61,7 @@ class GpuBackend:
     def allocate(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
         if kind == "scratch":
             return self.memory.allocate_host_mapped(nbytes, label, kind)
-        self._queued = True  # the poison fill is stream work
+        self.queued = True  # the poison fill is stream work
         return self.memory.allocate(nbytes, label, kind)
 
     def grow(self, buffer: DeviceBuffer, nbytes: int) -> DeviceBuffer:
@@ -143,22 +143,16 @@ class GpuBackend:
 
     def _download_bytes(self, out: np.ndarray, address: int, counted: bool = True) -> None:
         """A stream-ordered copy to the host (it waits for all queued work)."""
-        if counted and self._queued:
+        if counted and self.queued:
             self.stats.syncs += 1
         self.driver.download(out, address)
-        self._queued = False
+        self.queued = False
         self.kernels.status.check()
 
     # -- device work ---------------------------------------------------------------------
 
     def load(self, site: Site, location: str) -> Launcher:
-        launcher = self.kernels.launcher(site, location, self.stats)
-
-        def launch(inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
-            self._queued = True
-            launcher(inputs, outputs, scalars)
-
-        return launch
+        return self.kernels.launcher(site, location, self)
 
     def finish_loading(self) -> None:
         compiled = self.kernels.compiled_units
@@ -174,7 +168,7 @@ class GpuBackend:
 
     def begin_capture(self) -> None:
         # Module loads and allocations are not stream work: do them before capturing.
-        self.kernels.load_pending()
+        self.kernels.load_queued()
         self.driver.begin_capture()
 
     def end_capture(self) -> object:
@@ -182,11 +176,11 @@ class GpuBackend:
 
     def replay(self, graph: object) -> None:
         self.driver.replay(graph)
-        self._queued = True
+        self.queued = True
 
     def copy(self, source: MemRef, target: MemRef, location: str) -> None:
         self.stats.device_copies += 1
-        self._queued = True
+        self.queued = True
         if source.is_dense and target.is_dense and source.shape == target.shape:
             self.driver.copy(target.address, source.address, source.nbytes_spanned)
             return
@@ -204,11 +198,11 @@ class GpuBackend:
         return launcher
 
     def sync(self) -> None:
-        if not self._queued:
+        if not self.queued:
             return
         self.stats.syncs += 1
         self.driver.synchronize()
-        self._queued = False
+        self.queued = False
         self.kernels.status.check()
 
     @staticmethod

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -68,11 +69,11 @@ class LoadedKernel:
 class GpuLauncher:
     """A site's launches on one driver: values, packed arguments, the driver's launch."""
 
-    __slots__ = ("_driver", "_stats", "_forms", "_form", "_values", "_blas", "_dtype", "_status", "_location", "queued")
+    __slots__ = ("_driver", "_stream", "_forms", "_form", "_values", "_blas", "_dtype", "_status", "_location")
 
-    def __init__(self, library: KernelLibrary, site: Site, location: str, stats: DeviceStats):
+    def __init__(self, library: KernelLibrary, site: Site, location: str, stream: StreamState):
         self._driver = library.driver
-        self._stats = stats
+        self._stream = stream
         kernels = {spec.name: library.kernel(spec) for spec in site.kernels}
         self._forms = tuple(tuple(kernels[spec.name] for spec in form) for form in site.forms)
         self._form = site.form
@@ -83,16 +84,18 @@ class GpuLauncher:
         self._location = location
 
     def __call__(self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
+        stream = self._stream
+        stream.queued = True
         all_values = self._values(inputs, outputs, scalars)
         if self._blas:
             call = gemm_call(all_values[0], self._dtype)  # type: ignore[arg-type]
             if call is not None and self._driver.gemm(call):
-                self._stats.kernel_launches += 1
+                stream.stats.kernel_launches += 1
                 return
         form = self._forms[self._form(inputs, outputs)] if self._form is not None else self._forms[0]
         launched = 0
         try:
-            for kernel, values in zip(form, all_values, strict=True):
+            for kernel, values in zip(form, all_values):
                 grid = kernel.abi.grid(values)
                 if 0 in grid:
                     continue
@@ -103,7 +106,14 @@ class GpuLauncher:
                 launched += 1
         except DriverError as err:
             raise XhipError(err.message, self._location) from None
-        self._stats.kernel_launches += launched
+        stream.stats.kernel_launches += launched
+
+
+class StreamState(Protocol):
+    """What a launcher tells its backend: that work is queued, and how many launches."""
+
+    queued: bool
+    stats: DeviceStats
 
 
 @dataclass
@@ -143,9 +153,9 @@ class KernelLibrary:
     def target(self) -> str:
         return "cuda" if self.driver.name == "cuda" else "hip"
 
-    def launcher(self, site: Site, location: str, stats: DeviceStats) -> GpuLauncher:
+    def launcher(self, site: Site, location: str, stream: StreamState) -> GpuLauncher:
         self._location = location
-        return GpuLauncher(self, site, location, stats)
+        return GpuLauncher(self, site, location, stream)
 
     def kernel(self, spec: KernelSpec) -> LoadedKernel:
         """A kernel for one launcher: its function now if loaded, else once the queue is."""

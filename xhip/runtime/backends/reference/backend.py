@@ -78,7 +78,9 @@ class ReferenceBackend:
     # -- memory --------------------------------------------------------------------------
 
     def allocate(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
+        start = time.perf_counter()
         buffer = DeviceBuffer.in_host_memory(max(int(nbytes), 0), label, kind)
+        self.stats.device_seconds += time.perf_counter() - start
         if self.sanitize:
             self._shadows[buffer.id] = _Shadow(np.zeros(buffer.nbytes, np.int64))
         return buffer
@@ -153,7 +155,7 @@ class ReferenceBackend:
                 arrays_in, arrays_out = [m.array() for m in inputs], [m.array() for m in outputs]
                 start = time.perf_counter()
                 kernel(KernelCall(kernel.name, arrays_in, arrays_out, props, scalars, location))
-                stats.kernel_seconds += time.perf_counter() - start
+                stats.device_seconds += time.perf_counter() - start
                 for out in outputs:
                     self._record_write(out)
 
@@ -177,7 +179,9 @@ class ReferenceBackend:
 
         def run() -> None:
             self._check_reads([source], location)
+            start = time.perf_counter()
             target.array()[...] = source.array()
+            self.stats.device_seconds += time.perf_counter() - start
             self._record_write(target)
 
         self._submit(run, [source], [target], location)
