@@ -162,6 +162,11 @@ class Driver(Protocol):
         """Queue `call` on the vendor BLAS; False when BLAS cannot take its dtype."""
         ...
 
+    def load_blas(self) -> None:
+        """Create the BLAS handle (and its workspace) now: at bind time, once a program has a
+        BLAS launch, so that no run pays for it (it takes a few hundred milliseconds)."""
+        ...
+
     def memory_info(self) -> tuple[int, int]:
         """(free, total) device bytes."""
         ...

@@ -208,6 +208,9 @@ class HipDriver:
         if status != hipblas.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS:
             raise DriverError(f"{call} failed: {status}")
 
+    def load_blas(self) -> None:
+        self._hipblas()
+
     def gemm(self, call: GemmCall) -> bool:
         kind = np.dtype(call.dtype)
         if kind not in (np.dtype(np.float32), np.dtype(np.float64)):

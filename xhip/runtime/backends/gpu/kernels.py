@@ -79,6 +79,8 @@ class GpuLauncher:
         self._form = site.form
         self._values = site.values
         self._blas = site.blas
+        if site.blas:
+            library.driver.load_blas()
         self._dtype = site.facts.outputs[0].dtype if site.facts.outputs else None
         self._status = library.status.word_for(location) if any(k.status for k in kernels.values()) else 0
         self._location = location
