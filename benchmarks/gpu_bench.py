@@ -281,9 +281,14 @@ def gpt2_rows(torch, rates, repeats: int, layers: int) -> list[dict]:
     return rows
 
 
+PIPELINES: list[str] = ["default", "unfused-attention"]
+"""The pipelines measured (--pipelines)."""
+
+
 def _pipelines() -> dict[str, Path | None]:
     """The shipping pipeline, and the unfused-attention experiment where it exists."""
-    return {"default": None, **({"unfused-attention": UNFUSED_ATTENTION} if UNFUSED_ATTENTION.exists() else {})}
+    known = {"default": None, **({"unfused-attention": UNFUSED_ATTENTION} if UNFUSED_ATTENTION.exists() else {})}
+    return {name: path for name, path in known.items() if name in PIPELINES}
 
 
 def _xhip_row(name, shape, executables, feeds, model, repeats) -> dict:
@@ -394,7 +399,11 @@ def main() -> int:
         "--models", nargs="+", choices=MODELS, default=list(MODELS),
         help="which models' rows to measure (all by default; split a long run across calls)",
     )
+    parser.add_argument(
+        "--pipelines", nargs="+", choices=PIPELINES, default=PIPELINES, help="which pipelines' rows (both by default)"
+    )
     args = parser.parse_args()
+    PIPELINES[:] = args.pipelines
     import torch
 
     torch.backends.cuda.matmul.allow_tf32 = False
