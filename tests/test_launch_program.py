@@ -140,3 +140,26 @@ def test_a_host_store_runs_on_the_gpu_backend(tmp_path):
     executable.run({"arg0": np.zeros(4, np.float32)})
     scratch = executable.session.scratch
     assert scratch is not None and int(scratch.host[:8].view(np.int64)[0]) == 7
+
+
+STRIDED_COPY = """
+func.func @main_graph(%ctx: !hip.context, %x: memref<4x6xf32>) -> memref<4x3xf32> {
+  %sub = memref.subview %x[0, 0] [4, 3] [1, 2] : memref<4x6xf32> to memref<4x3xf32, strided<[6, 2]>>
+  %out = hip.alloc_output(%ctx) {out_idx = 0 : i64} : memref<4x3xf32>
+  "memref.copy"(%sub, %out) : (memref<4x3xf32, strided<[6, 2]>>, memref<4x3xf32>) -> ()
+  func.return %out : memref<4x3xf32>
+}
+"""
+
+
+def test_a_strided_device_copy_launches_the_copy_kernel(tmp_path):
+    """A memref.copy that is not one run of bytes: the reference copies the elements, the GPU
+    backend launches the copy family's kernel (loaded once per layout pair)."""
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    reference = Executable(parse_verified(STRIDED_COPY)).run({"arg0": x})
+    np.testing.assert_array_equal(reference["result0"], x[:, ::2])
+    driver = NullDriver()
+    executable = Executable(parse_verified(STRIDED_COPY), _backend(driver, tmp_path))
+    for _ in range(2):
+        executable.run({"arg0": x})
+    assert driver.launches == 2 and len(executable.backend.kernels._functions) == 1

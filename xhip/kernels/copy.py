@@ -18,10 +18,11 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from xhip.dialects import hip
+from xhip.dialects.hip.properties import properties_for
 from xhip.kernels.abi import KernelABI, Launch, dims, index, pointer, value
 from xhip.kernels.family import OpFacts, Site, Values, View, ViewLike, broadcast_strides
 from xhip.kernels.reference import KernelCall, register, shape_text
-from xhip.kernels.spec_types import UNSIGNED_OF_SIZE, KernelSpec, kernel_name
+from xhip.kernels.spec_types import UNSIGNED_OF_SIZE, KernelSpec, Operand, kernel_name
 
 TEMPLATES = ("copy",)
 
@@ -110,6 +111,13 @@ def _slice_values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Se
 
 def site(facts: OpFacts) -> Site:
     return Site(facts, (tuple(copy_specs(facts)),), _values(facts))
+
+
+def copy_site(source: Operand, target: Operand) -> Site:
+    """A copy between two views of these layouts (of one shape): a transpose by the identity
+    permutation. What a backend launches for a device copy that is not one run of bytes."""
+    identity = tuple(range(source.rank))
+    return site(OpFacts(hip.TransposeOp, properties_for(hip.TransposeOp, {"perm": identity}), (source,), (target,)))
 
 
 # ---- reference ----------------------------------------------------------------------------

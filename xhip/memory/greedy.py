@@ -152,7 +152,8 @@ class PoolPlanner:
         self._intervals = list(intervals)
         self._alignment = alignment
         self._live_with = _live_with(self._intervals)
-        self._orders: list[list[int]] = []
+        self._orders: list[tuple[list[int], list[list[int]]]] = []
+        """Winning orders, each with every buffer's live neighbours placed before it."""
 
     def plan(self, sizes: Sequence[int]) -> Plan:
         if len(sizes) != len(self._intervals):
@@ -162,14 +163,40 @@ class PoolPlanner:
         footprints = [align(size, self._alignment) for size in sizes]
         breadths = _breadths(footprints, self._intervals)
         max_live = max(breadths)
-        for order in self._orders:
-            plan = _place_in_order(footprints, self._live_with, order)
+        for order, earlier in self._orders:
+            plan = _place_after(footprints, order, earlier)
             if plan[1] <= max_live:
                 return plan
         plan, order = _search(footprints, self._intervals, self._live_with, breadths)
         if plan[1] <= max_live:
-            self._orders = [order, *self._orders][: self.REMEMBERED]
+            self._orders = [(order, _placed_before(self._live_with, order)), *self._orders][: self.REMEMBERED]
         return plan
+
+
+def _placed_before(live_with: Sequence[Sequence[int]], order: Sequence[int]) -> list[list[int]]:
+    """Per buffer, its live neighbours that `order` places before it (sizes do not change it)."""
+    position = {index: rank for rank, index in enumerate(order)}
+    return [[other for other in live_with[index] if position[other] < position[index]] for index in range(len(order))]
+
+
+def _place_after(footprints: Sequence[int], order: Sequence[int], earlier: Sequence[Sequence[int]]) -> Plan:
+    """`_place_in_order` with the neighbours each buffer must clear worked out beforehand."""
+    offsets = [0] * len(footprints)
+    total = 0
+    for index in order:
+        footprint = footprints[index]
+        offset = 0
+        for other in sorted(earlier[index], key=offsets.__getitem__):
+            start = offsets[other]
+            if offset + footprint <= start:
+                break
+            end = start + footprints[other]
+            if end > offset:
+                offset = end
+        offsets[index] = offset
+        if offset + footprint > total:
+            total = offset + footprint
+    return offsets, total
 
 
 def _search(

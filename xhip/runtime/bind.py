@@ -58,7 +58,7 @@ from xhip.rewrite_rules.bufferize.types import kept_dims
 from xhip.runtime import steps
 from xhip.runtime.bind_tensor import tensor_compute
 from xhip.runtime.binder import READERS, Binder, buffer_label, cast_step, reads
-from xhip.runtime.buffers import MemRef, Owner
+from xhip.runtime.buffers import MemRef, Owner, contiguous_strides
 from xhip.runtime.contracts import dps_contract, same_count, within
 from xhip.runtime.limits import buffer_size_expression, byte_size_expression
 from xhip.runtime.program import Program, Session, Step
@@ -370,9 +370,12 @@ def _copy(op: Operation, b: Binder) -> Step:
 def _view(op: Operation, b: Binder) -> Step:
     assert isinstance(op, memref.ViewOp)
     result_type = op.result.type
+    static = result_type.get_shape()
+    # Row-major strides are those of the later dims: static unless a `?` follows dim 0.
+    strides = contiguous_strides([1, *static[1:]]) if static and DYNAMIC_INDEX not in static[1:] else None
     return steps.view(
         b.shape(result_type, op.sizes), b.slot(op.source), b.slot(op.byte_shift),
-        numpy_dtype(result_type.element_type), Owner(buffer_label(op)), b.slot(op.result),
+        numpy_dtype(result_type.element_type), Owner(buffer_label(op)), b.slot(op.result), strides,
     )  # fmt: skip
 
 

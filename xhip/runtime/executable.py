@@ -75,8 +75,8 @@ class Executable:
         )
         self._dtype_names = {spec.dtype: str(spec.dtype) for spec in (*self.outputs, *self.out_params)}
         """The report's spelling of each output dtype (str(dtype) costs microseconds)."""
-        self.pooled_views: dict[SSAValue, object] = {}
-        """The last run's value of each pooled `memref.view` (program order): where its bytes were."""
+        self._registers: list[object] = []
+        """The last run's final registers (pooled_views reads them when asked)."""
         self.run_symbols: dict[str, int] = {}
         """The last run's value of each symbolic dim of the inputs."""
         # The bound program and the IR behind it live as long as the executable and are never
@@ -172,15 +172,14 @@ class Executable:
             arguments.append(argument)
         if capture:
             self.backend.begin_capture()
-        results, pooled = self.bound.program.execute(arguments, self.bound.pooled.values())
+        results, self._registers = self.bound.program.execute(arguments)
         produced = [*zip(self.outputs, results), *out_params]
-        self.pooled_views = {view: pooled[slot] for view, slot in self.bound.pooled.items()}
         self.run_symbols = {symbol: extent for symbol, (extent, _) in bound.items()}
         if capture:
             graph = self.backend.end_capture()
             self.backend.replay(graph)
             captured = Captured(
-                graph, inputs, produced, self.pooled_views, self.run_symbols, self.session.run, self.session.generation,
+                graph, inputs, produced, self._registers, self.run_symbols, self.session.run, self.session.generation,
                 staged=staged,
             )
             self._replays.graphs[signature] = captured
@@ -199,7 +198,7 @@ class Executable:
         report.pool_bytes = self.session.run.pool_bytes
         report.host_scratch_bytes = self.session.run.scratch_bytes
         report.memory = MemoryFigures(
-            self.model_buffers, self.run_symbols, self.bound.alignment, self.pooled_views, self.bound.intervals
+            self.model_buffers, self.run_symbols, self.bound.alignment, self._registers, self.bound.pooled, self.bound.intervals
         )
         report.outputs = {name: {"shape": list(np.shape(value)), "dtype": self._dtype_names.get(value.dtype) or str(value.dtype)} for name, value in outputs.items()}
         if captured is not None:
@@ -225,7 +224,7 @@ class Executable:
         self._finish(on_device)
         outputs = self._deliver(captured.produced, on_device, captured)
         self.session.run = captured.run
-        self.pooled_views, self.run_symbols = captured.pooled_views, captured.run_symbols
+        self._registers, self.run_symbols = captured.registers, captured.run_symbols
         # What the capturing run measured (memory, launches, outputs' shapes: the same signature,
         # and no readbacks), with this run's time and syncs.
         self.report = dataclasses.replace(captured.report)  # type: ignore[type-var]
@@ -233,6 +232,11 @@ class Executable:
         self.report.run_ms = (time.perf_counter() - start) * 1e3
         self.report.syncs = stats.syncs - syncs
         return outputs
+
+    @property
+    def pooled_views(self) -> dict[SSAValue, object]:
+        """The last run's value of each pooled `memref.view` (program order): where its bytes were."""
+        return {view: self._registers[slot] for view, slot in self.bound.pooled.items()} if self._registers else {}
 
     def bounds_at(self, shapes: Mapping[str, Sequence[int]]) -> HonestBounds | None:
         """The model's two bounds for inputs of these shapes (by input name), without a run."""

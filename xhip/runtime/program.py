@@ -72,8 +72,8 @@ class Program:
     locations: list[str]
     """Per step: the op's location."""
 
-    def execute(self, arguments: Iterable[object], observe: Iterable[int] = ()) -> tuple[list[object], dict[int, object]]:
-        """The function's results, and the final values of the `observe` registers."""
+    def execute(self, arguments: Iterable[object]) -> tuple[list[object], Registers]:
+        """The function's results, and the final register file (what reports read back)."""
         regs = list(self.initial)
         for slot, value in zip(self.arguments, arguments):
             regs[slot] = value
@@ -85,4 +85,4 @@ class Program:
             raise
         except RUN_TIME_ERRORS as err:
             raise XhipError(f"'{self.names[index]}' failed at run time: {err}", self.locations[index]) from None
-        return [regs[slot] for slot in self.results], {slot: regs[slot] for slot in observe}
+        return [regs[slot] for slot in self.results], regs

@@ -23,10 +23,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-from xdsl.ir import SSAValue
-
 from xhip.runtime.buffers import MemRef
 from xhip.runtime.program import RunState
+
 
 @dataclass
 class Captured:
@@ -37,8 +36,9 @@ class Captured:
     """Graph input name -> the device buffer the graph reads it from."""
     produced: list[tuple[object, object]]
     """(output spec, value) in the order the run returns them."""
-    pooled_views: dict[SSAValue, object]
-    """Where the run put each pooled buffer (memory reports read it after a replay too)."""
+    registers: list[object]
+    """The capturing run's final registers: where it put each pooled buffer (memory reports
+    read them after a replay too)."""
     run_symbols: dict[str, int]
     run: RunState
     generation: int

@@ -7,7 +7,7 @@ run: they cost more host time than a launch, and most runs are never reported on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
 from xhip.analysis.liveness import Interval, max_live_sum
@@ -84,12 +84,12 @@ class MemoryFigures:
         model_buffers: RecordedBuffers | None,
         symbols: Mapping[str, int],
         alignment: int,
-        pooled: Mapping[object, object],
+        registers: Sequence[object],
+        pooled: Mapping[object, int],
         intervals: Mapping[object, Interval],
     ):
         self._model_buffers, self._symbols, self._alignment = model_buffers, dict(symbols), alignment
-        self._pooled, self._intervals = pooled, intervals
-        self._honest: Callable[[], HonestBounds | None] | None = None
+        self._registers, self._pooled, self._intervals = registers, pooled, intervals
         self._cache: dict[str, object] = {}
 
     @property
@@ -110,7 +110,8 @@ class MemoryFigures:
         if not self._pooled:
             return None
         sizes = {}
-        for root, value in self._pooled.items():
+        for root, slot in self._pooled.items():
+            value = self._registers[slot]
             nbytes = value.nbytes_spanned if isinstance(value, MemRef) else 0
             sizes[root] = -(-nbytes // self._alignment) * self._alignment
         return max_live_sum(self._intervals, sizes)

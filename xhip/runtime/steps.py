@@ -11,13 +11,13 @@ launch of a loaded launcher after its shape contract.
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from xhip.diagnostics import XhipError
 from xhip.index.host_eval import canonical, to_unsigned
+from xhip.kernels.family import picker
 from xhip.memory.greedy import PoolPlanner
 from xhip.runtime.backends.base import Launcher
 from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, contiguous_strides
@@ -143,14 +143,15 @@ def allocation(session: Session, shape: Shape, size: SizeCheck, dtype: np.dtype,
     return step
 
 
-def view(shape: Shape, source: Slot, shift: Slot, dtype: np.dtype, owner: Owner, out: Slot) -> Step:
-    """`memref.view`: a new logical buffer at a byte shift into a pool."""
+def view(shape: Shape, source: Slot, shift: Slot, dtype: np.dtype, owner: Owner, out: Slot, strides: tuple[int, ...] | None = None) -> Step:
+    """`memref.view`: a new logical buffer at a byte shift into a pool; `strides` when the
+    type fixes them (no `?` but the leading dim), else row-major strides of each run's dims."""
 
     def step(regs: Registers) -> None:
         pool: MemRef = regs[source]  # type: ignore[assignment]
         dims = shape(regs)
         start = pool.offset + int(regs[shift])  # type: ignore[call-overload]
-        regs[out] = MemRef(pool.buffer, start, dims, contiguous_strides(dims), dtype, owner, start)
+        regs[out] = MemRef(pool.buffer, start, dims, strides or contiguous_strides(dims), dtype, owner, start)
 
     return step
 
@@ -332,7 +333,8 @@ def readback(session: Session, source: Slot, out: Slot, producer_only: bool, loc
 
 def launch(launcher: Launcher, inputs: Sequence[Slot], outputs: Sequence[Slot], scalars: Sequence[Slot], contract: Check | None) -> Step:
     """The op's launcher over its operands, after its shape contract where one is left to check."""
-    ins, outs, host = _registers(inputs), _registers(outputs), _registers(scalars)
+    # One C call reads several registers (`picker`: an itemgetter) on every launch's path.
+    ins, outs, host = picker(inputs), picker(outputs), picker(scalars)
     if contract is None:
 
         def step(regs: Registers) -> None:
@@ -345,14 +347,3 @@ def launch(launcher: Launcher, inputs: Sequence[Slot], outputs: Sequence[Slot], 
         launcher(ins(regs), outs(regs), host(regs))  # type: ignore[arg-type]
 
     return checked
-
-
-def _registers(slots: Sequence[Slot]) -> Callable[[Registers], Sequence[object]]:
-    """A function reading these registers as a sequence (one C call for several)."""
-    slots = tuple(slots)
-    if not slots:
-        return lambda regs: ()
-    if len(slots) == 1:
-        (only,) = slots
-        return lambda regs: (regs[only],)
-    return operator.itemgetter(*slots)  # type: ignore[return-value]

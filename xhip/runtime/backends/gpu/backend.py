@@ -20,8 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xhip.diagnostics import XhipError
-from xhip.dialects import hip
-from xhip.kernels.families import facts_for, site_of
+from xhip.kernels.copy import copy_site
 from xhip.kernels.family import Site
 from xhip.kernels.spec_types import Operand
 from xhip.runtime.backends.base import Launcher
@@ -187,13 +186,13 @@ class GpuBackend:
         self._strided_copy(source, target, location)([source], [target], [])
 
     def _strided_copy(self, source: MemRef, target: MemRef, location: str) -> Launcher:
-        """The elementwise copy between two views of these layouts (loaded once per layout)."""
+        """The copy kernel between two views of these layouts (loaded once per layout)."""
         facts = [Operand.at_launch(v.dtype, v.shape, v.strides) for v in (source, target)]
         key = (source.dtype, target.dtype, len(source.shape), facts[0].contiguous, facts[1].contiguous)
         launcher = self._copies.get(key)
         if launcher is None:
             unknown = [Operand(f.dtype, (None,) * len(f.shape), f.contiguous) for f in facts]
-            launcher = self._copies[key] = self.load(site_of(facts_for(hip.CopyOp, {}, unknown[:1], unknown[1:])), location)
+            launcher = self._copies[key] = self.load(copy_site(*unknown), location)
             self.finish_loading()
         return launcher
 
