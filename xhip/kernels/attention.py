@@ -158,9 +158,6 @@ def site(facts: OpFacts) -> Site:
     y_read = _reader(None if props.y_perm is None else inverse(props.y_perm))
     transposed, scale = bool(props.k_transposed), float(props.scale)
     kept, masked = float(props.kept_value), float(props.masked_value)
-    # Each operand's values by name: (pointer, batch strides, row stride, column stride), K's
-    # two strides named (key, dim) whichever way round its layout has them.
-    names = [(n, f"{n}_batch_strides", f"{n}_{r}_stride", f"{n}_{c}_stride") for n, r, c in (("q", "row", "col"), ("k", "key", "dim"), ("v", "key", "col"), ("y", "row", "col"))]
     itemsize = np.dtype(facts.outputs[0].dtype).itemsize
 
     def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
@@ -168,12 +165,19 @@ def site(facts: OpFacts) -> Site:
         y = y_read(outs[0])
         batch = y.shape[:-2]
         sq, sk = q.shape[-2], k.shape[-1] if transposed else k.shape[-2]
-        result: Values = {"sq": sq, "sk": sk, "batch_extents": batch, "scale": scale}
-        for (address, batch_name, row_name, col_name), view, swap in zip(names, (q, k, v, y), (False, transposed, False, False)):
-            batch_strides, row_stride, col_stride = matrix_strides(view, batch, vector_is_row=True)
-            if swap:
-                row_stride, col_stride = col_stride, row_stride
-            result[address], result[batch_name], result[row_name], result[col_name] = view.address, batch_strides, row_stride, col_stride
+        q_batch, q_row, q_col = matrix_strides(q, batch, vector_is_row=True)
+        k_batch, k_key, k_dim = matrix_strides(k, batch, vector_is_row=True)
+        if transposed:  # K's two strides are (key, dim) whichever way round its layout has them
+            k_key, k_dim = k_dim, k_key
+        v_batch, v_key, v_col = matrix_strides(v, batch, vector_is_row=True)
+        y_batch, y_row, y_col = matrix_strides(y, batch, vector_is_row=True)
+        result: Values = {
+            "sq": sq, "sk": sk, "batch_extents": batch, "scale": scale,
+            "q": q.address, "q_batch_strides": q_batch, "q_row_stride": q_row, "q_col_stride": q_col,
+            "k": k.address, "k_batch_strides": k_batch, "k_key_stride": k_key, "k_dim_stride": k_dim,
+            "v": v.address, "v_batch_strides": v_batch, "v_key_stride": v_key, "v_col_stride": v_col,
+            "y": y.address, "y_batch_strides": y_batch, "y_row_stride": y_row, "y_col_stride": y_col,
+        }  # fmt: skip
         if mask:
             strides = broadcast_strides(mask[0], (*batch, sq, sk))
             result.update(mask=mask[0].address, mask_batch_strides=strides[:-2], mask_row_stride=strides[-2], mask_col_stride=strides[-1])

@@ -154,6 +154,10 @@ class PoolPlanner:
         self._live_with = _live_with(self._intervals)
         self._orders: list[tuple[list[int], list[list[int]]]] = []
         """Winning orders, each with every buffer's live neighbours placed before it."""
+        points = sorted({p for first, last in self._intervals for p in (first, last + 1)})
+        at = {point: k for k, point in enumerate(points)}
+        self._events = [(at[first], at[last + 1]) for first, last in self._intervals]
+        """Per buffer, where its interval starts and ends among the sorted event points."""
 
     def plan(self, sizes: Sequence[int]) -> Plan:
         if len(sizes) != len(self._intervals):
@@ -161,16 +165,33 @@ class PoolPlanner:
         if not sizes:
             return [], 0
         footprints = [align(size, self._alignment) for size in sizes]
+        if self._orders:
+            max_live = self._max_live(footprints)
+            for order, earlier in self._orders:
+                plan = _place_after(footprints, order, earlier)
+                if plan[1] <= max_live:
+                    return plan
         breadths = _breadths(footprints, self._intervals)
         max_live = max(breadths)
-        for order, earlier in self._orders:
-            plan = _place_after(footprints, order, earlier)
-            if plan[1] <= max_live:
-                return plan
         plan, order = _search(footprints, self._intervals, self._live_with, breadths)
         if plan[1] <= max_live:
             self._orders = [(order, _placed_before(self._live_with, order)), *self._orders][: self.REMEMBERED]
         return plan
+
+
+    def _max_live(self, footprints: Sequence[int]) -> int:
+        """The most bytes live at one point (what `_breadths` gives as its max), by one sweep
+        over event points whose order the intervals fix."""
+        deltas = [0] * (len(self._events) * 2 + 1)
+        for footprint, (start, end) in zip(footprints, self._events):
+            deltas[start] += footprint
+            deltas[end] -= footprint
+        live = best = 0
+        for delta in deltas:
+            live += delta
+            if live > best:
+                best = live
+        return best
 
 
 def _placed_before(live_with: Sequence[Sequence[int]], order: Sequence[int]) -> list[list[int]]:

@@ -202,22 +202,32 @@ def reinterpret_cast(offsets: Shape, sizes: Shape, strides: Shape, source: Slot,
 
 
 def expand_shape(groups: Sequence[Sequence[int]], output_shape: Shape, source: Slot, out: Slot, count: CountCheck) -> Step:
+    """`memref.expand_shape`: each source dim split into its group's dims (row-major within
+    the group), the group's extents checked to multiply to the source's."""
     reversed_groups = [tuple(reversed(group)) for group in groups]
+    singles = all(len(group) == 1 for group in groups)
 
     def step(regs: Registers) -> None:
-        source_view: MemRef = regs[source]  # type: ignore[assignment]
+        view: MemRef = regs[source]  # type: ignore[assignment]
         dims = output_shape(regs)
-        strides = [0] * len(dims)
-        source_shape, source_strides = source_view.shape, source_view.strides
-        for source_dim, group in enumerate(reversed_groups):
-            step_size, elements = source_strides[source_dim], 1
-            for d in group:
-                strides[d] = step_size
-                step_size *= max(dims[d], 1)
-                elements *= dims[d]
-            if elements != source_shape[source_dim]:
-                count(source_shape[source_dim : source_dim + 1], [dims[d] for d in reversed(group)])
-        regs[out] = MemRef(source_view.buffer, source_view.offset, dims, tuple(strides), source_view.dtype, source_view.owner, source_view.base)
+        source_shape, source_strides = view.shape, view.strides
+        if singles:  # only unit dims added: every stride is its source dim's
+            strides = [0] * len(dims)
+            for source_dim, (d,) in enumerate(reversed_groups):
+                strides[d] = source_strides[source_dim]
+                if dims[d] != source_shape[source_dim]:
+                    count(source_shape[source_dim : source_dim + 1], [dims[d]])
+        else:
+            strides = [0] * len(dims)
+            for source_dim, group in enumerate(reversed_groups):
+                step_size, elements = source_strides[source_dim], 1
+                for d in group:
+                    strides[d] = step_size
+                    step_size *= max(dims[d], 1)
+                    elements *= dims[d]
+                if elements != source_shape[source_dim]:
+                    count(source_shape[source_dim : source_dim + 1], [dims[d] for d in reversed(group)])
+        regs[out] = MemRef(view.buffer, view.offset, dims, tuple(strides), view.dtype, view.owner, view.base)
 
     return step
 
