@@ -209,20 +209,33 @@ class KernelABI:
 
     def grid(self, values: Mapping[str, ArgValue]) -> tuple[int, int, int]:
         """Blocks per grid dimension; (0, 0, 0) when there is nothing to do."""
-        match self.launch:
-            case Launch.SINGLE_BLOCK:
-                return (1, 1, 1)
-            case Launch.TILES:
-                batch = math.prod(values.get("batch_extents", ()) or (1,))  # type: ignore[arg-type]
-                m, n = int(values["m"]), int(values["n"])  # type: ignore[arg-type]
-                if 0 in (m, n, batch):
-                    return (0, 0, 0)
-                return (math.ceil(n / TILE), math.ceil(m / TILE), batch)
-        count = int(values[self.count])  # type: ignore[arg-type]
-        blocks = math.ceil(count / (self.per_thread if self.launch is Launch.ELEMENTS else 1))
-        if self.launch is Launch.ELEMENTS:
-            blocks = math.ceil(blocks / self.block)
-        return (min(blocks, MAX_BLOCKS), 1, 1) if blocks else (0, 0, 0)
+        return self.grid_rule(values)
+
+    @functools.cached_property
+    def grid_rule(self) -> Callable[[Mapping[str, ArgValue]], tuple[int, int, int]]:
+        """`grid` with its launch kind decided once (what a launch calls)."""
+        if self.launch in (Launch.ELEMENTS, Launch.ROWS):
+            count_name = self.count
+            per_block = self.per_thread * self.block if self.launch is Launch.ELEMENTS else 1
+
+            def blocks(values: Mapping[str, ArgValue]) -> tuple[int, int, int]:
+                count = int(values[count_name])  # type: ignore[call-overload]
+                # ceil(ceil(count / per_thread) / block) is ceil(count / (per_thread * block)).
+                needed = -(-count // per_block)
+                return (min(needed, MAX_BLOCKS), 1, 1) if needed > 0 else (0, 0, 0)
+
+            return blocks
+        return self._grid_of_kind
+
+    def _grid_of_kind(self, values: Mapping[str, ArgValue]) -> tuple[int, int, int]:
+        """SINGLE_BLOCK and TILES."""
+        if self.launch is Launch.SINGLE_BLOCK:
+            return (1, 1, 1)
+        batch = math.prod(values.get("batch_extents", ()) or (1,))  # type: ignore[arg-type]
+        m, n = int(values["m"]), int(values["n"])  # type: ignore[arg-type]
+        if 0 in (m, n, batch):
+            return (0, 0, 0)
+        return (math.ceil(n / TILE), math.ceil(m / TILE), batch)
 
     def block_shape(self) -> tuple[int, int, int]:
         return (TILE, TILE, 1) if self.launch is Launch.TILES else (self.block, 1, 1)

@@ -41,7 +41,14 @@ def mixed(static: Sequence[int | None], dynamic: Sequence[Slot]) -> Shape:
         return lambda regs: pattern
     if len(positions) == len(pattern):
         slots = tuple(dynamic)
+        if len(slots) == 1:
+            (only,) = slots
+            return lambda regs: (int(regs[only]),)  # type: ignore[call-overload]
         return lambda regs: tuple([int(regs[s]) for s in slots])  # type: ignore[call-overload]
+    if len(positions) == 1:  # the common view: one `?` among static extents
+        (position,), (slot,) = positions, dynamic
+        before, after = pattern[:position], pattern[position + 1 :]
+        return lambda regs: (*before, int(regs[slot]), *after)  # type: ignore[call-overload]
     pairs = tuple(zip(positions, dynamic))
 
     def values(regs: Registers) -> tuple[int, ...]:
@@ -233,12 +240,19 @@ def expand_shape(groups: Sequence[Sequence[int]], output_shape: Shape, source: S
 
 
 def collapse_shape(groups: Sequence[Sequence[int]], source: Slot, out: Slot) -> Step:
+    """`memref.collapse_shape`: each group of dims merged into one (their extents multiplied,
+    the stride of the group's last dim)."""
+    groups = [tuple(group) for group in groups]
+    if all(groups):
+        strides_of: Callable[[tuple[int, ...]], tuple[int, ...]] = picker([group[-1] for group in groups])
+    else:  # an empty group (a unit dim of its own) has stride 1
+        strides_of = lambda strides: tuple([strides[g[-1]] if g else 1 for g in groups])  # noqa: E731
+
     def step(regs: Registers) -> None:
-        source_view: MemRef = regs[source]  # type: ignore[assignment]
-        shape, strides = source_view.shape, source_view.strides
+        view: MemRef = regs[source]  # type: ignore[assignment]
+        shape = view.shape
         dims = tuple([math.prod([shape[d] for d in group]) for group in groups])
-        steps = tuple([strides[group[-1]] if group else 1 for group in groups])
-        regs[out] = MemRef(source_view.buffer, source_view.offset, dims, steps, source_view.dtype, source_view.owner, source_view.base)
+        regs[out] = MemRef(view.buffer, view.offset, dims, strides_of(view.strides), view.dtype, view.owner, view.base)
 
     return step
 

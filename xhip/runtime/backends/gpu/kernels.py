@@ -55,11 +55,12 @@ class RuntimeCompiler:
 class LoadedKernel:
     """One kernel of a launcher: its function (once compiled), grid rule and arguments."""
 
-    __slots__ = ("spec", "abi", "function", "block", "args", "write", "status")
+    __slots__ = ("spec", "abi", "grid", "function", "block", "args", "write", "status")
 
     def __init__(self, spec: KernelSpec):
         self.spec = spec
         self.abi: KernelABI = spec.abi
+        self.grid = spec.abi.grid_rule
         self.function: object = None
         self.block = spec.abi.block_shape()
         self.args, self.write = PackedArgs.for_abi(spec.abi)
@@ -98,7 +99,7 @@ class GpuLauncher:
         launched = 0
         try:
             for kernel, values in zip(form, all_values):
-                grid = kernel.abi.grid(values)
+                grid = kernel.grid(values)
                 if 0 in grid:
                     continue
                 if kernel.status:
