@@ -75,9 +75,10 @@ def _stage(name: str) -> str:
 
 
 class StageClock:
-    """Times each step of a program by its stage (installed on one Program)."""
+    """Times each step of a program by its stage, less what the backend spent on device
+    work inside it (installed on one Program)."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, stats):
         self.seconds: dict[str, float] = defaultdict(float)
         stages = [_stage(name) for name in program.names]
         steps = program.steps
@@ -85,9 +86,9 @@ class StageClock:
 
         def timed(step, stage):
             def run(regs):
-                start = time.perf_counter()
+                start, device = time.perf_counter(), stats.device_seconds
                 step(regs)
-                clock.seconds[stage] += time.perf_counter() - start
+                clock.seconds[stage] += time.perf_counter() - start - (stats.device_seconds - device)
 
             return run
 
@@ -134,14 +135,17 @@ def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
     for _ in range(samples):
         wall, device = _run_once(exe, feeds_list[0])
         repeated.append((wall - device) / launches * 1e6)
-    clock = StageClock(exe.bound.program)
+    clock = StageClock(exe.bound.program, exe.backend.stats)
     stage_seconds: dict[str, float] = defaultdict(float)
     for feeds in feeds_list[samples + 1 : 2 * samples + 1] or new_shapes:
         clock.seconds.clear()
         wall, device = _run_once(exe, feeds)
+        program_host = sum(clock.seconds.values())
         for stage, seconds in clock.seconds.items():
-            stage_seconds[stage] += seconds - (device if stage == "launch" else 0.0)
-        stage_seconds["run"] += wall - sum(clock.seconds.values())
+            stage_seconds[stage] += seconds
+        # Whatever the timed steps did not take: the executable's own work (and device work
+        # outside the program: output copies).
+        stage_seconds["run"] += max(wall - device - program_host, 0.0)
     clock.remove()
     total = sum(stage_seconds.values()) or 1.0
     return {

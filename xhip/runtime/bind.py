@@ -82,7 +82,6 @@ class Bound:
     alignment: int
     model_buffers: RecordedBuffers | None
     why_not_replayable: str | None
-    function: func.FuncOp
 
 
 def entry_function(module: ModuleOp) -> func.FuncOp:
@@ -136,7 +135,6 @@ def bind(module: ModuleOp, session: Session, *, graphs: bool = False) -> Bound:
         alignment=DEFAULT_POOL_ALIGNMENT if alignment is None else alignment,
         model_buffers=model_buffers,
         why_not_replayable=_why_not_replayable(fn, scalar_inputs) if graphs else None,
-        function=fn,
     )
 
 
