@@ -24,12 +24,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from xhip.runtime.kernels.cache import CompileCache
-from xhip.runtime.kernels.collect import coverage_specs, unique
+from xhip.kernels.cache import CompileCache
+from xhip.kernels.coverage import coverage_specs, unique
 from xhip.testing.kernel_specs import testset_specs
-from xhip.runtime.kernels.compilers import CompileError, OfflineCompiler, offline_compilers
-from xhip.runtime.kernels.render import render_unit
-from xhip.runtime.kernels.specs import KernelSpec
+from xhip.kernels.compilers import CompileError, OfflineCompiler, offline_compilers
+from xhip.kernels.render import render_unit
+from xhip.kernels.spec_types import KernelSpec
 
 
 def _chunks(specs: list[KernelSpec], count: int) -> list[list[KernelSpec]]:

@@ -14,7 +14,10 @@ already on the GPU, output left there. For xhip that is `Executable.run(device_f
 on_device=True)` (`xhip.runtime.device_array`); from the third run at a shape it replays
 a captured CUDA graph (`replayed` says whether the timed runs did). Beside it: xhip with
 host I/O (host feeds uploaded, outputs downloaded: what `run(feeds)` costs), xhip with
-graphs off (every run executes its plan: the host work of each launch is in the time),
+graphs off (every run executes its launch program: the host work of each launch is in the
+time), `new shape`: the wall time of the first run of that graphs-off executable at the
+row's shape (it never ran there before: for the first row, its first run after compile,
+kernels already in the compile cache),
 and the pipelines/experiments/unfused-attention.yaml experiment where it exists. PyTorch:
 eager, eager replayed from a CUDA graph, and for attention SDPA (and SDPA in a graph).
 
@@ -121,6 +124,21 @@ def time_xhip(executable, feeds, repeats: int, on_device: bool) -> tuple[float, 
         wall.append((time.perf_counter() - start_wall) * 1e3)
         device.append(driver.elapsed_ms(start, end))
     return _median(device), _median(wall), {name: np.asarray(value) for name, value in outputs.items()}
+
+
+def first_run_ms(executable, feeds) -> tuple[float, float]:
+    """Wall ms and device (event) ms of one run at input shapes the executable has never run
+    (inputs already on the device): the launch program's host work at a new shape, pools
+    planned (and allocated, on its first run) at its sizes, kernels long compiled."""
+    driver = executable.backend.driver
+    device_feeds = {name: executable.to_device(value, name) for name, value in feeds.items()}
+    driver.synchronize()
+    start_wall = time.perf_counter()
+    start = driver.record_event()
+    executable.run(device_feeds, on_device=True)
+    end = driver.record_event()
+    driver.wait_event(end)
+    return (time.perf_counter() - start_wall) * 1e3, driver.elapsed_ms(start, end)
 
 
 def time_torch(torch, forward, inputs, repeats: int, graph: bool = False) -> tuple[float | None, int]:
@@ -263,15 +281,21 @@ def gpt2_rows(torch, rates, repeats: int, layers: int) -> list[dict]:
     return rows
 
 
+PIPELINES: list[str] = ["default", "unfused-attention"]
+"""The pipelines measured (--pipelines)."""
+
+
 def _pipelines() -> dict[str, Path | None]:
     """The shipping pipeline, and the unfused-attention experiment where it exists."""
-    return {"default": None, **({"unfused-attention": UNFUSED_ATTENTION} if UNFUSED_ATTENTION.exists() else {})}
+    known = {"default": None, **({"unfused-attention": UNFUSED_ATTENTION} if UNFUSED_ATTENTION.exists() else {})}
+    return {name: path for name, path in known.items() if name in PIPELINES}
 
 
 def _xhip_row(name, shape, executables, feeds, model, repeats) -> dict:
     """xhip device-resident with graphs, with host I/O, and without graphs (three executables,
     so that each keeps its own graphs and pools)."""
     shipped, host_io, plain = executables
+    new_wall_ms, new_device_ms = first_run_ms(plain, feeds)  # before anything else runs it at this shape
     device_ms, wall_ms, outputs = time_xhip(shipped, feeds, repeats, on_device=True)
     replayed = shipped.report.replayed
     host_ms, _, host_outputs = time_xhip(host_io, feeds, repeats, on_device=False)
@@ -282,6 +306,7 @@ def _xhip_row(name, shape, executables, feeds, model, repeats) -> dict:
         "model": name, "shape": list(shape),
         "xhip_ms": round(device_ms, 4), "xhip_wall_ms": round(wall_ms, 4), "replayed": replayed,
         "xhip_host_io_ms": round(host_ms, 4), "xhip_no_graph_ms": round(plain_ms, 4),
+        "xhip_new_shape_ms": round(new_wall_ms, 4), "xhip_new_shape_device_ms": round(new_device_ms, 4),
         "xhip_bytes": xhip_bytes(shipped, feeds, outputs), "pool_bytes": shipped.report.pool_bytes,
         "launches": shipped.report.kernel_launches,
         "check": "pass" if all(c.passed for c in checks) else "FAIL",
@@ -336,7 +361,7 @@ RESULTS = Results()
 def print_table(rows: list[dict], rates: dict[str, float]) -> None:
     print(f"copy {rates['copy_bytes_per_s'] / 1e12:.2f} TB/s, fp32 matmul {rates['matmul_flops_per_s'] / 1e12:.1f} TFLOP/s")
     header = (
-        f"{'model':<26} {'b x s':>8} {'xhip ms':>8} {'repl':>5} {'host io':>8} {'no graph':>8} {'eager':>8} {'eager+g':>8} "
+        f"{'model':<26} {'b x s':>8} {'xhip ms':>8} {'repl':>5} {'host io':>8} {'no graph':>8} {'new shape':>9} {'eager':>8} {'eager+g':>8} "
         f"{'sdpa':>7} {'sdpa+g':>7} {'x/eager':>7} {'floor':>7} {'x/floor':>7} {'xhip bytes':>12} {'eager bytes':>12} "
         f"{'sdpa bytes':>11} {'launch':>6} check"
     )
@@ -350,7 +375,7 @@ def print_table(rows: list[dict], rates: dict[str, float]) -> None:
 
         print(
             f"{r['model']:<26} {'x'.join(map(str, r['shape'])):>8} {r['xhip_ms']:8.3f} {str(r['replayed'])[0]:>5} "
-            f"{ms('xhip_host_io_ms', 8)} {ms('xhip_no_graph_ms', 8)} {ms('torch_eager_ms', 8)} {ms('torch_eager_graph_ms', 8)} "
+            f"{ms('xhip_host_io_ms', 8)} {ms('xhip_no_graph_ms', 8)} {ms('xhip_new_shape_ms', 9)} {ms('torch_eager_ms', 8)} {ms('torch_eager_graph_ms', 8)} "
             f"{ms('torch_sdpa_ms', 7)} {ms('torch_sdpa_graph_ms', 7)} {r['xhip_ms'] / r['torch_eager_ms']:7.2f} "
             f"{r['floor_ms']:7.3f} {r['xhip_over_floor']:7.1f} {r['xhip_bytes']:12,} {nbytes('torch_eager_peak_bytes', 12)} "
             f"{nbytes('torch_sdpa_peak_bytes', 11)} {r['launches']:6} {r['check']}"
@@ -374,7 +399,11 @@ def main() -> int:
         "--models", nargs="+", choices=MODELS, default=list(MODELS),
         help="which models' rows to measure (all by default; split a long run across calls)",
     )
+    parser.add_argument(
+        "--pipelines", nargs="+", choices=PIPELINES, default=PIPELINES, help="which pipelines' rows (both by default)"
+    )
     args = parser.parse_args()
+    PIPELINES[:] = args.pipelines
     import torch
 
     torch.backends.cuda.matmul.allow_tf32 = False

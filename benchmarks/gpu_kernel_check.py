@@ -14,9 +14,9 @@ the ABIs and the cases into DIR (default benchmarks/results/gpu_bundle).
 
 `run` compiles the unit once with NVRTC (cuda-bindings), launches every case of every
 specialization on random-free recorded data through the driver API, compares with the
-reference outputs and prints a table (and writes DIR/report.json). It imports only
-numpy, cupy (allocation), cuda-bindings and xhip/runtime/kernels/{abi,launch_args}.py
-(loaded without the xhip package, so xdsl need not be installed). Exit 1 on a mismatch.
+reference outputs and prints a table (and writes DIR/report.json). It computes each
+launch's arguments with the op's kernel family (`xhip.kernels.families.launch_values`),
+so xhip and xdsl must be installed there too (carry their wheels). Exit 1 on a mismatch.
 `run --emulate` runs the same HIP source on the CPU instead (templates/host_emulation.h).
 
 On the lent GPU:  run(command="python benchmarks/gpu_kernel_check.py run",
@@ -29,7 +29,6 @@ import argparse
 import json
 import pickle
 import sys
-import types
 from pathlib import Path
 
 import numpy as np
@@ -42,20 +41,27 @@ FLOAT_TOLERANCE = {"rtol": 2e-4, "atol": 2e-5}
 # ---- bundle (needs the compiler) ----------------------------------------------------------
 
 
-def _record_launches(exe, cases: list[dict]) -> None:
-    """Wraps the executable's backend so each launch is recorded with its results."""
-    backend = exe.backend
-    real_launch = backend.launch
+def _recording(backend, cases: list[dict]):
+    """The backend with each launcher it loads wrapped so that every launch is recorded
+    with its results (the reference backend runs at once: no deferred mode here)."""
+    real_load = backend.load
 
-    def launch(kernel, inputs, outputs, attributes, scalars, location):
-        arrays = [np.array(m.array(), order="C", copy=True) for m in inputs]
-        real_launch(kernel, inputs, outputs, attributes, scalars, location)
-        cases.append({
-            "op": kernel, "attributes": dict(attributes), "scalars": list(scalars), "inputs": arrays,
-            "outputs": [np.array(m.array(), order="C", copy=True) for m in outputs], "location": location,
-        })  # fmt: skip
+    def load(site, location):
+        launcher = real_load(site, location)
+        op, attributes = site.facts.op_class.name.removeprefix("hip."), dict(site.facts.props)
 
-    backend.launch = launch
+        def launch(inputs, outputs, scalars):
+            arrays = [np.array(m.array(), order="C", copy=True) for m in inputs]
+            launcher(inputs, outputs, scalars)
+            cases.append({
+                "op": op, "attributes": attributes, "scalars": list(scalars), "inputs": arrays,
+                "outputs": [np.array(m.array(), order="C", copy=True) for m in outputs], "location": location,
+            })  # fmt: skip
+
+        return launch
+
+    backend.load = load
+    return backend
 
 
 def _unknown(array: np.ndarray, op: str, position: int) -> tuple[int | None, ...]:
@@ -67,18 +73,26 @@ def _unknown(array: np.ndarray, op: str, position: int) -> tuple[int | None, ...
 
 
 def bundle(out: Path, models: list[str] | None = None) -> None:
-    import xhip
+    from xhip.api import compile_stages
     from xhip.dialects import hip
-    from xhip.runtime.kernels.render import render_unit
-    from xhip.runtime.kernels.specs import Operand, specs_for_launch
+    from xhip.kernels.families import specs_for_launch
+    from xhip.kernels.render import render_unit
+    from xhip.kernels.spec_types import Operand
+    from xhip.runtime import executable
+    from xhip.runtime.backends.reference import ReferenceBackend
     from xhip.testing.models import MODELS
 
     classes = {op.name: op for op in hip.HIP.operations}
     cases: list[dict] = []
     for name in models or MODELS:
         model, feeds = MODELS[name](np.random.default_rng(0))
-        exe = xhip.compile(model)
-        _record_launches(exe, cases)
+        *_, (_, module, constants) = compile_stages(model)
+        real_make = executable.make_backend
+        executable.make_backend = lambda *args, **kwargs: _recording(ReferenceBackend(), cases)
+        try:
+            exe = executable.Executable(module, constants=constants)
+        finally:
+            executable.make_backend = real_make
         exe.run(feeds)
     specs, kept = {}, []
     for case in cases:
@@ -89,7 +103,7 @@ def bundle(out: Path, models: list[str] | None = None) -> None:
             for spec in specs_for_launch(op_class, case["attributes"], facts(case["inputs"], known), facts(case["outputs"], known)):
                 specs.setdefault(spec.name, spec)
             chosen.append([s.name for s in specs_for_launch(op_class, case["attributes"], facts(case["inputs"], known), facts(case["outputs"], known))])
-        case.update(template=op_class.TEMPLATE, specs=chosen)
+        case.update(specs=chosen)
         kept.append(case)
     out.mkdir(parents=True, exist_ok=True)
     (out / "kernels.cu").write_text(render_unit(specs.values(), "cuda"))
@@ -103,16 +117,9 @@ def bundle(out: Path, models: list[str] | None = None) -> None:
 
 
 def _load_kernel_modules():
-    """xhip/runtime/kernels/{abi,launch_args,emulate}.py without importing the xhip package
-    (whose __init__ pulls in xdsl)."""
-    for package in ("xhip", "xhip.runtime", "xhip.runtime.kernels"):
-        if package not in sys.modules:
-            module = types.ModuleType(package)
-            module.__path__ = [str(ROOT / package.replace(".", "/"))]
-            sys.modules[package] = module
-    from xhip.runtime.kernels import emulate, launch_args
+    from xhip.kernels import emulate, families
 
-    return launch_args, emulate
+    return families, emulate
 
 
 def _check(result, what: str) -> object:
@@ -182,7 +189,7 @@ class CudaDevice:
 
 
 class HostDevice:
-    """No GPU: the same HIP source compiled for the CPU (xhip/runtime/kernels/emulate.py)."""
+    """No GPU: the same HIP source compiled for the CPU (xhip/kernels/emulate.py)."""
 
     name = "host emulation"
 
@@ -222,16 +229,19 @@ def _close(got: np.ndarray, want: np.ndarray) -> bool:
     return bool(np.array_equal(got, want))
 
 
-def check_case(device, launch_args, case: dict, names: list[str]) -> bool:
+def check_case(device, families, case: dict, names: list[str]) -> bool:
     """Runs the kernels `names` of one recorded launch; True when they match the reference."""
+    from xhip.kernels.family import View
+    from xhip.kernels.reference import OP_CLASSES
+
     device_in = [device.upload(a) for a in case["inputs"]]
     device_out = [_poisoned(device, o) for o in case["outputs"]]
     status = device.upload(np.zeros(2, np.int64))
     views = [
-        [launch_args.View(device.address(h), h.dtype, tuple(h.shape), tuple(s // h.dtype.itemsize for s in h.strides)) for h in handles]
+        [View(device.address(h), h.dtype, tuple(h.shape), tuple(s // h.dtype.itemsize for s in h.strides)) for h in handles]
         for handles in (device_in, device_out)
     ]
-    launches = launch_args.launch_values(case["template"], case["op"], case["attributes"], case["scalars"], *views)
+    launches = families.launch_values(OP_CLASSES[case["op"]], case["attributes"], case["scalars"], *views)
     for name, values in zip(names, launches, strict=True):
         values.setdefault("status", device.address(status))
         device.launch(name, values)
@@ -244,14 +254,14 @@ def check_case(device, launch_args, case: dict, names: list[str]) -> bool:
 
 def check_bundle(directory: Path, emulate_on_host: bool) -> dict[str, dict]:
     """Per kernel: the op, how many recorded launches ran it and how many failed."""
-    launch_args, emulate = _load_kernel_modules()
+    families, emulate = _load_kernel_modules()
     abis = pickle.loads((directory / "abis.pkl").read_bytes())
     cases = pickle.loads((directory / "cases.pkl").read_bytes())
     device = HostDevice((directory / "kernels.hip").read_text(), abis, emulate) if emulate_on_host else CudaDevice(directory, abis)
     rows: dict[str, dict] = {}
     for case in cases:
         for names in case["specs"]:
-            ok = check_case(device, launch_args, case, names)
+            ok = check_case(device, families, case, names)
             for name in dict.fromkeys(names):
                 row = rows.setdefault(name, {"op": case["op"], "launches": 0, "failures": 0})
                 row["launches"] += 1

@@ -37,7 +37,7 @@ import onnx
 import xhip
 from xhip.analysis.pool_at_shape import pool_bytes_at
 from xhip.pipeline import apply_overrides, load_pipeline
-from xhip.runtime.plan import entry_function
+from xhip.runtime.bind import entry_function
 from xhip.testing.models import MODELS, SHAPE_VARIANTS
 from xhip.testing.transformer_stack import transformer_stack_model
 

@@ -9,11 +9,14 @@ import numpy as np
 import pytest
 
 from xhip.dialects import hip
-from xhip.runtime.backends.reference.kernels import run_kernel
-from xhip.runtime.kernels import emulate
-from xhip.runtime.kernels.launch_args import ATTENTION_TILED_ROWS, View, launch_values
-from xhip.runtime.kernels.render import render_unit
-from xhip.runtime.kernels.specs import KernelSpec, Operand, specs_for_launch
+from xhip.kernels.families import run_kernel
+from xhip.kernels import emulate
+from xhip.kernels.attention import ATTENTION_TILED_ROWS
+from xhip.kernels.families import launch_values
+from xhip.kernels.family import View
+from xhip.kernels.render import render_unit
+from xhip.kernels.families import specs_for_launch
+from xhip.kernels.spec_types import KernelSpec, Operand
 
 RNG = np.random.default_rng(13)
 F32 = np.float32
@@ -144,7 +147,7 @@ def test_register_tiles_are_taken_where_the_head_dims_fit(name):
 
 def _launched_rows(attributes: dict, inputs: list[np.ndarray], out: np.ndarray) -> list[int]:
     """The query rows per block of the forms a launch runs (those given any tiles)."""
-    values = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(out)])
+    values = launch_values(hip.AttentionOp, attributes, [], [_view(x) for x in inputs], [_view(out)])
     return [rows for rows, v in zip(ATTENTION_TILED_ROWS, values, strict=True) if v["tiles"]]
 
 
@@ -160,7 +163,7 @@ def test_few_tiles_of_64_rows_take_16_row_tiles(name, rows):
 def test_emulated_kernel_matches_the_reference(emulator, name):
     attributes, inputs, shape = CASES[name]
     out = np.full(shape, np.nan, inputs[0].dtype)  # poisoned: every element must be written
-    values = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(out)])
+    values = launch_values(hip.AttentionOp, attributes, [], [_view(x) for x in inputs], [_view(out)])
     for spec, launch in zip(_specs(attributes, inputs, out), values, strict=True):
         emulator.launch(spec.name, launch)
     expected = _reference(attributes, inputs, shape)

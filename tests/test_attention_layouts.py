@@ -20,11 +20,13 @@ from tests.conftest import REPO_ROOT
 from xhip.dialects import hip
 from xhip.dialects.hip.attention import LAYOUTS
 from xhip.pipeline import load_pipeline
-from xhip.runtime.backends.reference.kernels import run_kernel
-from xhip.runtime.kernels import emulate
-from xhip.runtime.kernels.launch_args import View, launch_values
-from xhip.runtime.kernels.render import render_unit
-from xhip.runtime.kernels.specs import Operand, specs_for_launch
+from xhip.kernels.families import run_kernel
+from xhip.kernels import emulate
+from xhip.kernels.families import launch_values
+from xhip.kernels.family import View
+from xhip.kernels.render import render_unit
+from xhip.kernels.families import specs_for_launch
+from xhip.kernels.spec_types import Operand
 from xhip.testing.models import EXAMPLES
 
 RNG = np.random.default_rng(1313)
@@ -81,7 +83,7 @@ def _emulated(attributes: dict, inputs: list[np.ndarray], y: np.ndarray) -> list
     run no tiles); their launch values."""
     specs = specs_for_launch(hip.AttentionOp, attributes, [_facts(x) for x in inputs], [_facts(y)])
     emulator = emulate.HostEmulator(render_unit(specs, "hip"), [spec.abi for spec in specs])
-    values = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(y)])
+    values = launch_values(hip.AttentionOp, attributes, [], [_view(x) for x in inputs], [_view(y)])
     for spec, launch in zip(specs, values, strict=True):
         emulator.launch(spec.name, launch)
     return values
@@ -135,7 +137,7 @@ def test_launch_reads_the_projection_output_with_its_own_strides():
     rows h*d apart in [b, s, h*d]: the kernel addresses the buffers the GEMMs use."""
     b, s, h, d = 2, 70, 3, 32
     attributes, inputs, out, y = _gpt2_layout(b, s, h, d)
-    values, *_ = launch_values("attention", "attention", attributes, [], [_view(x) for x in inputs], [_view(y)])
+    values, *_ = launch_values(hip.AttentionOp, attributes, [], [_view(x) for x in inputs], [_view(y)])
     row = 3 * h * d
     assert values["sq"] == values["sk"] == s and values["batch_extents"] == (b, h)
     assert (values["q_batch_strides"], values["q_row_stride"], values["q_col_stride"]) == ((s * row, d), row, 1)

@@ -10,7 +10,8 @@ from xhip.runtime.backends import make_backend
 from xhip.runtime.backends.gpu.driver import DriverUnavailable
 from xhip.dialects.hip import ReluOp
 from xhip.runtime.buffers import POISON_BYTE, MemRef, Owner
-from xhip.runtime.kernels.specs import Operand
+from xhip.kernels.families import facts_for, site_of
+from xhip.kernels.spec_types import Operand
 
 
 def _backend(name: str):
@@ -34,9 +35,10 @@ def test_a_captured_relu_runs_only_when_replayed(name):
     first = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
     backend.upload(x, first)
     facts = Operand.at_launch(dtype, shape, x.strides)
-    backend.prepare(ReluOp, {}, [facts], [facts])
+    relu = backend.load(site_of(facts_for(ReluOp, {}, [facts], [facts])), "test")
+    backend.finish_loading()
     backend.begin_capture()
-    backend.launch("relu", [x], [y], {}, [], "test")
+    relu([x], [y], [])
     graph = backend.end_capture()
     untouched = backend.to_host(y)
     assert (untouched.view(np.uint8) == POISON_BYTE).all()

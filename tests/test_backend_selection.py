@@ -62,7 +62,7 @@ def test_every_backend_implements_the_whole_protocol():
     from xhip.runtime.backends.reference import ReferenceBackend
 
     methods = {name: member for name, member in vars(Backend).items() if callable(member) and not name.startswith("_")}
-    assert {"allocate", "upload", "download", "launch", "sync", "to_host", "check_written"} <= set(methods)
+    assert {"allocate", "upload", "download", "load", "finish_loading", "sync", "to_host", "check_written"} <= set(methods)
     for backend in (ReferenceBackend, GpuBackend):
         for name, declared in methods.items():
             implemented = getattr(backend, name, None)

@@ -13,10 +13,12 @@ import xhip
 from xhip.api import compile_stages
 from xhip.dialects import hip
 from xhip.runtime.check import compare, float64_outputs, onnxruntime_outputs
-from xhip.runtime.kernels import emulate
-from xhip.runtime.kernels.collect import unique
-from xhip.runtime.kernels.render import render, render_unit
-from xhip.runtime.kernels.specs import FusedStep, Operand, specs_for_launch
+from xhip.kernels import emulate
+from xhip.kernels.coverage import unique
+from xhip.kernels.render import render, render_unit
+from xhip.dialects.hip.properties import FusedStep
+from xhip.kernels.families import specs_for_launch
+from xhip.kernels.spec_types import Operand
 from xhip.testing import kernel_specs
 from xhip.testing.models import MODELS, graph_model, value
 from xhip.testing.transformer_stack import transformer_stack_model

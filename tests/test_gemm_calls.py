@@ -5,11 +5,14 @@ call it describes with NumPy and comparing with the matmul itself."""
 from __future__ import annotations
 
 import numpy as np
+
+from xhip.dialects import hip
 import pytest
 
-from xhip.runtime.backends.gpu.kernels import gemm_call
+from xhip.kernels.matmul import gemm_call
 from xhip.runtime.buffers import contiguous_strides
-from xhip.runtime.kernels.launch_args import View, launch_values
+from xhip.kernels.families import launch_values
+from xhip.kernels.family import View
 
 F32 = np.dtype(np.float32)
 
@@ -49,7 +52,7 @@ def test_a_broadcast_weight_becomes_one_gemm_of_all_rows(a_shape, b_shape, b_tra
     a_view = _view(0, a.shape)
     b_view = _view(4 * a.size, b_logical.shape, contiguous_strides(b.shape)[::-1] if b_transposed else None)
     c_view = _view(4 * (a.size + b.size), expected.shape)
-    (values,) = launch_values("matmul", "matmul", {}, [], [a_view, b_view], [c_view])
+    (values,) = launch_values(hip.MatmulOp, {}, [], [a_view, b_view], [c_view])
     call = gemm_call(values, F32)
     assert call is not None
     assert call.batch == (1 if flattened else int(np.prod(a_shape[:-2])))
@@ -60,7 +63,7 @@ def test_a_broadcast_weight_becomes_one_gemm_of_all_rows(a_shape, b_shape, b_tra
 def test_a_strided_batch_of_a_is_not_flattened():
     """A's matrices with a gap between them (a slice of a wider buffer) stay a batched GEMM."""
     a_view = _view(0, (4, 8, 6), (64, 6, 1))  # batch stride 64 > 8 * 6
-    (values,) = launch_values("matmul", "matmul", {}, [], [a_view, _view(4096, (6, 5))], [_view(8192, (4, 8, 5))])
+    (values,) = launch_values(hip.MatmulOp, {}, [], [a_view, _view(4096, (6, 5))], [_view(8192, (4, 8, 5))])
     call = gemm_call(values, F32)
     assert call is not None and call.batch == 4 and call.m == 8
 
@@ -104,7 +107,7 @@ def _transposed_runtime_case(a_shape, b_shape, b_window):
     memory[: a.size], memory[a.size : a.size + buffer.size] = a.ravel(), buffer.ravel()
     b_view = _view(4 * (a.size + first), b_shape, contiguous_strides(buffer.shape))
     c_view = _view(4 * (a.size + buffer.size), expected.shape)
-    (values,) = launch_values("matmul", "matmul", {"trans_b": True}, [], [_view(0, a.shape), b_view], [c_view])
+    (values,) = launch_values(hip.MatmulOp, {"trans_b": True}, [], [_view(0, a.shape), b_view], [c_view])
     return values, memory, expected
 
 

@@ -211,3 +211,27 @@ def test_index_arithmetic_sits_below_the_shape_rules(graph):
     # shapes.py builds on xhip.index; nothing there may reach up to the analyses or the dialects.
     assert _xhip_imports(graph, "xhip.index") <= {"xhip.index", "xhip.index.facts", "xhip.index.host_eval", "xhip.diagnostics"}
     assert {t for t in graph["xhip.shapes"] if not t.startswith("xhip.index")} <= {"xhip.diagnostics"}
+
+
+@pytest.mark.parametrize("package", ["xhip.passes", "xhip.analysis", "xhip.rewrite_rules", "xhip.dialects", "xhip.kernels", "xhip.memory"])
+def test_the_compiler_and_the_kernel_families_never_import_the_runtime(graph, package):
+    """The runtime binds IR and runs it; what it reads (dialects, analyses, kernel families)
+    knows nothing of it, and a pass never needs it (element types come from xhip.dtypes)."""
+    assert not {t for t in _xhip_imports(graph, package) if t.startswith("xhip.runtime")}
+
+
+RUN_TIME_MODULES = [
+    "xhip.runtime.steps", "xhip.runtime.program", "xhip.runtime.signature", "xhip.runtime.replay",
+    "xhip.runtime.backends.base", "xhip.runtime.backends.gpu.backend", "xhip.runtime.backends.gpu.kernels",
+    "xhip.runtime.backends.reference.backend",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("module", RUN_TIME_MODULES)
+def test_what_a_run_executes_reads_no_ir(graph, module):
+    """bind (the final IR), bind_tensor (the stages before it) and contracts (shape rules,
+    proved at bind) read IR; the steps a run executes, the program, the signature and the
+    backends work on the plain values bind handed them: they import no dialect, no analysis
+    and none of those readers."""
+    readers = ("xhip.dialects", "xhip.analysis", "xhip.runtime.bind", "xhip.runtime.contracts")
+    assert not {t for t in graph[module] if t.startswith(readers)}, module

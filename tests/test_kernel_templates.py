@@ -11,14 +11,16 @@ import numpy as np
 import pytest
 
 from xhip.dialects import hip
-from xhip.runtime.kernels.abi import KernelABI, Launch, dims, index, pointer, value
-from xhip.runtime.kernels.cache import CompileCache, default_cache_dir
-from xhip.runtime.kernels import emulate
+from xhip.kernels.abi import KernelABI, Launch, dims, index, pointer, value
+from xhip.kernels.cache import CompileCache, default_cache_dir
+from xhip.kernels import emulate
 from xhip.testing import kernel_specs
-from xhip.runtime.kernels.collect import coverage_specs, unique
-from xhip.runtime.kernels.compilers import CompileError, hipcc, nvcc
-from xhip.runtime.kernels.render import render, render_unit
-from xhip.runtime.kernels.specs import FAMILIES, ChainStep, Operand, elementwise_spec, specs_for_launch
+from xhip.kernels.coverage import coverage_specs, unique
+from xhip.kernels.compilers import CompileError, hipcc, nvcc
+from xhip.kernels.render import render, render_unit
+from xhip.kernels.elementwise import ChainStep, elementwise_spec
+from xhip.kernels.families import FAMILIES, specs_for_launch
+from xhip.kernels.spec_types import Operand
 
 F32 = np.dtype(np.float32)
 COMPILERS = [
@@ -243,7 +245,7 @@ def test_emulated_kernels_match_the_reference_kernels(tmp_path):
 
 def _reference_case(op: str, attributes: dict, inputs: list[np.ndarray], outputs: list[np.ndarray], scalars=()) -> dict:
     """A launch with its reference outputs, from the NumPy reference kernel."""
-    from xhip.runtime.backends.reference.kernels import run_kernel
+    from xhip.kernels.families import run_kernel
 
     run_kernel(op, inputs, outputs, attributes, list(scalars))
     op_class = next(c for c in hip.HIP.operations if c.name == f"hip.{op}")
@@ -318,6 +320,6 @@ def test_fused_chain_renders_one_kernel_of_several_ops():
 
 
 def collect_launch_args():
-    from xhip.runtime.kernels import launch_args
+    from xhip.kernels import families
 
-    return launch_args
+    return families

@@ -9,7 +9,7 @@ import pytest
 
 import xhip
 from xhip.analysis.pool_at_shape import pool_bytes_at
-from xhip.runtime.plan import entry_function
+from xhip.runtime.bind import entry_function
 from xhip.shipped import shipped_pipelines
 from xhip.testing.models import MODELS, SHAPE_VARIANTS, feeds_at
 

@@ -18,7 +18,7 @@ from xhip.context import make_context
 from xhip.diagnostics import XhipError
 from xhip.dialects.hip import GetPoolOp, PlanPoolOp
 from xhip.memory import Buffer, Placement, SizeExpr, check_layout, lower_bound
-from xhip.memory.greedy import plan_at_sizes
+from xhip.memory.greedy import PoolPlanner, plan_at_sizes
 from xhip.passes.pool_allocs import PoolAllocsPass
 from xhip.runtime.executable import Executable
 from xhip.verify import verify_module
@@ -46,6 +46,23 @@ def test_the_plan_is_a_valid_layout_never_below_max_live(listed, alignment):
     placement = Placement({i: SizeExpr.const(o) for i, o in enumerate(offsets)}, SizeExpr.const(total))
     assert check_layout(buffers, placement, {}, alignment) == []
     assert total >= lower_bound(buffers, {}, alignment)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_buffers(), st.lists(st.integers(1, 8), min_size=2, max_size=6), st.sampled_from([1, 256]))
+def test_the_runtime_planner_plans_new_sizes_as_small_as_the_search(listed, scales, alignment):
+    """PoolPlanner (what hip.plan_pool runs) at sizes it has not seen: a valid layout, and a
+    pool of the same bytes as plan_at_sizes' (it reuses a winning order only where that
+    reaches max-live, the floor of every plan)."""
+    intervals = [(first, last) for _, first, last in listed]
+    planner = PoolPlanner(intervals, alignment)
+    for scale in scales:
+        sizes = [size * scale + 17 * (i % 3) for i, (size, _, _) in enumerate(listed)]
+        offsets, total = planner.plan(sizes)
+        buffers = [Buffer(i, size, first, last) for i, (size, (first, last)) in enumerate(zip(sizes, intervals))]
+        placement = Placement({i: SizeExpr.const(o) for i, o in enumerate(offsets)}, SizeExpr.const(total))
+        assert check_layout(buffers, placement, {}, alignment) == []
+        assert total == plan_at_sizes(sizes, intervals, alignment)[1]
 
 
 def test_a_chain_of_layers_plans_at_its_max_live():

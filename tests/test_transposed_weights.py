@@ -19,10 +19,11 @@ from onnx import TensorProto, helper, numpy_helper
 import xhip
 from xhip.dialects import hip
 from xhip.dialects.hip.attributes import CONSTANTS_SIZE_ATTR
-from xhip.runtime.backends.gpu.kernels import gemm_call
+from xhip.kernels.matmul import gemm_call
 from xhip.runtime.check import compare, onnxruntime_outputs
 from xhip.rewrite_rules.transposed_weights import is_last_two_swap
-from xhip.runtime.kernels.launch_args import View, launch_values
+from xhip.kernels.families import launch_values
+from xhip.kernels.family import View
 from xhip.testing.models import graph_model, value
 
 REPO = Path(__file__).resolve().parents[1]
@@ -117,7 +118,7 @@ def test_gpu_launch_reads_b_transposed_through_its_strides():
     x = View(0x1000, f32, (2, 3, HIDDEN), (3 * HIDDEN, HIDDEN, 1))
     w = View(0x8000, f32, (VOCAB, HIDDEN), (HIDDEN, 1))
     out = View(0x20000, f32, (2, 3, VOCAB), (3 * VOCAB, VOCAB, 1))
-    (values,) = launch_values("matmul", "matmul", {"trans_b": True}, (), [x, w], [out])
+    (values,) = launch_values(hip.MatmulOp, {"trans_b": True}, (), [x, w], [out])
     assert (values["m"], values["n"], values["k"]) == (3, VOCAB, HIDDEN)
     assert (values["b_row_stride"], values["b_col_stride"]) == (1, HIDDEN)
     call = gemm_call(values, f32)

@@ -71,8 +71,9 @@ def _venv_with_wheel(tmp_path: Path, wheel: Path) -> Path:
 RENDER_FROM_THE_WHEEL = """
 import numpy as np
 from xhip.dialects import hip
-from xhip.runtime.kernels import render
-from xhip.runtime.kernels.specs import Operand, specs_for_launch
+from xhip.kernels import render
+from xhip.kernels.families import specs_for_launch
+from xhip.kernels.spec_types import Operand
 facts = Operand(np.dtype(np.float32), (None,), True)
 source = render.render(specs_for_launch(hip.ReluOp, {}, [facts], [facts])[0]).source
 print(render.TEMPLATES, "extern-C-kernel" if 'extern "C" __global__' in source else "no-kernel")

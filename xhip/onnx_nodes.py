@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, TypeAttribute
 
 from xhip.dialects.onnx import IntsAttr
-from xhip.runtime.buffers import numpy_dtype
+from xhip.dtypes import numpy_dtype
 
 EVALUATOR_OPSET = 21
 """Every op form the importer produces means the same at this opset (Gelu needs 20)."""

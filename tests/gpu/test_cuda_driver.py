@@ -11,7 +11,8 @@ import ctypes
 import numpy as np
 import pytest
 
-from xhip.runtime.backends.gpu.driver import DriverUnavailable, GemmCall, PackedArgs
+from xhip.kernels.abi import GemmCall
+from xhip.runtime.backends.gpu.driver import DriverUnavailable, PackedArgs
 
 pytestmark = pytest.mark.gpu
 

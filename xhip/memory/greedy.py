@@ -16,7 +16,8 @@ make room for them instead of the other way round), round after round, while tha
 gives orders not tried yet. The smallest pool wins; max-live (the most bytes live
 at one point) is a floor no plan goes below, so the search ends when a plan reaches
 it. Pure Python, no IR, deterministic; `check_layout` and the sanitizer validate
-what it returns.
+what it returns. `PoolPlanner` is the runtime's form: the same plans at new sizes,
+with what does not depend on the sizes worked out once.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def _place_in_order(footprints: Sequence[int], live_with: Sequence[Sequence[int]
 
 def _promotions(
     footprints: Sequence[int], live_with: Sequence[Sequence[int]], order: Sequence[int], plan: Plan
-) -> Iterator[Plan]:
+) -> Iterator[tuple[Plan, list[int]]]:
     """Plans of `order` (whose plan is `plan`) with the buffers that reach the previous
     plan's top moved to the front, round after round, while those orders are new."""
     tried = {tuple(order)}
@@ -91,10 +92,10 @@ def _promotions(
             return
         tried.add(tuple(current))
         plan = _place_in_order(footprints, live_with, current)
-        yield plan
+        yield plan, list(current)
 
 
-def _round_robin(searches: Sequence[Iterator[Plan]]) -> Iterator[Plan]:
+def _round_robin(searches: Sequence[Iterator[tuple[Plan, list[int]]]]) -> Iterator[tuple[Plan, list[int]]]:
     """One plan of each search in turn, so that the search that reaches max-live soonest ends all."""
     running = list(searches)
     while running:
@@ -133,23 +134,112 @@ def plan_at_sizes(sizes: Sequence[int], intervals: Sequence[tuple[int, int]], al
     if not sizes:
         return [], 0
     footprints = [align(size, alignment) for size in sizes]
-    live_with = _live_with(intervals)
     breadths = _breadths(footprints, intervals)
+    return _search(footprints, intervals, _live_with(intervals), breadths)[0]
+
+
+class PoolPlanner:
+    """`plan_at_sizes` for one set of intervals, planned again and again at new sizes (the
+    runtime's `hip.plan_pool`): who is live with whom is worked out once, and the order of
+    the last plans that reached max-live is tried first at new sizes. When it reaches
+    max-live again the plan is as small as any (max-live is the floor), found with one
+    greedy pass instead of the search; otherwise the search runs as `plan_at_sizes` does."""
+
+    REMEMBERED = 2
+    """Winning orders kept (the most recent first)."""
+
+    def __init__(self, intervals: Sequence[tuple[int, int]], alignment: int):
+        self._intervals = list(intervals)
+        self._alignment = alignment
+        self._live_with = _live_with(self._intervals)
+        self._orders: list[tuple[list[int], list[list[int]]]] = []
+        """Winning orders, each with every buffer's live neighbours placed before it."""
+        points = sorted({p for first, last in self._intervals for p in (first, last + 1)})
+        at = {point: k for k, point in enumerate(points)}
+        self._events = [(at[first], at[last + 1]) for first, last in self._intervals]
+        """Per buffer, where its interval starts and ends among the sorted event points."""
+
+    def plan(self, sizes: Sequence[int]) -> Plan:
+        if len(sizes) != len(self._intervals):
+            raise ValueError(f"{len(sizes)} sizes but {len(self._intervals)} intervals")
+        if not sizes:
+            return [], 0
+        footprints = [align(size, self._alignment) for size in sizes]
+        if self._orders:
+            max_live = self._max_live(footprints)
+            for order, earlier in self._orders:
+                plan = _place_after(footprints, order, earlier)
+                if plan[1] <= max_live:
+                    return plan
+        breadths = _breadths(footprints, self._intervals)
+        max_live = max(breadths)
+        plan, order = _search(footprints, self._intervals, self._live_with, breadths)
+        if plan[1] <= max_live:
+            self._orders = [(order, _placed_before(self._live_with, order)), *self._orders][: self.REMEMBERED]
+        return plan
+
+
+    def _max_live(self, footprints: Sequence[int]) -> int:
+        """The most bytes live at one point (what `_breadths` gives as its max), by one sweep
+        over event points whose order the intervals fix."""
+        deltas = [0] * (len(self._events) * 2 + 1)
+        for footprint, (start, end) in zip(footprints, self._events):
+            deltas[start] += footprint
+            deltas[end] -= footprint
+        live = best = 0
+        for delta in deltas:
+            live += delta
+            if live > best:
+                best = live
+        return best
+
+
+def _placed_before(live_with: Sequence[Sequence[int]], order: Sequence[int]) -> list[list[int]]:
+    """Per buffer, its live neighbours that `order` places before it (sizes do not change it)."""
+    position = {index: rank for rank, index in enumerate(order)}
+    return [[other for other in live_with[index] if position[other] < position[index]] for index in range(len(order))]
+
+
+def _place_after(footprints: Sequence[int], order: Sequence[int], earlier: Sequence[Sequence[int]]) -> Plan:
+    """`_place_in_order` with the neighbours each buffer must clear worked out beforehand."""
+    offsets = [0] * len(footprints)
+    total = 0
+    for index in order:
+        footprint = footprints[index]
+        offset = 0
+        for other in sorted(earlier[index], key=offsets.__getitem__):
+            start = offsets[other]
+            if offset + footprint <= start:
+                break
+            end = start + footprints[other]
+            if end > offset:
+                offset = end
+        offsets[index] = offset
+        if offset + footprint > total:
+            total = offset + footprint
+    return offsets, total
+
+
+def _search(
+    footprints: Sequence[int], intervals: Sequence[tuple[int, int]], live_with: Sequence[Sequence[int]], breadths: Sequence[int]
+) -> tuple[Plan, list[int]]:
+    """The best plan of the three orders and their promotions, and its order."""
     max_live = max(breadths)
-    indices = range(len(sizes))
+    indices = range(len(footprints))
     orders = (
         sorted(indices, key=lambda i: (-footprints[i], intervals[i][0], i)),
         sorted(indices, key=lambda i: (-breadths[i], -footprints[i], intervals[i][0], i)),
         sorted(indices, key=lambda i: (intervals[i][0] - intervals[i][1], -footprints[i], i)),
     )
     plans = [_place_in_order(footprints, live_with, order) for order in orders]
-    best = min(plans, key=lambda plan: plan[1])
+    best_index = min(range(len(plans)), key=lambda i: plans[i][1])
+    best, best_order = plans[best_index], list(orders[best_index])
     if best[1] > max_live:
-        rounds = min(PROMOTION_ROUNDS, PROMOTION_WORK // (len(sizes) + sum(map(len, live_with))))
+        rounds = min(PROMOTION_ROUNDS, PROMOTION_WORK // (len(footprints) + sum(map(len, live_with))))
         searches = [_promotions(footprints, live_with, order, plan) for order, plan in zip(orders, plans)]
-        for plan in islice(_round_robin(searches), rounds):
+        for plan, order in islice(_round_robin(searches), rounds):
             if plan[1] < best[1]:
-                best = plan
+                best, best_order = plan, order
                 if best[1] <= max_live:
                     break
-    return best
+    return best, best_order

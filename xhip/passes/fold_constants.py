@@ -5,7 +5,7 @@ computes the same tensor on every call: the Transpose of a tied embedding,
 shape arithmetic on initializers, a Cast of a constant. Run at compile time it
 costs no pool bytes and no launch at run time. Each such op runs once on ONNX's
 own reference evaluator (the evaluator the imported stage runs on,
-xhip.runtime.translate.onnx_ops) and is replaced by an `onnx.Constant` of its
+xhip.runtime.bind_tensor) and is replaced by an `onnx.Constant` of its
 result; constants that only fed folded ops are erased. Ops fold in block order,
 so a chain of constant ops folds in one sweep.
 
@@ -37,7 +37,7 @@ from xdsl.traits import is_side_effect_free
 from xhip.diagnostics import XhipError, op_error
 from xhip.dialects.onnx import ConstantOp, NoValueOp
 from xhip.dialects.onnx.base import NODE_NAME_ATTR, OnnxOp
-from xhip.runtime.buffers import numpy_dtype
+from xhip.dtypes import numpy_dtype
 from xhip.onnx_nodes import dense_array, node_model
 from xhip.rewrite_rules.transposed_weights import read_through
 

@@ -284,7 +284,7 @@ def observed_layout(executable: Executable) -> dict[str, Observed]:
     The final IR keeps one `memref.view` per pooled buffer, in the program order
     hip-pool-allocs recorded them in; empty if the counts disagree (IR edited since)."""
     from xhip.runtime.buffers import MemRef
-    from xhip.runtime.plan import entry_function
+    from xhip.runtime.bind import entry_function
 
     name = entry_function(executable.module).sym_name.data
     records = pool_buffers(executable.module)

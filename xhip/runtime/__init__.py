@@ -1,1 +1,1 @@
-"""Execution of final xhip IR: host plans, backends and the reference kernels of hip ops."""
+"""Execution of xhip IR: the launch program (bind once, run many times), backends, runs."""

@@ -11,65 +11,16 @@ allocations, because pool slots are shared on purpose.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import count
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    Signedness,
-)
-from xdsl.ir import Attribute
-
 from xhip.diagnostics import XhipError
-
-try:
-    from ml_dtypes import bfloat16 as _bfloat16
-except ImportError:  # pragma: no cover
-    _bfloat16 = None
-
-FLOAT_DTYPES = frozenset(
-    (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
-    + ((np.dtype(_bfloat16),) if _bfloat16 is not None else ())
-)
-INT_DTYPES = frozenset(
-    np.dtype(t)
-    for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
-)
-BOOL_DTYPE = np.dtype(np.bool_)
-SUPPORTED_DTYPES = FLOAT_DTYPES | INT_DTYPES | {BOOL_DTYPE}
-"""The element types the runtime runs: what `numpy_dtype` can answer."""
 
 POISON_BYTE = 0xA5
 """Fresh device memory is filled with this, so unwritten elements show up in checks."""
-
-
-def numpy_dtype(element_type: Attribute) -> np.dtype:
-    """The NumPy dtype of an MLIR element type (`index` is int64)."""
-    if isinstance(element_type, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(element_type, IntegerType):
-        width = element_type.width.data
-        if width == 1:
-            return np.dtype(np.bool_)
-        unsigned = element_type.signedness.data == Signedness.UNSIGNED
-        if width in (8, 16, 32, 64):
-            return np.dtype(f"{'u' if unsigned else ''}int{width}")
-    if isinstance(element_type, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(element_type, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(element_type, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(element_type, BFloat16Type) and _bfloat16 is not None:
-        return np.dtype(_bfloat16)
-    raise XhipError(f"element type {element_type} has no runtime representation")
 
 
 _buffer_ids = count(1)
@@ -118,6 +69,12 @@ class DeviceBuffer:
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     """Row-major element strides of `shape`."""
+    return _contiguous_strides(tuple(shape))
+
+
+@functools.lru_cache(maxsize=4096)
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    # Cached: the views of one run share a few shapes, and each run's views are many.
     strides, step = [], 1
     for extent in reversed(shape):
         strides.append(step)
@@ -136,19 +93,45 @@ class Owner:
     id: int = field(default_factory=lambda: next(_owner_ids))
 
 
-@dataclass(frozen=True, eq=False)
 class MemRef:
-    """A strided window (element strides) of `dtype` elements into a DeviceBuffer."""
+    """A strided window (element strides) of `dtype` elements into a DeviceBuffer.
 
-    buffer: DeviceBuffer
-    offset: int
-    """Byte offset of element [0, ..., 0] in the buffer."""
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    dtype: np.dtype
-    owner: Owner
-    base: int = 0
-    """Byte offset of the aligned pointer (what memref.reinterpret_cast offsets count from)."""
+    A plain class with slots, not a dataclass: the host plan makes one per view per run,
+    so its construction is on every launch's path. Treat it as immutable."""
+
+    __slots__ = ("buffer", "offset", "shape", "strides", "dtype", "owner", "base")
+
+    def __init__(
+        self,
+        buffer: DeviceBuffer,
+        offset: int,
+        shape: tuple[int, ...],
+        strides: tuple[int, ...],
+        dtype: np.dtype,
+        owner: Owner,
+        base: int = 0,
+    ):
+        self.buffer = buffer
+        self.offset = offset
+        """Byte offset of element [0, ..., 0] in the buffer."""
+        self.shape = shape
+        self.strides = strides
+        self.dtype = dtype
+        self.owner = owner
+        self.base = base
+        """Byte offset of the aligned pointer (what memref.reinterpret_cast offsets count from)."""
+
+    def __repr__(self) -> str:
+        return f"MemRef({self.buffer.label}+{self.offset}, shape={list(self.shape)}, strides={list(self.strides)}, {self.dtype})"
+
+    @property
+    def address(self) -> int:
+        """The device address of element [0, ..., 0] (what a kernel argument holds)."""
+        return self.buffer.address + self.offset
+
+    def at(self, index: Sequence[int]) -> int:
+        """The device address of element `index` (leading entries; the rest are 0)."""
+        return self.address + sum(i * s for i, s in zip(index, self.strides)) * self.dtype.itemsize
 
     @staticmethod
     def contiguous(buffer: DeviceBuffer, shape: Sequence[int], dtype: np.dtype, owner: Owner, offset: int = 0) -> MemRef:

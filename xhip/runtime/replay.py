@@ -12,7 +12,8 @@ Not every plan can be replayed: one that reads device data on the host (a
 readback: the host's answer, e.g. NonZero's count, could differ next time), one
 with device buffers outside the pools (they go back to the allocator between
 runs), or one with a host-scalar input (its value is used on the host, not read
-by the device) runs its plan every time, and `why_not` says why. A pool or host
+by the device) runs its plan every time, and `why_not` says why (read at bind time:
+`xhip.runtime.bind`). A pool or host
 scratch that grows, or a buffer the session allocates anew, bumps
 `Session.generation` and drops every graph taken before (they name old buffers).
 """
@@ -22,26 +23,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-from xdsl.dialects import func
-from xdsl.ir import SSAValue
-
 from xhip.runtime.buffers import MemRef
-from xhip.runtime.translate.base import RunState
-
-HOST_READS = ("hip.readback_scalar", "hip.readback_dim")
-UNPOOLED = ("hip.alloc",)
-
-
-def why_not_replayable(function: func.FuncOp, scalar_inputs: bool) -> str | None:
-    """Why the function's runs cannot be replayed from a graph; None when they can."""
-    if scalar_inputs:
-        return "an input is a host scalar"
-    for op in function.walk():
-        if op.name in HOST_READS:
-            return f"'{op.name}' reads device data on the host"
-        if op.name in UNPOOLED:
-            return f"'{op.name}' allocates outside the pools"
-    return None
+from xhip.runtime.program import RunState
 
 
 @dataclass
@@ -53,8 +36,9 @@ class Captured:
     """Graph input name -> the device buffer the graph reads it from."""
     produced: list[tuple[object, object]]
     """(output spec, value) in the order the run returns them."""
-    pooled_views: dict[SSAValue, object]
-    """Where the run put each pooled buffer (memory reports read it after a replay too)."""
+    registers: list[object]
+    """The capturing run's final registers: where it put each pooled buffer (memory reports
+    read them after a replay too)."""
     run_symbols: dict[str, int]
     run: RunState
     generation: int

@@ -6,8 +6,9 @@ import numpy as np
 import onnx
 
 from xhip.api import compile_stages
-from xhip.runtime.kernels.collect import module_specs, unique
-from xhip.runtime.kernels.specs import KernelSpec
+from xhip.kernels.coverage import unique
+from xhip.kernels.spec_types import KernelSpec
+from xhip.runtime.bind import module_kernels
 from xhip.testing.models import EXAMPLES, MODELS, TRANSFORMER_EXPORTS
 
 
@@ -19,5 +20,5 @@ def testset_specs() -> list[KernelSpec]:
     specs: list[KernelSpec] = []
     for model in models:
         *_, (_, module, _) = compile_stages(model)
-        specs.extend(module_specs(module))
+        specs.extend(module_kernels(module))
     return unique(specs)

@@ -46,8 +46,11 @@ def _new_driver(name: str) -> Driver:
         raise DriverUnavailable(f"backend '{name}': {_INSTALL_HINT[name]}") from None
 
 
-def make_backend(name: str, deferred: bool = False, sanitize: bool = False) -> Backend:
-    """The backend called `name` (see the module doc)."""
+def make_backend(name: str | Backend, deferred: bool = False, sanitize: bool = False) -> Backend:
+    """The backend called `name` (see the module doc), or `name` itself when it is one
+    already (a GPU backend over a driver of the caller's, e.g. `xhip.testing.null_driver`)."""
+    if not isinstance(name, str):
+        return name
     if name not in BACKENDS:
         raise XhipError(f"unknown backend '{name}'{did_you_mean(name, BACKENDS)}")
     if name == "reference" or (name == "auto" and (deferred or sanitize)):

@@ -1,12 +1,14 @@
 """The backend protocol: what the host plan asks of device execution.
 
-The plan (xhip.runtime.plan and its translators) is typed against `Backend`,
-never against one backend. Buffers are neutral handles (`DeviceBuffer`: a
-device address, a size, a label; host bytes only where the host may touch
-them); views into them are `MemRef`s. Kernels are named by their hip op
-(`relu`, `matmul`, ...) with the op's attributes: the reference backend runs its
-NumPy kernel, a GPU backend the rendered template (or vendor BLAS) for the
-operands' dtypes, ranks and layouts.
+The launch program (xhip.runtime.bind, xhip.runtime.program) is typed against
+`Backend`, never against one backend. Buffers are neutral handles (`DeviceBuffer`:
+a device address, a size, a label; host bytes only where the host may touch
+them); views into them are `MemRef`s. Device work is bound once: at bind time
+each hip compute op's launch site (`xhip.kernels.family.Site`: its kernels, the
+form a launch takes, its argument values, its reference) is `load`ed into a
+`Launcher`, and a run calls the launcher with its operands. The reference
+backend's launcher runs the family's NumPy kernel, a GPU backend's the compiled
+kernels (or vendor BLAS) with arguments packed at fixed offsets.
 
 Ordering follows a GPU stream: `launch` and `copy` queue work; `upload`,
 `download`, `host_load` and `host_store` act for the host and are ordered with
@@ -15,14 +17,22 @@ the queue as their docstrings say; `sync` drains the queue.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
 
+from xhip.kernels.family import Site
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
-from xhip.runtime.kernels.specs import Operand
+
+
+class Launcher(Protocol):
+    """One op's device work, loaded: a run hands it the operands' views and host scalars."""
+
+    def __call__(self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
+        """Queue the op's kernels over these views."""
+        ...
 
 
 class Backend(Protocol):
@@ -65,27 +75,20 @@ class Backend(Protocol):
         """One element, read now (the IR proved it ready, or read it back first)."""
         ...
 
-    def host_store(self, target: MemRef, index: Sequence[int], value: object) -> None:
+    def host_store(self, target: MemRef, index: Sequence[int], value: object, location: str) -> None:
         """One element, written now."""
         ...
 
     # -- device work -----------------------------------------------------------------------
-    def prepare(self, op_class: type, attributes: Mapping[str, object], inputs: Sequence[Operand], outputs: Sequence[Operand]) -> None:
-        """At plan-build time, once per op: the kernels its launches will need, chosen from
-        what the IR fixes of its operands (a GPU backend renders and queues them, and the first
-        launch compiles everything queued as one unit through the compile cache)."""
+    def load(self, site: Site, location: str) -> Launcher:
+        """At bind time, once per op: the launcher of its site. A GPU backend queues the
+        site's kernels; `finish_loading` compiles what the queue misses."""
         ...
 
-    def launch(
-        self,
-        kernel: str,
-        inputs: Sequence[MemRef],
-        outputs: Sequence[MemRef],
-        attributes: Mapping[str, object],
-        scalars: Sequence[int | float],
-        location: str,
-    ) -> None:
-        """Queue the kernel of hip op `kernel` over these views."""
+    def finish_loading(self) -> None:
+        """After the last `load` of a program: compile (through the per-kernel cache) and load
+        every queued kernel. A kernel that does not compile fails with the location of the
+        first op that needs it, and nothing of it stays queued for the next program."""
         ...
 
     def copy(self, source: MemRef, target: MemRef, location: str) -> None:

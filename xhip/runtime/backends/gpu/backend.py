@@ -4,8 +4,8 @@ What it owns: device memory (a caching allocator; pinned, device-mapped host
 memory for host scratch), stream-ordered uploads, copies and kernel launches,
 downloads that wait exactly as the host-visibility strategy in the IR says,
 and the kernel library (templates rendered, compiled through the on-disk
-cache, loaded once). It never looks at IR: the plan hands it memrefs, kernel
-names and attributes, as it does the reference backend.
+cache, loaded once). It never looks at IR: bind hands it launch sites to load,
+and a run hands their launchers memrefs, as it does the reference backend.
 
 Ordering: everything runs on the driver's one stream. A launch returns at
 once; a host load of device memory, a download and a readback wait for the
@@ -15,16 +15,19 @@ stream (a download of host-mapped scratch waits, then reads the host view).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from xhip.diagnostics import XhipError
-from xhip.runtime.backends.gpu.driver import Driver, DriverError
+from xhip.kernels.copy import copy_site
+from xhip.kernels.family import Site
+from xhip.kernels.spec_types import Operand
+from xhip.runtime.backends.base import Launcher
+from xhip.runtime.backends.gpu.driver import Driver
 from xhip.runtime.backends.gpu.memory import DeviceMemory
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
-from xhip.runtime.kernels.specs import Operand
 
 MEMORY_CAP_ENV = "XHIP_MAX_DEVICE_BYTES"
 
@@ -46,7 +49,8 @@ class GpuBackend:
         self.stats = DeviceStats()
         self.memory = DeviceMemory(driver, _device_limit(driver))
         self.kernels = KernelLibrary.for_driver(driver)
-        self._queued = False
+        self.queued = False
+        self._copies: dict[tuple[object, ...], Launcher] = {}
 
     def describe(self) -> str:
         return self.driver.describe()
@@ -56,7 +60,7 @@ class GpuBackend:
     def allocate(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
         if kind == "scratch":
             return self.memory.allocate_host_mapped(nbytes, label, kind)
-        self._queued = True  # the poison fill is stream work
+        self.queued = True  # the poison fill is stream work
         return self.memory.allocate(nbytes, label, kind)
 
     def grow(self, buffer: DeviceBuffer, nbytes: int) -> DeviceBuffer:
@@ -92,7 +96,7 @@ class GpuBackend:
         self._download_bytes(element.view(np.uint8), source.buffer.address + source.element_offset(index))
         return element[0].item()
 
-    def host_store(self, target: MemRef, index: Sequence[int], value: object) -> None:
+    def host_store(self, target: MemRef, index: Sequence[int], value: object, location: str) -> None:
         if target.buffer.host is not None:
             target.array()[tuple(index)] = value
             return
@@ -138,34 +142,21 @@ class GpuBackend:
 
     def _download_bytes(self, out: np.ndarray, address: int, counted: bool = True) -> None:
         """A stream-ordered copy to the host (it waits for all queued work)."""
-        if counted and self._queued:
+        if counted and self.queued:
             self.stats.syncs += 1
         self.driver.download(out, address)
-        self._queued = False
+        self.queued = False
         self.kernels.status.check()
 
     # -- device work ---------------------------------------------------------------------
 
-    def launch(
-        self,
-        kernel: str,
-        inputs: Sequence[MemRef],
-        outputs: Sequence[MemRef],
-        attributes: Mapping[str, object],
-        scalars: Sequence[int | float],
-        location: str,
-    ) -> None:
-        compiled = self.kernels.compiled_units
-        try:
-            launched = self.kernels.launch(kernel, inputs, outputs, attributes, scalars, location)
-        except DriverError as err:
-            raise XhipError(err.message, location) from None
-        self.stats.kernel_launches += launched
-        self.stats.kernel_compiles += self.kernels.compiled_units - compiled
-        self._queued = True
+    def load(self, site: Site, location: str) -> Launcher:
+        return self.kernels.launcher(site, location, self)
 
-    def prepare(self, op_class: type, attributes: Mapping[str, object], inputs: Sequence[Operand], outputs: Sequence[Operand]) -> None:
-        self.kernels.prepare_op(op_class, attributes, inputs, outputs)
+    def finish_loading(self) -> None:
+        compiled = self.kernels.compiled_units
+        self.kernels.load_queued()
+        self.stats.kernel_compiles += self.kernels.compiled_units - compiled
 
     def record_event(self) -> object:
         return self.driver.record_event()
@@ -176,7 +167,7 @@ class GpuBackend:
 
     def begin_capture(self) -> None:
         # Module loads and allocations are not stream work: do them before capturing.
-        self.kernels.load_pending()
+        self.kernels.load_queued()
         self.driver.begin_capture()
 
     def end_capture(self) -> object:
@@ -184,22 +175,33 @@ class GpuBackend:
 
     def replay(self, graph: object) -> None:
         self.driver.replay(graph)
-        self._queued = True
+        self.queued = True
 
     def copy(self, source: MemRef, target: MemRef, location: str) -> None:
         self.stats.device_copies += 1
-        self._queued = True
+        self.queued = True
         if source.is_dense and target.is_dense and source.shape == target.shape:
-            self.driver.copy(target.buffer.address + target.offset, source.buffer.address + source.offset, source.nbytes_spanned)
+            self.driver.copy(target.address, source.address, source.nbytes_spanned)
             return
-        self.launch("copy", [source], [target], {}, [], location)
+        self._strided_copy(source, target, location)([source], [target], [])
+
+    def _strided_copy(self, source: MemRef, target: MemRef, location: str) -> Launcher:
+        """The copy kernel between two views of these layouts (loaded once per layout)."""
+        facts = [Operand.at_launch(v.dtype, v.shape, v.strides) for v in (source, target)]
+        key = (source.dtype, target.dtype, len(source.shape), facts[0].contiguous, facts[1].contiguous)
+        launcher = self._copies.get(key)
+        if launcher is None:
+            unknown = [Operand(f.dtype, (None,) * len(f.shape), f.contiguous) for f in facts]
+            launcher = self._copies[key] = self.load(copy_site(*unknown), location)
+            self.finish_loading()
+        return launcher
 
     def sync(self) -> None:
-        if not self._queued:
+        if not self.queued:
             return
         self.stats.syncs += 1
         self.driver.synchronize()
-        self._queued = False
+        self.queued = False
         self.kernels.status.check()
 
     @staticmethod

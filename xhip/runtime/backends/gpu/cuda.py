@@ -17,7 +17,8 @@ import numpy as np
 from cuda.bindings import driver as cu
 from cuda.bindings import nvrtc
 
-from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, GemmCall, PackedArgs
+from xhip.kernels.abi import GemmCall
+from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs
 
 WORKSPACE_BYTES = 32 << 20
 """cuBLAS workspace, set once so that no BLAS call allocates (graph capture forbids it)."""
@@ -118,7 +119,11 @@ class CudaDriver:
         return self._ok(cu.cuModuleLoadData(image), "cuModuleLoadData")
 
     def function(self, module: object, name: str) -> object:
-        return self._ok(cu.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
+        function = self._ok(cu.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction")
+        # CUDA loads a module's functions lazily, at their first launch: an attribute query
+        # loads this one now (at bind time), not in the first run that launches it.
+        self._ok(cu.cuFuncGetAttribute(cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function), "cuFuncGetAttribute")
+        return function
 
     def launch(self, function: object, grid: tuple[int, int, int], block: tuple[int, int, int], shared_bytes: int, args: PackedArgs) -> None:
         self._ok(cu.cuLaunchKernel(function, *grid, *block, shared_bytes, self._stream, args.address, 0), "cuLaunchKernel")
@@ -209,6 +214,9 @@ class CudaDriver:
             self._workspace = self.malloc(WORKSPACE_BYTES)
             cublas.set_workspace(self._blas_handle, self._workspace, WORKSPACE_BYTES)
         return self._blas
+
+    def load_blas(self) -> None:
+        self._cublas()
 
     def gemm(self, call: GemmCall) -> bool:
         kind = np.dtype(call.dtype)

@@ -12,13 +12,14 @@ vendor's error string; the backend adds the IR location of the op it served.
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from xhip.diagnostics import XhipError
+from xhip.kernels.abi import ArgValue, GemmCall, KernelABI
 
 
 class DriverError(XhipError):
@@ -60,37 +61,21 @@ class PackedArgs:
             pointers[i] = base + offset
         return PackedArgs(storage, pointers)
 
+    @staticmethod
+    def for_abi(abi: KernelABI) -> tuple[PackedArgs, Callable[[Mapping[str, ArgValue]], None]]:
+        """A kernel's argument buffer, allocated once, and the function that writes a
+        launch's values into it (the launch APIs copy the arguments when called, so one
+        buffer serves every launch of the kernel)."""
+        storage = ctypes.create_string_buffer(max(abi.packed_size, 1))
+        base = ctypes.addressof(storage)
+        pointers = (ctypes.c_void_p * max(len(abi.params), 1))()
+        for i, offset in enumerate(abi.param_offsets):
+            pointers[i] = base + offset
+        return PackedArgs(storage, pointers), abi.writer(storage)
+
     @property
     def address(self) -> int:
         return ctypes.addressof(self.pointers)
-
-
-@dataclass(frozen=True)
-class GemmCall:
-    """One strided-batched GEMM in row-major terms: C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b].
-
-    `lda`/`ldb`/`ldc` are row strides (elements) of the row-major matrices; a batch
-    stride of 0 broadcasts that operand. The driver maps it onto its column-major BLAS.
-    """
-
-    m: int
-    n: int
-    k: int
-    a: int
-    lda: int
-    stride_a: int
-    trans_a: bool
-    b: int
-    ldb: int
-    stride_b: int
-    trans_b: bool
-    c: int
-    ldc: int
-    stride_c: int
-    batch: int
-    dtype: np.dtype
-    alpha: float = 1.0
-    beta: float = 0.0
 
 
 class Driver(Protocol):
@@ -175,6 +160,11 @@ class Driver(Protocol):
     # -- BLAS ------------------------------------------------------------------------------
     def gemm(self, call: GemmCall) -> bool:
         """Queue `call` on the vendor BLAS; False when BLAS cannot take its dtype."""
+        ...
+
+    def load_blas(self) -> None:
+        """Create the BLAS handle (and its workspace) now: at bind time, once a program has a
+        BLAS launch, so that no run pays for it (it takes a few hundred milliseconds)."""
         ...
 
     def memory_info(self) -> tuple[int, int]:

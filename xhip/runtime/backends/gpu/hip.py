@@ -15,7 +15,8 @@ import numpy as np
 
 from hip import hip, hiprtc
 
-from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, GemmCall, PackedArgs
+from xhip.kernels.abi import GemmCall
+from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs
 
 
 
@@ -206,6 +207,9 @@ class HipDriver:
     def _check_blas(hipblas: Any, status: Any, call: str) -> None:
         if status != hipblas.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS:
             raise DriverError(f"{call} failed: {status}")
+
+    def load_blas(self) -> None:
+        self._hipblas()
 
     def gemm(self, call: GemmCall) -> bool:
         kind = np.dtype(call.dtype)

@@ -1,33 +1,37 @@
-"""The GPU kernel library: which kernels run an op, compiled once, launched from values.
+"""The GPU kernel library: launch sites loaded once into launchers, kernels compiled once.
 
-Specs, rendering, the argument ABI and the launch values come from
-`xhip.runtime.kernels` (shared with CI's offline compiles); this module adds
-what needs a device: runtime compilation through the driver (NVRTC, hiprtc)
-behind the on-disk compile cache, module loading, and the choice of vendor BLAS
-for a float matmul whose operands it can express (else the tiled template).
-All pending kernels compile together, as one translation unit per batch.
+A site (`xhip.kernels.family.Site`) names its kernels; `KernelLibrary.launcher` queues
+those not loaded yet and returns a `GpuLauncher` whose kernels get their function handles
+when the queue is compiled (`load_queued`, at the end of a program's bind). A launch then
+computes the family's argument values, writes them into each kernel's argument buffer
+(allocated once, written at fixed offsets by a generated writer) and calls the driver; a
+float matmul whose operands BLAS can express goes to the vendor BLAS instead.
+
+Compiling goes through the per-kernel compile cache: each kernel is keyed by its own
+source, the misses of one queue compile as one unit, and a unit that fails is compiled
+kernel by kernel so that the error names the kernel (and the op) that fails and every
+other kernel is compiled and kept. Nothing of a failed queue stays queued: the next
+program compiles only what it needs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
 from xhip.diagnostics import XhipError
-from xhip.dialects import hip
-from xhip.runtime.backends.gpu.driver import Driver, GemmCall, PackedArgs
+from xhip.kernels.abi import KernelABI
+from xhip.kernels.cache import CompileCache, cache_key
+from xhip.kernels.family import Site
+from xhip.kernels.matmul import gemm_call
+from xhip.kernels.render import render, render_unit
+from xhip.kernels.spec_types import KernelSpec
+from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs
+from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import MemRef
-from xhip.runtime.kernels.cache import CompileCache
-from xhip.runtime.kernels.launch_args import View, Values, launch_values
-from xhip.runtime.kernels.render import render_unit
-from xhip.runtime.kernels.specs import KernelSpec, Operand, specs_for_launch
-
-OP_CLASSES = {op.name.removeprefix("hip."): op for op in hip.HIP.operations}
-"""hip op classes by kernel name (the name the plan launches them by)."""
-
-BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 @dataclass(frozen=True)
@@ -48,8 +52,79 @@ class RuntimeCompiler:
         return self.driver.compile(source, "xhip_kernels")
 
 
-def view_of(memref: MemRef) -> View:
-    return View(memref.buffer.address + memref.offset, memref.dtype, memref.shape, memref.strides)
+class LoadedKernel:
+    """One kernel of a launcher: its function (once compiled), grid rule and arguments."""
+
+    __slots__ = ("spec", "abi", "grid", "function", "block", "args", "write", "status")
+
+    def __init__(self, spec: KernelSpec):
+        self.spec = spec
+        self.abi: KernelABI = spec.abi
+        self.grid = spec.abi.grid_rule
+        self.function: object = None
+        self.block = spec.abi.block_shape()
+        self.args, self.write = PackedArgs.for_abi(spec.abi)
+        self.status = spec.abi.reports_status
+
+
+class GpuLauncher:
+    """A site's launches on one driver: values, packed arguments, the driver's launch."""
+
+    __slots__ = ("_driver", "_stream", "_forms", "_form", "_values", "_blas", "_dtype", "_status", "_location")
+
+    def __init__(self, library: KernelLibrary, site: Site, location: str, stream: StreamState):
+        self._driver = library.driver
+        self._stream = stream
+        kernels = {spec.name: library.kernel(spec) for spec in site.kernels}
+        self._forms = tuple(tuple(kernels[spec.name] for spec in form) for form in site.forms)
+        self._form = site.form
+        self._values = site.values
+        self._blas = site.blas
+        if site.blas:
+            library.driver.load_blas()
+        self._dtype = site.facts.outputs[0].dtype if site.facts.outputs else None
+        self._status = library.status.word_for(location) if any(k.status for k in kernels.values()) else 0
+        self._location = location
+
+    def __call__(self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
+        stream = self._stream
+        stream.queued = True
+        all_values = self._values(inputs, outputs, scalars)
+        if self._blas:
+            call = gemm_call(all_values[0], self._dtype)  # type: ignore[arg-type]
+            if call is not None and self._driver.gemm(call):
+                stream.stats.kernel_launches += 1
+                return
+        form = self._forms[self._form(inputs, outputs)] if self._form is not None else self._forms[0]
+        launched = 0
+        try:
+            for kernel, values in zip(form, all_values):
+                grid = kernel.grid(values)
+                if 0 in grid:
+                    continue
+                if kernel.status:
+                    values["status"] = self._status
+                kernel.write(values)
+                self._driver.launch(kernel.function, grid, kernel.block, 0, kernel.args)
+                launched += 1
+        except DriverError as err:
+            raise XhipError(err.message, self._location) from None
+        stream.stats.kernel_launches += launched
+
+
+class StreamState(Protocol):
+    """What a launcher tells its backend: that work is queued, and how many launches."""
+
+    queued: bool
+    stats: DeviceStats
+
+
+@dataclass
+class _Queued:
+    spec: KernelSpec
+    location: str
+    """The first op that needs the kernel (what a compile error names)."""
+    kernels: list[LoadedKernel] = field(default_factory=list)
 
 
 class KernelLibrary:
@@ -67,91 +142,99 @@ class KernelLibrary:
         return library
 
     def __init__(self, driver: Driver, cache: CompileCache | None = None):
-        self._driver = driver
+        self.driver = driver
         self._compiler = RuntimeCompiler(driver)
         self._cache = cache if cache is not None else CompileCache()
         self._functions: dict[str, object] = {}
-        self._pending: dict[str, KernelSpec] = {}
-        self._chosen: dict[tuple[object, ...], list[KernelSpec]] = {}
+        self._queue: dict[str, _Queued] = {}
+        self._location = ""
         self.compiled_units = 0
-        self.cached_units = 0
+        self.cached_kernels = 0
         self.status = StatusWords(driver)
 
     @property
     def target(self) -> str:
-        return "cuda" if self._driver.name == "cuda" else "hip"
+        return "cuda" if self.driver.name == "cuda" else "hip"
 
-    def prepare(self, specs: Sequence[KernelSpec]) -> None:
-        """Queue specs for the next compile (one translation unit for all of them)."""
-        for spec in specs:
-            if spec.name not in self._functions:
-                self._pending[spec.name] = spec
+    def launcher(self, site: Site, location: str, stream: StreamState) -> GpuLauncher:
+        self._location = location
+        return GpuLauncher(self, site, location, stream)
 
-    def prepare_op(self, op_class: type, attributes: Mapping[str, object], ins: Sequence[Operand], outs: Sequence[Operand]) -> None:
-        """Queue the kernels the IR's operand facts choose for an op, and the variants a
-        launch picks when its unknown extents match (no run-time broadcast)."""
-        if getattr(op_class, "TEMPLATE", None) is None:
-            return
-        for assume_equal in (False, True):
-            self.prepare(specs_for_launch(op_class, attributes, ins, outs, assume_equal=assume_equal))
+    def kernel(self, spec: KernelSpec) -> LoadedKernel:
+        """A kernel for one launcher: its function now if loaded, else once the queue is."""
+        loaded = LoadedKernel(spec)
+        function = self._functions.get(spec.name)
+        if function is not None:
+            loaded.function = function
+        else:
+            self._queue.setdefault(spec.name, _Queued(spec, self._location)).kernels.append(loaded)
+        return loaded
 
     def function(self, spec: KernelSpec) -> object:
+        """The loaded function of one kernel, compiled now if needed."""
         if spec.name not in self._functions:
-            self.prepare([spec])
-            self.load_pending()
+            self.kernel(spec)
+            self.load_queued()
         return self._functions[spec.name]
 
-    def load_pending(self) -> None:
-        """Compile (through the cache) and load every queued kernel, as one unit."""
-        if not self._pending:
+    def load_queued(self) -> None:
+        """Compile (through the per-kernel cache) and load every queued kernel. The queue is
+        empty afterwards, whether it compiled or not."""
+        queue, self._queue = self._queue, {}
+        if not queue:
             return
-        source = render_unit(self._pending.values(), self.target)  # type: ignore[arg-type]
-        image, hit = self._cache.compile(source, self._compiler)
-        self.cached_units += hit
-        self.compiled_units += not hit
-        module = self._driver.load_module(image)
-        for name in self._pending:
-            self._functions[name] = self._driver.function(module, name)
-        self._pending.clear()
+        keys = {name: self._key(entry.spec) for name, entry in queue.items()}
+        hits: dict[bytes, list[str]] = {}  # several kernels of one cached unit load one module
+        missing = []
+        for name, key in keys.items():
+            image = self._cache.kernel_image(key)
+            if image is None:
+                missing.append(name)
+            else:
+                hits.setdefault(image, []).append(name)
+                self.cached_kernels += 1
+        for image, names in hits.items():
+            self._load(image, names, queue)
+        if missing:
+            self._compile([queue[name] for name in missing], keys, queue)
 
-    def launch(
-        self,
-        kernel: str,
-        inputs: Sequence[MemRef],
-        outputs: Sequence[MemRef],
-        attributes: Mapping[str, object],
-        scalars: Sequence[int | float],
-        location: str,
-    ) -> int:
-        """Queue the kernels of one op; the number of launches it took."""
-        op_class = OP_CLASSES[kernel]
-        template = op_class.TEMPLATE  # type: ignore[attr-defined]
-        ins, outs = [view_of(m) for m in inputs], [view_of(m) for m in outputs]
-        all_values = launch_values(template, kernel, attributes, scalars, ins, outs)
-        if template == "matmul" and len(ins) == 2 and outs[0].dtype in BLAS_DTYPES:
-            call = gemm_call(all_values[0], outs[0].dtype)
-            if call is not None and self._driver.gemm(call):
-                return 1
-        launched = 0
-        for spec, values in zip(self._specs(op_class, attributes, ins, outs), all_values, strict=True):
-            grid = spec.abi.grid(values)
-            if 0 in grid:
-                continue
-            if spec.abi.reports_status:
-                values = {**values, "status": self.status.word_for(location)}
-            args = PackedArgs.from_buffer(spec.abi.pack(values), spec.abi.param_offsets)
-            self._driver.launch(self.function(spec), grid, spec.abi.block_shape(), 0, args)
-            launched += 1
-        return launched
+    def _key(self, spec: KernelSpec) -> str:
+        return cache_key(render(spec).source_for(self.target), self._compiler.target, self._compiler.version)
 
-    def _specs(self, op_class: type, attributes: Mapping[str, object], ins: Sequence[View], outs: Sequence[View]) -> list[KernelSpec]:
-        """The kernels of one launch, chosen once per op class, attributes and operand facts."""
-        facts = tuple(Operand.at_launch(v.dtype, v.shape, v.strides) for v in (*ins, *outs))
-        key = (op_class, tuple(sorted(attributes.items())), len(ins), facts)
-        specs = self._chosen.get(key)
-        if specs is None:
-            specs = self._chosen[key] = specs_for_launch(op_class, attributes, facts[: len(ins)], facts[len(ins) :])
-        return specs
+    def _compile(self, entries: list[_Queued], keys: Mapping[str, str], queue: Mapping[str, _Queued]) -> None:
+        """One unit for all of `entries`; after a failure, one unit per kernel, so that every
+        kernel that compiles is kept and the error names the first that does not."""
+        try:
+            self._compile_unit(entries, keys, queue)
+            return
+        except DriverError as err:
+            if len(entries) == 1:
+                raise XhipError(f"{err.message} (kernel {entries[0].spec.name})", entries[0].location) from None
+        failures: list[tuple[_Queued, DriverError]] = []
+        for entry in entries:
+            try:
+                self._compile_unit([entry], keys, queue)
+            except DriverError as err:
+                failures.append((entry, err))
+        if failures:
+            entry, err = failures[0]
+            others = f" (and {len(failures) - 1} more kernels)" if len(failures) > 1 else ""
+            raise XhipError(f"{err.message} (kernel {entry.spec.name}){others}", entry.location)
+
+    def _compile_unit(self, entries: list[_Queued], keys: Mapping[str, str], queue: Mapping[str, _Queued]) -> None:
+        source = render_unit([entry.spec for entry in entries], self.target)
+        image = self._compiler.compile(source)
+        self.compiled_units += 1
+        names = [entry.spec.name for entry in entries]
+        self._cache.put_kernels([keys[name] for name in names], image)
+        self._load(image, names, queue)
+
+    def _load(self, image: bytes, names: list[str], queue: Mapping[str, _Queued]) -> None:
+        module = self.driver.load_module(image)
+        for name in names:
+            function = self._functions[name] = self.driver.function(module, name)
+            for kernel in queue[name].kernels:
+                kernel.function = function
 
 
 class StatusWords:
@@ -179,7 +262,6 @@ class StatusWords:
         """After a synchronization: raise for the first site that reported, then re-arm."""
         if not self.armed:
             return
-        self.armed = False
         words = np.empty(2 * min(len(self._sites), self.SLOTS), np.int64)  # slots wrap past SLOTS sites
         self._driver.download(words.view(np.uint8), self._address)
         for location, slot in self._sites.items():
@@ -189,65 +271,3 @@ class StatusWords:
 
 
 _LIBRARIES: dict[int, KernelLibrary] = {}
-
-
-def _matrix_layout(row: int, col: int) -> tuple[int, bool] | None:
-    """(leading dimension, transposed) of a matrix with these element strides, for BLAS."""
-    if col == 1:
-        return row, False
-    if row == 1:
-        return col, True
-    return None
-
-
-def _batch_stride(strides: Sequence[int], extents: Sequence[int]) -> int | None:
-    """The one stride that walks the flattened batch, or None if the batch dims do not nest."""
-    live = [(s, e) for s, e in zip(strides, extents) if e != 1]
-    if not live:
-        return 0
-    if all(s == 0 for s, _ in live):
-        return 0
-    step = live[-1][0]
-    expected = step
-    for stride, extent in reversed(live):
-        if stride != expected:
-            return None
-        expected = stride * extent
-    return step
-
-
-def gemm_call(values: Values, dtype: np.dtype) -> GemmCall | None:
-    """The strided-batched GEMM of a matmul's launch values, or None when BLAS cannot express it."""
-    batch = tuple(int(e) for e in values["batch_extents"])  # type: ignore[union-attr]
-    a = _matrix_layout(int(values["a_row_stride"]), int(values["a_col_stride"]))  # type: ignore[arg-type]
-    b = _matrix_layout(int(values["b_row_stride"]), int(values["b_col_stride"]))  # type: ignore[arg-type]
-    c_row, c_col = int(values["c_row_stride"]), int(values["c_col_stride"])  # type: ignore[arg-type]
-    m, n, k = (int(values[x]) for x in ("m", "n", "k"))  # type: ignore[arg-type]
-    if a is None or b is None or c_col not in (1, 0) or min(m, n, k) < 1:
-        return None
-    strides = [_batch_stride(values[f"{x}_batch_strides"], batch) for x in "abc"]  # type: ignore[arg-type]
-    if any(s is None for s in strides):
-        return None
-    lda, trans_a = a
-    ldb, trans_b = b
-    ldc = c_row if m > 1 else n
-    # A stride of 0 on a unit dim (a vector operand) is any valid leading dimension.
-    lda = lda or (m if trans_a else k)
-    ldb = ldb or (k if trans_b else n)
-    # BLAS reads each matrix column-major with these leading dimensions: they must not overlap rows.
-    if lda < (m if trans_a else k) or ldb < (k if trans_b else n) or ldc < n:
-        return None
-    batch_count = int(np.prod(batch, dtype=np.int64)) if batch else 1
-    if batch_count > 1 and strides[1] == 0 and not trans_a and strides[0] == m * lda and strides[2] == m * ldc:
-        # B broadcast over a batch of A whose matrices follow each other row after row (a
-        # weight applied to [batch, seq, k] activations): one GEMM of batch * m rows, which
-        # BLAS tiles far better than `batch` GEMMs of m rows.
-        m, batch_count, strides = m * batch_count, 1, [0, 0, 0]
-    return GemmCall(
-        m=m, n=n, k=k,
-        a=int(values["a"]), lda=max(lda, 1), stride_a=strides[0], trans_a=trans_a,  # type: ignore[arg-type]
-        b=int(values["b"]), ldb=max(ldb, 1), stride_b=strides[1], trans_b=trans_b,  # type: ignore[arg-type]
-        c=int(values["c"]), ldc=max(ldc, 1), stride_c=strides[2],  # type: ignore[arg-type]
-        batch=batch_count,
-        dtype=np.dtype(dtype), alpha=float(values["alpha"]),  # type: ignore[arg-type]
-    )  # fmt: skip

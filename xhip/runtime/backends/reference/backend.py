@@ -18,14 +18,17 @@ timing deterministic:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
 from xhip.diagnostics import XhipError
-from xhip.runtime.backends.reference.kernels import run_kernel
+from xhip.kernels.family import Site
+from xhip.kernels.families import kernel_of
+from xhip.kernels.reference import KernelCall
+from xhip.runtime.backends.base import Launcher
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
 
@@ -75,7 +78,9 @@ class ReferenceBackend:
     # -- memory --------------------------------------------------------------------------
 
     def allocate(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
+        start = time.perf_counter()
         buffer = DeviceBuffer.in_host_memory(max(int(nbytes), 0), label, kind)
+        self.stats.device_seconds += time.perf_counter() - start
         if self.sanitize:
             self._shadows[buffer.id] = _Shadow(np.zeros(buffer.nbytes, np.int64))
         return buffer
@@ -137,27 +142,29 @@ class ReferenceBackend:
 
     # -- device work ---------------------------------------------------------------------
 
-    def launch(
-        self,
-        kernel: str,
-        inputs: Sequence[MemRef],
-        outputs: Sequence[MemRef],
-        attributes: Mapping[str, object],
-        scalars: Sequence[int | float],
-        location: str,
-    ) -> None:
-        self.stats.kernel_launches += 1
+    def load(self, site: Site, location: str) -> Launcher:
+        """A launcher that runs the family's NumPy kernel (on a stream's terms when deferred)."""
+        kernel, props = kernel_of(site.facts.op_class, location), site.facts.props
+        stats = self.stats
 
-        def run() -> None:
-            self._check_reads(inputs, location)
-            run_kernel(kernel, [m.array() for m in inputs], [m.array() for m in outputs], attributes, scalars, location=location)
-            for out in outputs:
-                self._record_write(out)
+        def launch(inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
+            stats.kernel_launches += 1
 
-        self._submit(run, list(inputs), list(outputs), location)
+            def run() -> None:
+                self._check_reads(inputs, location)
+                arrays_in, arrays_out = [m.array() for m in inputs], [m.array() for m in outputs]
+                start = time.perf_counter()
+                kernel(KernelCall(kernel.name, arrays_in, arrays_out, props, scalars, location))
+                stats.device_seconds += time.perf_counter() - start
+                for out in outputs:
+                    self._record_write(out)
 
-    def prepare(self, op_class: type, attributes: Mapping[str, object], inputs: Sequence[object], outputs: Sequence[object]) -> None:
-        """NumPy kernels need no preparation."""
+            self._submit(run, list(inputs), list(outputs), location)
+
+        return launch
+
+    def finish_loading(self) -> None:
+        """NumPy kernels need no compiling."""
 
     def record_event(self) -> object:
         """The time at which all work queued so far is done (it runs the queue)."""
@@ -172,7 +179,9 @@ class ReferenceBackend:
 
         def run() -> None:
             self._check_reads([source], location)
+            start = time.perf_counter()
             target.array()[...] = source.array()
+            self.stats.device_seconds += time.perf_counter() - start
             self._record_write(target)
 
         self._submit(run, [source], [target], location)

@@ -20,7 +20,7 @@ from typing import Literal
 
 import jinja2
 
-from xhip.runtime.kernels.specs import KernelSpec, pairs, render_chain_expr
+from xhip.kernels.spec_types import KernelSpec, pairs, render_chain_expr
 from xhip.shipped import shipped_folder
 
 TEMPLATES = shipped_folder("templates")

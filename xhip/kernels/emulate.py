@@ -17,9 +17,9 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from xhip.runtime.kernels.abi import ArgValue, KernelABI, Launch
+from xhip.kernels.abi import ArgValue, KernelABI, Launch
 
-EMULATION_HEADER = Path(__file__).resolve().parents[3] / "templates" / "host_emulation.h"
+EMULATION_HEADER = Path(__file__).resolve().parents[2] / "templates" / "host_emulation.h"
 
 
 def available() -> bool:

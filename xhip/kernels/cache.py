@@ -1,7 +1,15 @@
 """The on-disk compile cache: code objects keyed by source hash, target and compiler.
 
     cache = CompileCache()                       # $XHIP_CACHE_DIR, else the user cache dir
-    blob, hit = cache.compile(source, compiler)  # compiles only on a miss
+    blob, hit = cache.compile(source, compiler)  # a whole unit (CI's offline compiles)
+    image = cache.kernel_image(key)              # the code object holding one kernel
+    cache.put_kernels(keys, image)               # a unit compiled for these kernels
+
+The runtime keys each kernel by its own source (`cache_key`), whatever batch it was
+compiled in: a kernel compiled once, by any model in any process, is a hit for every
+later one. A unit's code object is stored once under its own digest (`units/`), and
+each kernel it holds names that digest (`kernels/`); a unit whose bytes do not match
+its digest is a miss, never a module to load.
 
 The directory is `$XHIP_CACHE_DIR` when set, else `$XDG_CACHE_HOME/xhip`, else
 `~/.cache/xhip`. An entry is written to a temporary file in the same directory and
@@ -63,8 +71,29 @@ class CompileCache:
             return None
 
     def put(self, key: str, blob: bytes) -> Path:
+        return self._write(self.path(key), blob)
+
+    def kernel_image(self, key: str) -> bytes | None:
+        """The code object of the unit that holds the kernel `key` names, if intact."""
+        try:
+            digest = (self.directory / "kernels" / key[:2] / key).read_text().strip()
+            image = (self.directory / "units" / f"{digest}.bin").read_bytes()
+        except (FileNotFoundError, UnicodeDecodeError):
+            return None
+        if hashlib.sha256(image).hexdigest() != digest:
+            return None
+        return image
+
+    def put_kernels(self, keys: list[str], image: bytes) -> None:
+        """Stores a unit's code object, and an entry naming it for each kernel it holds."""
+        digest = hashlib.sha256(image).hexdigest()
+        self._write(self.directory / "units" / f"{digest}.bin", image)
+        for key in keys:
+            self._write(self.directory / "kernels" / key[:2] / key, digest.encode())
+
+    def _write(self, target: Path, blob: bytes) -> Path:
         """Writes atomically: a temporary file beside the entry, then a rename."""
-        target = self.path(key)
+        key = target.name
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{key[:8]}.", suffix=".tmp")
         try:

@@ -1,4 +1,5 @@
-"""The argument ABI of a rendered kernel, written once per specialization.
+"""The argument ABI of a launch: a rendered kernel's, written once per specialization, or
+a vendor BLAS GEMM's (`GemmCall`).
 
 A `KernelABI` is the ordered parameter list of one `extern "C" __global__` kernel plus how
 it is launched. The templates render the C parameter list from it (`signature()`), and a
@@ -13,9 +14,12 @@ import ctypes
 import functools
 import math
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
+
+import numpy as np
 
 ArgValue = int | float | Sequence[int]
 
@@ -175,6 +179,26 @@ class KernelABI:
             flat.extend(_flatten(param, values[param.name]))
         return struct.pack(self._format, *flat)
 
+    def writer(self, storage: ctypes.Array) -> Callable[[Mapping[str, ArgValue]], None]:  # type: ignore[type-arg]
+        """A function writing a launch's values into `storage` (laid out like `pack`'s
+        buffer): one `struct.pack_into` of one generated argument list, so that a launch
+        costs no per-parameter Python work. It checks less than `pack` (a wrong number of
+        dims entries still fails, in struct, by the count)."""
+        parts = []
+        for param in self.params:
+            if param.kind is ParamKind.DIMS:
+                parts.append(f"*v[{param.name!r}]" if param.count else "0")
+            else:
+                parts.append(f"v[{param.name!r}]")
+        code = f"def write(v):\n    pack_into(storage, 0, {', '.join(parts)})\n"
+        namespace: dict[str, object] = {"pack_into": struct.Struct(self._format).pack_into, "storage": storage}
+        exec(compile(code, f"<argument writer of {self.name}>", "exec"), namespace)  # noqa: S102 -- parameter names only
+        return namespace["write"]  # type: ignore[return-value]
+
+    @functools.cached_property
+    def packed_size(self) -> int:
+        return struct.calcsize(self._format)
+
     def argument_pointers(self, packed: bytes) -> tuple[ctypes.Array, ctypes.Array]:
         """A `void*[]` with one pointer per parameter into a copy of `packed` (what
         `kernelParams` takes); keep the second array alive as long as the first."""
@@ -185,20 +209,33 @@ class KernelABI:
 
     def grid(self, values: Mapping[str, ArgValue]) -> tuple[int, int, int]:
         """Blocks per grid dimension; (0, 0, 0) when there is nothing to do."""
-        match self.launch:
-            case Launch.SINGLE_BLOCK:
-                return (1, 1, 1)
-            case Launch.TILES:
-                batch = math.prod(values.get("batch_extents", ()) or (1,))  # type: ignore[arg-type]
-                m, n = int(values["m"]), int(values["n"])  # type: ignore[arg-type]
-                if 0 in (m, n, batch):
-                    return (0, 0, 0)
-                return (math.ceil(n / TILE), math.ceil(m / TILE), batch)
-        count = int(values[self.count])  # type: ignore[arg-type]
-        blocks = math.ceil(count / (self.per_thread if self.launch is Launch.ELEMENTS else 1))
-        if self.launch is Launch.ELEMENTS:
-            blocks = math.ceil(blocks / self.block)
-        return (min(blocks, MAX_BLOCKS), 1, 1) if blocks else (0, 0, 0)
+        return self.grid_rule(values)
+
+    @functools.cached_property
+    def grid_rule(self) -> Callable[[Mapping[str, ArgValue]], tuple[int, int, int]]:
+        """`grid` with its launch kind decided once (what a launch calls)."""
+        if self.launch in (Launch.ELEMENTS, Launch.ROWS):
+            count_name = self.count
+            per_block = self.per_thread * self.block if self.launch is Launch.ELEMENTS else 1
+
+            def blocks(values: Mapping[str, ArgValue]) -> tuple[int, int, int]:
+                count = int(values[count_name])  # type: ignore[call-overload]
+                # ceil(ceil(count / per_thread) / block) is ceil(count / (per_thread * block)).
+                needed = -(-count // per_block)
+                return (min(needed, MAX_BLOCKS), 1, 1) if needed > 0 else (0, 0, 0)
+
+            return blocks
+        return self._grid_of_kind
+
+    def _grid_of_kind(self, values: Mapping[str, ArgValue]) -> tuple[int, int, int]:
+        """SINGLE_BLOCK and TILES."""
+        if self.launch is Launch.SINGLE_BLOCK:
+            return (1, 1, 1)
+        batch = math.prod(values.get("batch_extents", ()) or (1,))  # type: ignore[arg-type]
+        m, n = int(values["m"]), int(values["n"])  # type: ignore[arg-type]
+        if 0 in (m, n, batch):
+            return (0, 0, 0)
+        return (math.ceil(n / TILE), math.ceil(m / TILE), batch)
 
     def block_shape(self) -> tuple[int, int, int]:
         return (TILE, TILE, 1) if self.launch is Launch.TILES else (self.block, 1, 1)
@@ -215,3 +252,30 @@ def _flatten(param: Param, value: ArgValue) -> list[int | float]:
     if param.kind is ParamKind.VALUE and param.ctype == "bool":
         return [bool(value)]
     return [int(value)]  # type: ignore[arg-type]
+
+
+class GemmCall(NamedTuple):
+    """One strided-batched GEMM in row-major terms: C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b].
+
+    `lda`/`ldb`/`ldc` are row strides (elements) of the row-major matrices; a batch
+    stride of 0 broadcasts that operand. The driver maps it onto its column-major BLAS.
+    """
+
+    m: int
+    n: int
+    k: int
+    a: int
+    lda: int
+    stride_a: int
+    trans_a: bool
+    b: int
+    ldb: int
+    stride_b: int
+    trans_b: bool
+    c: int
+    ldc: int
+    stride_c: int
+    batch: int
+    dtype: np.dtype
+    alpha: float = 1.0
+    beta: float = 0.0

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from xhip.runtime.kernels.render import Target
+from xhip.kernels.render import Target
 
 
 class CompileError(Exception):

@@ -1,5 +1,5 @@
 """The vocabulary of kernel specializations, shared by the spec builders
-(xhip/runtime/kernels/specs.py, attention_specs.py): element types, operand facts, the
+(the family modules of xhip/kernels): element types, operand facts, the
 `KernelSpec` itself and the naming and header rules every builder follows."""
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from xhip.runtime.kernels.abi import KernelABI
-from xhip.runtime.buffers import BOOL_DTYPE, FLOAT_DTYPES
+from xhip.dtypes import BOOL_DTYPE, FLOAT_DTYPES
+from xhip.kernels.abi import KernelABI, Param, dims, index, pointer
 
 OpClass = Any
 """A hip op class (xhip/dialects/hip/compute.py), read for its facts: `name`, `TEMPLATE`,
 `C_EXPR`, `REDUCE_*`, `MAY_ALIAS_INPUT`, `SHAPE_RULE`. Loosely typed: no IR import here."""
 
 Attributes = Mapping[str, Any]
-"""An op's properties as plain Python values (xhip.runtime.kernels.collect.kernel_attributes)."""
+"""An op's properties as plain Python values (xhip.dialects.hip.properties.Props)."""
 
 # ---- element types ------------------------------------------------------------------
 
@@ -122,3 +122,22 @@ def pairs(axes: int | Sequence[int], entries: Sequence[int] | None = None) -> tu
 
 def kernel_name(*parts: object) -> str:
     return "xhip_" + "_".join(str(p) for p in parts if p != "")
+
+
+def row_params(picked: str, folded: str, picked_rank: int, folded_rank: int, length: str, c: CType, *, y_folded: bool) -> list[Param]:
+    """The ABI head shared by row and reduction kernels: the `picked` dims choose a row
+    (one per block), the `folded` dims (`length` elements) make it; x strides for both,
+    y strides for both (rows) or only for the picked dims (reductions)."""
+    params = [
+        index("rows"), dims(f"{picked}_extents", picked_rank), dims(f"{folded}_extents", folded_rank), index(length),
+        pointer("x", c.c), dims(f"x_{picked}_strides", picked_rank), dims(f"x_{folded}_strides", folded_rank),
+        pointer("y", c.c, const=False), dims(f"y_{picked}_strides", picked_rank),
+    ]  # fmt: skip
+    return params + [dims(f"y_{folded}_strides", folded_rank)] if y_folded else params
+
+
+def render_chain_expr(expr: str, args: Sequence[str]) -> str:
+    """`expr` with `{a}`, `{b}`, `{c}` replaced by the C variables `args`."""
+    for letter, arg in zip("abc", args):
+        expr = expr.replace(f"{{{letter}}}", arg)
+    return expr

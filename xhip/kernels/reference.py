@@ -1,28 +1,31 @@
-"""The kernel registry, the call record every kernel receives, and shared dtype helpers.
+"""NumPy reference kernels: the registry (by hip op class), the call record every kernel
+receives, and shared dtype helpers. Each family module registers its ops' kernels next to
+their specializations (`xhip.kernels.rows`, ...); `xhip.kernels.families` imports them all.
 
 A kernel knows nothing of IR: it gets NumPy arrays (outputs possibly strided views into
-a byte buffer), plain Python attribute values and host scalars, and writes every element
-of its outputs in place. Operand shapes and dtypes are authoritative, so kernels check
-that what they compute fits them and fail with an `XhipError` naming the op otherwise.
+a byte buffer), the op's properties (every one, with the dialect's defaults) and host
+scalars, and writes every element of its outputs in place. Operand shapes and dtypes are
+authoritative, so kernels check that what they compute fits them and fail with an
+`XhipError` naming the op otherwise.
+
+Lookups by op (`kernel_of`, `run_kernel`) are in `xhip.kernels.families`, which imports
+every family and so every registration.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TypeVar
 
 import numpy as np
 
-from xhip.diagnostics import XhipError, did_you_mean
-from xhip.runtime.buffers import BOOL_DTYPE, FLOAT_DTYPES, INT_DTYPES, SUPPORTED_DTYPES
+from xhip.diagnostics import XhipError
+from xhip.dialects import hip
+from xhip.dialects.hip.properties import Props
+from xhip.dtypes import BOOL_DTYPE, FLOAT_DTYPES, INT_DTYPES, SUPPORTED_DTYPES
 
 __all__ = ["BOOL_DTYPE", "FLOAT_DTYPES", "INT_DTYPES", "SUPPORTED_DTYPES"]
-
-T = TypeVar("T")
-
-
 
 class Elements(Enum):
     """Which dtypes an operand accepts (the NumPy side of the dialect's ElementKind)."""
@@ -62,6 +65,20 @@ def lowest(dtype: np.dtype) -> int | float:
     return -np.inf
 
 
+def compute_operands(call: KernelCall, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """`arrays` (all of the output's dtype) in the compute dtype: linear algebra,
+    normalization and reductions compute in it and round once into the output."""
+    dtype = compute_dtype(call.out.dtype)
+    for i, array in enumerate(arrays):
+        call.require_dtype(array, call.out.dtype, f"operand #{i}")
+    return [array.astype(dtype, copy=False) for array in arrays]
+
+
+def compute_scalar(call: KernelCall, value: float) -> np.generic:
+    """A float property as a scalar of the compute dtype, so it does not widen the math."""
+    return compute_dtype(call.out.dtype).type(value)
+
+
 def truncating_divide(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
     """Integer division rounding toward zero (C, and onnxruntime), not NumPy's floor."""
     quotient = np.floor_divide(a, b)
@@ -85,7 +102,8 @@ class KernelCall:
     name: str
     inputs: Sequence[np.ndarray]
     outputs: Sequence[np.ndarray]
-    attributes: Mapping[str, object]
+    props: Props
+    """Every property of the op, with the dialect's defaults."""
     scalars: Sequence[int | float]
     location: str | None = None
 
@@ -96,13 +114,9 @@ class KernelCall:
     def error(self, message: str) -> XhipError:
         return XhipError(f"'hip.{self.name}' kernel: {message}", self.location)
 
-    def attr(self, key: str, default: T) -> T:
-        """Attribute `key`, or the dialect's default when the caller left it out."""
-        return self.attributes.get(key, default)  # type: ignore[return-value]
-
-    def axis(self, rank: int, key: str = "axis", default: int = 0) -> int:
-        """Attribute `key` as an axis in [0, rank); ONNX negative axes count from the end."""
-        return self.normalize_axis(int(self.attr(key, default)), rank)
+    def axis(self, rank: int, key: str = "axis") -> int:
+        """Property `key` as an axis in [0, rank); ONNX negative axes count from the end."""
+        return self.normalize_axis(int(self.props[key]), rank)
 
     def normalize_axis(self, axis: int, rank: int) -> int:
         if not -rank <= axis < rank:
@@ -179,47 +193,27 @@ class Kernel:
             self.compute(call)
 
 
-KERNELS: dict[str, Kernel] = {}
-"""Every reference kernel by hip op name without the `hip.` prefix."""
+KERNELS: dict[type, Kernel] = {}
+"""Every reference kernel by its hip op class."""
+
+OP_CLASSES: dict[str, type] = {op.name.removeprefix("hip."): op for op in hip.HIP.operations}
+"""hip op classes by name without the `hip.` prefix (the spelling `run_kernel` takes)."""
 
 
 def register(
-    *names: str,
+    *op_classes: type,
     inputs: Arity = (1, 1),
     outputs: Arity = (1, 1),
     scalars: Arity = (0, 0),
     elements: Elements = Elements.ANY,
 ) -> Callable[[Compute], Compute]:
-    """Decorator: registers the compute function under each of `names`."""
+    """Decorator: registers the compute function as the kernel of each of `op_classes`."""
 
     def add(compute: Compute) -> Compute:
-        for name in names:
-            assert name not in KERNELS, f"kernel {name} registered twice"
-            KERNELS[name] = Kernel(name, compute, inputs, outputs, scalars, elements)
+        for op_class in op_classes:
+            assert op_class not in KERNELS, f"kernel of {op_class.name} registered twice"  # type: ignore[attr-defined]
+            name = op_class.name.removeprefix("hip.")  # type: ignore[attr-defined]
+            KERNELS[op_class] = Kernel(name, compute, inputs, outputs, scalars, elements)
         return compute
 
     return add
-
-
-def supported_ops() -> frozenset[str]:
-    """Names (without `hip.`) of the ops that have a reference kernel."""
-    return frozenset(KERNELS)
-
-
-def run_kernel(
-    name: str,
-    inputs: Sequence[np.ndarray],
-    outputs: Sequence[np.ndarray],
-    attributes: Mapping[str, object],
-    scalars: Sequence[int | float],
-    *,
-    location: str | None = None,
-) -> None:
-    """Runs the reference kernel of `hip.<name>`, writing into `outputs` in place.
-
-    `location` (the op's, when the caller has one) prefixes every error."""
-    kernel = KERNELS.get(name)
-    if kernel is None:
-        hint = did_you_mean(name, KERNELS)
-        raise XhipError(f"no reference kernel for 'hip.{name}'{hint}", location)
-    kernel(KernelCall(name, inputs, outputs, attributes, scalars, location))

@@ -1,87 +1,22 @@
-"""The kernel specializations a final-IR module uses, read from its hip ops.
-
-Operand facts come from the memref types alone: `?` extents and strided layouts are
-unknown, so the specs chosen are correct for every launch. `assume_equal` adds the
-specs a launch picks when its unknown extents match the output's (no broadcast at run
-time), which is the common case.
-"""
+"""The kernel specializations CI compiles beyond what the test set uses: one per
+elementwise op class (so every C_EXPR compiles), half-float forms, and the family forms
+the test set does not reach (`benchmarks/compile_templates.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseArrayBase,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    MemRefType,
-    ModuleOp,
-    NoneAttr,
-    StringAttr,
-    TensorType,
-)
-from xdsl.ir import Attribute, Operation, SSAValue
+import numpy as np
 
 from xhip.dialects import hip
-from xhip.runtime.buffers import numpy_dtype
-from xhip.runtime.kernels.specs import FusedStep, KernelSpec, Operand, specs_for_launch
-
-
-SEGMENT_SIZES = "operandSegmentSizes"
-
-
-def python_value(attr: Attribute) -> object:
-    """An attribute as the plain Python value kernels take."""
-    if isinstance(attr, IntegerAttr):
-        value = attr.value.data
-        if isinstance(attr.type, IntegerType) and attr.type.width.data == 1:
-            return bool(value)
-        return value
-    if isinstance(attr, FloatAttr):
-        return float(attr.value.data)
-    if isinstance(attr, StringAttr):
-        return attr.data
-    if isinstance(attr, DenseArrayBase):
-        return tuple(attr.get_values())
-    if isinstance(attr, hip.StepAttr):
-        properties = tuple(sorted((name, python_value(v)) for name, v in attr.properties.data.items()))
-        return FusedStep(attr.op.data, tuple(attr.arg_names), numpy_dtype(attr.result), properties)
-    if isinstance(attr, ArrayAttr):
-        return tuple(python_value(a) for a in attr.data)
-    return attr
-
-
-def kernel_attributes(op: Operation) -> dict[str, object]:
-    return {name: python_value(value) for name, value in op.properties.items() if name != SEGMENT_SIZES}
-
-
-def operand_facts(value: SSAValue) -> Operand:
-    """What the IR fixes of one operand: dtype, static extents, identity layout."""
-    kind: Attribute = value.type
-    assert isinstance(kind, MemRefType | TensorType)
-    shape = tuple(None if d < 0 else d for d in kind.get_shape())
-    contiguous = isinstance(kind, TensorType) or isinstance(kind.layout, NoneAttr)
-    return Operand(numpy_dtype(kind.element_type), shape, contiguous)
-
-
-def specs_for_op(op: Operation, *, assume_equal: bool = False) -> list[KernelSpec]:
-    assert isinstance(op, hip.DPSOp)
-    ins = [operand_facts(v) for v in op.inputs]
-    outs = [operand_facts(v) for v in op.outputs]
-    return specs_for_launch(type(op), kernel_attributes(op), ins, outs, assume_equal=assume_equal)
-
-
-def module_specs(module: ModuleOp, *, assume_equal: bool = True) -> Iterator[KernelSpec]:
-    """Every spec of every hip compute op (and, with `assume_equal`, the equal-extent
-    variants of elementwise ones), in IR order; repeats included."""
-    for op in module.walk():
-        if isinstance(op, hip.DPSOp):
-            yield from specs_for_op(op)
-            if assume_equal:
-                yield from specs_for_op(op, assume_equal=True)
+from xhip.dialects.hip.properties import FusedStep
+from xhip.kernels.attention import attention_spec
+from xhip.kernels.copy import copy_spec
+from xhip.kernels.families import specs_for_launch
+from xhip.kernels.gather import gather_spec
+from xhip.kernels.matmul import matmul_spec
+from xhip.kernels.spec_types import CTYPES, KernelSpec, Operand
 
 
 def unique(specs: Iterable[KernelSpec]) -> list[KernelSpec]:
@@ -99,12 +34,6 @@ def coverage_specs() -> list[KernelSpec]:
     """One spec per elementwise op class (so every C_EXPR compiles), half-float forms,
     and the family forms the test set does not reach (reductions, gather_elements,
     fill, integer matmul, exclusive reverse cumsum, trilu, attention)."""
-    import numpy as np
-
-    from xhip.runtime.kernels.attention_specs import attention_spec
-    from xhip.runtime.kernels.spec_types import CTYPES
-    from xhip.runtime.kernels.specs import copy_spec, gather_spec, matmul_spec
-
     f32, f16, i32, i64, b1 = (np.dtype(t) for t in ("float32", "float16", "int32", "int64", "bool"))
     specs: list[KernelSpec] = []
     for op_class in hip.HIP.operations:
@@ -140,8 +69,6 @@ def coverage_specs() -> list[KernelSpec]:
 
 
 def _elementwise_cover(op_class: Any, dtype: Any) -> list[KernelSpec]:
-    import numpy as np
-
     low, high = op_class.INPUTS
     arity = 3 if high is None else low
     result = {"BOOL": np.dtype("bool")}.get(getattr(getattr(op_class, "RESULT", None), "name", ""), dtype)
@@ -158,8 +85,6 @@ def _elementwise_cover(op_class: Any, dtype: Any) -> list[KernelSpec]:
 def _fused_cover(dtype: Any) -> list[KernelSpec]:
     """A fused chain through a predicate and a cast: intermediates of three element types
     (`dtype`, i1, i64) converted as stored, one operand broadcast from a scalar."""
-    import numpy as np
-
     b1, i64 = np.dtype("bool"), np.dtype("int64")
     steps = (
         FusedStep("hip.mul", ("in0", "in1"), dtype),

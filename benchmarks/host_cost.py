@@ -1,0 +1,250 @@
+"""Host microseconds per launch: what a run costs the host, at repeated and at new input shapes.
+
+    python benchmarks/host_cost.py [--json benchmarks/results/host_cost.json] [--gpt2 GPT2.onnx]
+                                   [--backends reference null cuda] [--samples 12]
+
+Models: every model of the test set (xhip/testing/models.py) and a GPT-2-width model:
+GPT-2 124M (12 layers, width 768) from transformers' GPT2Config with random weights,
+exported with torch.onnx (dynamo, opset 18, dynamic batch and seq): `--gpt2 PATH`, or
+exported here when torch and transformers are importable (else that row is skipped).
+
+Backends (graphs off: every run executes its launch program):
+- reference: the NumPy backend. What it spends on a device's work (`DeviceStats.device_seconds`:
+  its NumPy kernels, device copies, the poison fill of fresh memory) is subtracted; the rest of
+  the run's wall time is host work.
+- null: the GPU backend over `xhip.testing.null_driver` (every driver call returns at
+  once): the cuda backend's whole host path, kernels chosen, arguments packed, pools
+  planned, without a device.
+- cuda (on an NVIDIA GPU): the run's wall time, the device work asynchronous (at these
+  shapes the host is what a run waits for; the closing sync is in the time).
+
+Inputs are device arrays (`Executable.to_device`) and outputs stay on the device
+(`run(on_device=True)`) on every backend, as gpu_bench measures: moving a model's
+inputs and outputs is the bus's work, not the launch program's.
+
+Columns, per model and backend: launches per run; `new` = host us per launch of a run at
+an input shape the executable has never run (after a first run at the largest shape, so
+pools are allocated: a new shape plans its pools but does not grow them), median over
+`--samples` shapes; `repeated` = the same at one shape run again and again; then the
+share of the host time each stage took, from a further pass over new shapes (those past
+the first `--samples`, where the model has more) with every step timed: `launch`
+(hip compute ops: shape contracts, argument values, packing, the driver or NumPy call),
+`views` (memref view ops), `pools` (hip.get_pool, hip.plan_pool: the run-time planner
+at new sizes), `arith` (host index arithmetic), and `run` (signature checks, inputs,
+outputs: the executable's own work around the program). The JSON keeps every sample.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import xhip  # noqa: E402
+from xhip.diagnostics import XhipError  # noqa: E402
+from xhip.runtime.backends.gpu.backend import GpuBackend  # noqa: E402
+from xhip.runtime.program import Program  # noqa: E402
+from xhip.testing.models import MODELS, SHAPE_VARIANTS, feeds_at  # noqa: E402
+from xhip.testing.null_driver import NullDriver  # noqa: E402
+
+GPT2_SHAPES = [(b, s) for b in (1, 2, 3, 4) for s in (7, 13, 19, 26, 33, 41, 50, 63)]
+"""Never-seen (batch, seq) for the GPT-2-width model; the first run is at the largest."""
+
+STAGES = ("launch", "views", "pools", "arith", "run")
+
+
+def _stage(name: str) -> str:
+    if name in ("hip.get_pool", "hip.plan_pool", "hip.get_host_scratch", "hip.alloc_output", "hip.alloc"):
+        return "pools"
+    if name.startswith("hip.") and not name.startswith("hip.readback"):
+        return "launch"
+    if name.startswith("memref."):
+        return "views"
+    return "arith"
+
+
+class StageClock:
+    """Times each step of a program by its stage, less what the backend spent on device
+    work inside it (installed on one Program)."""
+
+    def __init__(self, program: Program, stats):
+        self.seconds: dict[str, float] = defaultdict(float)
+        stages = [_stage(name) for name in program.names]
+        steps = program.steps
+        clock = self
+
+        def timed(step, stage):
+            def run(regs):
+                start, device = time.perf_counter(), stats.device_seconds
+                step(regs)
+                clock.seconds[stage] += time.perf_counter() - start - (stats.device_seconds - device)
+
+            return run
+
+        program.steps = [timed(step, stage) for step, stage in zip(steps, stages)]
+        self._plain = steps
+        self.program = program
+
+    def remove(self) -> None:
+        self.program.steps = self._plain
+
+
+def _backend(name: str):
+    if name == "null":
+        return GpuBackend(NullDriver())
+    return name
+
+
+def _run_once(exe, feeds) -> tuple[float, float]:
+    """(wall seconds, device seconds) of one run."""
+    stats = exe.backend.stats
+    device_before = stats.device_seconds
+    start = time.perf_counter()
+    exe.run(feeds, on_device=True)
+    exe.backend.sync()
+    return time.perf_counter() - start, stats.device_seconds - device_before
+
+
+def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
+    """Host us per launch at new shapes (each of feeds_list[1:] run once, after a first run
+    at feeds_list[0]) and at a repeated shape (feeds_list[0]); then the stages' shares, from
+    a second pass over the shapes with each step timed (the timers are not in the figures)."""
+    exe = xhip.compile(model, backend=_backend(backend), graphs=False)
+    if backend == "null" and any(name.startswith("hip.readback") for name in exe.bound.program.names):
+        return {"skipped": "reads device data on the host (a readback): the null driver has none to read"}
+    feeds_list = [{k: exe.to_device(v, k) for k, v in feeds.items()} for feeds in feeds_list]
+    _run_once(exe, feeds_list[0])
+    launches = max(exe.report.kernel_launches, 1)
+    new_shapes = feeds_list[1 : samples + 1]
+    new = []
+    for feeds in new_shapes:
+        wall, device = _run_once(exe, feeds)
+        new.append((wall - device) / launches * 1e6)
+    repeated = []
+    for _ in range(samples):
+        wall, device = _run_once(exe, feeds_list[0])
+        repeated.append((wall - device) / launches * 1e6)
+    clock = StageClock(exe.bound.program, exe.backend.stats)
+    stage_seconds: dict[str, float] = defaultdict(float)
+    for feeds in feeds_list[samples + 1 : 2 * samples + 1] or new_shapes:
+        clock.seconds.clear()
+        wall, device = _run_once(exe, feeds)
+        program_host = sum(clock.seconds.values())
+        for stage, seconds in clock.seconds.items():
+            stage_seconds[stage] += seconds
+        # Whatever the timed steps did not take: the executable's own work (and device work
+        # outside the program: output copies).
+        stage_seconds["run"] += max(wall - device - program_host, 0.0)
+    clock.remove()
+    total = sum(stage_seconds.values()) or 1.0
+    return {
+        "launches": exe.report.kernel_launches,
+        "new_us_per_launch": statistics.median(new) if new else None,
+        "repeated_us_per_launch": statistics.median(repeated),
+        "stages": {stage: stage_seconds.get(stage, 0.0) / total for stage in STAGES},
+        "new_samples": new,
+        "repeated_samples": repeated,
+    }
+
+
+def _testset_cases() -> list[tuple[str, object, list[dict]]]:
+    cases = []
+    for name in MODELS:
+        shapes = SHAPE_VARIANTS[name]
+        largest = max(shapes, key=lambda s: sum(np.prod(v) for v in s.values()))
+        ordered = [largest] + [s for s in shapes if s is not largest]
+        model = None
+        feeds_list = []
+        for shape in ordered:
+            model, feeds = feeds_at(name, shape, np.random.default_rng(0))
+            feeds_list.append(feeds)
+        cases.append((name, model, feeds_list))
+    return cases
+
+
+def _gpt2_model(path: Path | None) -> Path | None:
+    if path is not None:
+        return path
+    try:
+        import torch
+        import transformers  # noqa: F401
+    except ImportError:
+        return None
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+
+    from gpu_bench import export_gpt2
+
+    _, _, exported = export_gpt2(torch, 12, Path(tempfile.mkdtemp(prefix="xhip-host-cost-")))
+    return exported
+
+
+def _gpt2_case(path: Path) -> tuple[str, object, list[dict]]:
+    import onnx
+
+    rng = np.random.default_rng(0)
+    shapes = sorted(GPT2_SHAPES, key=lambda s: -s[0] * s[1])
+    feeds_list = [{"input_ids": rng.integers(0, 50257, shape).astype(np.int64)} for shape in shapes]
+    return "gpt2-124m", onnx.load(path), feeds_list
+
+
+def print_table(rows: list[dict]) -> None:
+    print(f"{'model':<22} {'backend':<10} {'launches':>8} {'new us/launch':>14} {'repeated':>9}  " + " ".join(f"{s:>6}" for s in STAGES))
+    for row in rows:
+        if "error" in row or "skipped" in row:
+            print(f"{row['model']:<22} {row['backend']:<10} {'error: ' + row['error'] if 'error' in row else row['skipped']}")
+            continue
+        new = "-" if row["new_us_per_launch"] is None else f"{row['new_us_per_launch']:.1f}"
+        stages = " ".join(f"{row['stages'][s] * 100:>5.0f}%" for s in STAGES)
+        print(f"{row['model']:<22} {row['backend']:<10} {row['launches']:>8} {new:>14} {row['repeated_us_per_launch']:>9.1f}  {stages}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", type=Path, help="write every row (samples included) to this file")
+    ap.add_argument("--gpt2", type=Path, help="an export of GPT-2 124M (input_ids -> logits); default: export it here")
+    ap.add_argument("--backends", nargs="+", default=["reference", "null"], choices=["reference", "null", "cuda"])
+    ap.add_argument("--samples", type=int, default=12, help="new shapes (and repeats) per row (default 12)")
+    ap.add_argument("--models", nargs="+", help="only these rows (test-set model names, gpt2-124m)")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("XHIP_CACHE_DIR", tempfile.mkdtemp(prefix="xhip-host-cost-cache-"))
+
+    cases = _testset_cases()
+    if args.models is None or "gpt2-124m" in args.models:
+        gpt2 = _gpt2_model(args.gpt2)
+        if gpt2 is None:
+            print("host_cost: no --gpt2 export and no torch/transformers to export one: the GPT-2 row is skipped")
+        else:
+            cases.append(_gpt2_case(gpt2))
+    if args.models:
+        cases = [case for case in cases if case[0] in args.models]
+    rows = []
+    for name, model, feeds_list in cases:
+        for backend in args.backends:
+            row = {"model": name, "backend": backend}
+            try:
+                row.update(measure(model, feeds_list, backend, args.samples))
+            except XhipError as err:  # a model a backend cannot run (the message says why)
+                row["error"] = str(err)
+            rows.append(row)
+            if args.json:
+                args.json.parent.mkdir(parents=True, exist_ok=True)
+                args.json.write_text(json.dumps({"rows": rows, "complete": False}, indent=1) + "\n")
+    print_table(rows)
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "complete": True}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""The launch program on the GPU backend's host path, without a GPU (xhip.testing.null_driver):
+bind once, kernels compiled and cached one by one, a kernel that fails to compile fails
+only the model that needs it, and the host path runs every model of the test set."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from xhip.api import compile_stages
+from xhip.diagnostics import XhipError
+from xhip.kernels.cache import CompileCache
+from tests.helpers import parse_verified
+from xhip.runtime.backends.gpu.backend import GpuBackend
+from xhip.runtime.backends.gpu.driver import DriverError
+from xhip.runtime.backends.gpu.kernels import KernelLibrary
+from xhip.runtime.executable import Executable
+from xhip.testing.models import MODELS, SHAPE_VARIANTS, feeds_at
+from xhip.testing.null_driver import NullDriver
+
+
+class HeaderlessCompiler(NullDriver):
+    """A runtime compiler that cannot open cuda_fp16.h (NVRTC without an include path, as
+    the cuda driver once called it): every half-precision kernel fails, the rest compile."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.units: list[str] = []
+
+    def compile(self, source: str, name: str) -> bytes:
+        if "#define XHIP_NEEDS_FP16" in source:
+            raise DriverError(f'NVRTC could not compile \'{name}\': could not open source file "cuda_fp16.h"')
+        self.units.append(source)
+        return source.encode()
+
+
+def _backend(driver: NullDriver, cache_dir) -> GpuBackend:
+    backend = GpuBackend(driver)
+    backend.kernels = KernelLibrary(driver, CompileCache(cache_dir))  # this test's own cache
+    return backend
+
+
+def _elementwise_model(element: int) -> onnx.ModelProto:
+    x = helper.make_tensor_value_info("x", element, ["n", 8])
+    y = helper.make_tensor_value_info("y", element, ["n", 8])
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Mul", ["r", "x"], ["y"], name="node_mul")]
+    return helper.make_model(helper.make_graph(nodes, "g", [x], [y]), opset_imports=[helper.make_opsetid("", 18)])
+
+
+def _module(model: onnx.ModelProto):
+    *_, (_, module, constants) = compile_stages(model)
+    return module, constants
+
+
+def test_a_kernel_that_fails_to_compile_fails_only_the_model_that_needs_it(tmp_path):
+    driver = HeaderlessCompiler()
+    backend = _backend(driver, tmp_path)
+    half, half_constants = _module(_elementwise_model(TensorProto.FLOAT16))
+    with pytest.raises(XhipError) as failure:
+        Executable(half, backend, constants=half_constants)
+    message = str(failure.value)
+    assert "cuda_fp16.h" in message and "(kernel xhip_ew_" in message
+    assert message.count("\n") == 0 and ": error: " in message  # one located line
+    # The next model compiles only its own kernels, and runs.
+    single, constants = _module(_elementwise_model(TensorProto.FLOAT))
+    before = len(driver.units)
+    executable = Executable(single, backend, constants=constants)
+    assert len(driver.units) == before + 1 and "#define XHIP_NEEDS_FP16" not in driver.units[-1]
+    outputs = executable.run({"x": np.ones((3, 8), np.float32)})
+    assert outputs["y"].shape == (3, 8)
+    assert executable.report.kernel_launches == driver.launches > 0
+
+
+def test_kernels_are_cached_one_by_one_whatever_batch_compiled_them(tmp_path):
+    """Model B after model A compiles only B's own kernels; a fresh process (a new library
+    over the same cache folder) with B compiles nothing at all."""
+    first = NullDriver()
+    counted = []
+    first.compile = lambda source, name: counted.append(source) or source.encode()  # type: ignore[method-assign]
+    a, a_constants = _module(MODELS["attention"](np.random.default_rng(0))[0])
+    b, b_constants = _module(_elementwise_model(TensorProto.FLOAT))
+    backend = _backend(first, tmp_path)
+    assert Executable(a, backend, constants=a_constants).report.kernel_compiles == 1
+    assert Executable(b, backend, constants=b_constants).report.kernel_compiles == 1
+    fresh = _backend(NullDriver(), tmp_path)
+    assert Executable(b, fresh, constants=b_constants).report.kernel_compiles == 0
+    assert Executable(a, fresh, constants=a_constants).report.kernel_compiles == 0
+    assert fresh.kernels.cached_kernels > 0
+
+
+def test_a_damaged_cache_entry_is_compiled_again(tmp_path):
+    b, constants = _module(_elementwise_model(TensorProto.FLOAT))
+    Executable(b, _backend(NullDriver(), tmp_path), constants=constants)
+    for unit in (tmp_path / "units").iterdir():
+        unit.write_bytes(unit.read_bytes()[:5])  # truncated
+    assert Executable(b, _backend(NullDriver(), tmp_path), constants=constants).report.kernel_compiles == 1
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_the_gpu_host_path_runs_every_test_set_model(name, tmp_path):
+    """Bound once, run at each of the model's three shapes, then the first again twice
+    (graphs on: the third run at a repeated shape replays)."""
+    driver = NullDriver()
+    model, feeds = feeds_at(name, SHAPE_VARIANTS[name][0], np.random.default_rng(0))
+    module, constants = _module(model)
+    if any(op.name.startswith("hip.readback") for op in module.walk()):
+        pytest.skip("a readback reads what a kernel wrote, and the null driver's kernels write nothing")
+    executable = Executable(module, _backend(driver, tmp_path), constants=constants)
+    for shape in [*SHAPE_VARIANTS[name], SHAPE_VARIANTS[name][0], SHAPE_VARIANTS[name][0]]:
+        _, feeds = feeds_at(name, shape, np.random.default_rng(1))
+        outputs = executable.run(feeds)
+        assert set(outputs) == {spec.name for spec in executable.outputs}
+    # The first shape ran three times: the third run replayed a captured graph.
+    assert executable.report.replayed
+    assert driver.launches + driver.gemms > 0 or name in ("reshape_flatten", "attention_batch_zero")
+
+
+HOST_STORE = """
+func.func @main_graph(%ctx: !hip.context, %x: memref<4xf32>) -> memref<1xi64> {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %seven = arith.constant 7 : i64
+  %scratch = hip.get_host_scratch(%ctx, %c8) : memref<?xi8>
+  %slot = memref.view %scratch[%c0][] : memref<?xi8> to memref<1xi64>
+  memref.store %seven, %slot[%c0] : memref<1xi64>
+  %loaded = memref.load %slot[%c0] : memref<1xi64>
+  %out = hip.alloc_output(%ctx) {out_idx = 0 : i64} : memref<1xi64>
+  hip.fill(%ctx, %loaded) outs(%out : memref<1xi64>)
+  func.return %out : memref<1xi64>
+}
+"""
+
+
+def test_a_host_store_runs_on_the_gpu_backend(tmp_path):
+    """memref.store into host scratch on the GPU backend (it once raised a TypeError there:
+    the program passed a location the backend did not take)."""
+    executable = Executable(parse_verified(HOST_STORE), _backend(NullDriver(), tmp_path))
+    executable.run({"arg0": np.zeros(4, np.float32)})
+    scratch = executable.session.scratch
+    assert scratch is not None and int(scratch.host[:8].view(np.int64)[0]) == 7
+
+
+STRIDED_COPY = """
+func.func @main_graph(%ctx: !hip.context, %x: memref<4x6xf32>) -> memref<4x3xf32> {
+  %sub = memref.subview %x[0, 0] [4, 3] [1, 2] : memref<4x6xf32> to memref<4x3xf32, strided<[6, 2]>>
+  %out = hip.alloc_output(%ctx) {out_idx = 0 : i64} : memref<4x3xf32>
+  "memref.copy"(%sub, %out) : (memref<4x3xf32, strided<[6, 2]>>, memref<4x3xf32>) -> ()
+  func.return %out : memref<4x3xf32>
+}
+"""
+
+
+def test_a_strided_device_copy_launches_the_copy_kernel(tmp_path):
+    """A memref.copy that is not one run of bytes: the reference copies the elements, the GPU
+    backend launches the copy family's kernel (loaded once per layout pair)."""
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    reference = Executable(parse_verified(STRIDED_COPY)).run({"arg0": x})
+    np.testing.assert_array_equal(reference["result0"], x[:, ::2])
+    driver = NullDriver()
+    executable = Executable(parse_verified(STRIDED_COPY), _backend(driver, tmp_path))
+    for _ in range(2):
+        executable.run({"arg0": x})
+    assert driver.launches == 2 and len(executable.backend.kernels._functions) == 1

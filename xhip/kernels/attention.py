@@ -1,0 +1,250 @@
+"""The attention family: `y = softmax(scale * q @ kᵀ (+ mask)) @ v` flash style
+(hip.attention, from hip-fuse-attention), the scores never stored.
+
+Kernels: the register-tiled kernel (templates/attention_tiled.hip.j2) in its 64- and
+16-row forms where the head dims fit (each launch runs one: the other gets no tiles),
+else the one-row-per-thread kernel (templates/attention.hip.j2). q, k, v (and the mask)
+are read through their layouts (`q_perm`, ...), y is stored through `y_perm`.
+
+Reference: the unfused ops it replaced, in order, in the compute dtype (float32 for f32
+and half floats), so a fused model computes what the unfused one did up to the order of
+additions:
+
+    s = scale * (q @ kᵀ) (+ mask | + where(keep, kept_value, masked_value));  p = softmax(s);
+    (p = where(isnan(p), 0, p));  y = p @ v
+
+It materializes the scores on the host: it is the reference, not the memory plan (the
+pool never holds them either way).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from xhip.dialects import hip
+from xhip.kernels.abi import KernelABI, Launch, Param, dims, index, pointer, value
+from xhip.kernels.family import OpFacts, Site, Values, View, ViewLike, broadcast_strides, matrix_strides, picker
+from xhip.kernels.reference import Elements, KernelCall, compute_dtype, register, shape_text
+from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
+
+TEMPLATES = ("attention",)
+
+ATTENTION_QUERY_ROWS = 64
+"""Query rows per block of the attention kernel (at least a warp: see its template)."""
+
+ATTENTION_SPLIT = 2
+"""Threads per query row of the attention kernel, each over its slice of every key tile."""
+
+ATTENTION_TILED_ROWS = (64, 16)
+"""Query rows per block of the register-tiled attention kernel, which is compiled both ways:
+4 rows per thread, or 1 where 64-row tiles would leave most of the GPU idle."""
+
+ATTENTION_FEW_TILES = 66
+"""Fewer 64-row tiles than this (half the H200's 132 SMs) take 16-row tiles: four times the
+blocks, each over the same keys with a quarter of the rows (and twice the key lanes)."""
+
+
+def attention_tiles_fit(itemsize: int, head_dim: int, value_dim: int) -> bool:
+    """Whether templates/attention_tiled.hip.j2 takes an attention: elements of at most 4
+    bytes (fp32 arithmetic), float4 rows of Q and K (head dim a multiple of 4) read by whole
+    rows per 128 threads (a divisor of 128), 8 lanes of float4 output columns (value dim a
+    multiple of 32), and its four fp32 tiles within 48 KiB of shared memory (up to 64)."""
+    return itemsize <= 4 and 0 < head_dim <= 64 and 128 % head_dim == 0 and head_dim % 4 == 0 and value_dim in (32, 64)
+
+
+def attention_query_rows(batch: int, sq: int, tiled: bool) -> int:
+    """The query rows per block a launch uses (see ATTENTION_TILED_ROWS)."""
+    if tiled and batch * math.ceil(sq / ATTENTION_QUERY_ROWS) < ATTENTION_FEW_TILES:
+        return ATTENTION_TILED_ROWS[1]
+    return ATTENTION_QUERY_ROWS
+
+
+def permuted(view: ViewLike, perm: Sequence[int]) -> View:
+    """`view` read as `transpose(view, perm)`: dim i is dim perm[i], no byte moves."""
+    return View.of(view, shape=[view.shape[p] for p in perm], strides=[view.strides[p] for p in perm])
+
+
+def inverse(perm: Sequence[int]) -> tuple[int, ...]:
+    """The perm that undoes `perm`: transpose(transpose(x, perm), inverse(perm)) is x."""
+    undo = [0] * len(perm)
+    for i, p in enumerate(perm):
+        undo[p] = i
+    return tuple(undo)
+
+
+def attention_spec(
+    dtype: np.dtype, batch_rank: int, head_dim: int, value_dim: int, mask: str = "none",
+    *, k_transposed: bool = False, zero_nan_rows: bool = False, query_rows: int = ATTENTION_QUERY_ROWS,
+) -> KernelSpec:
+    """`y = softmax(scale * q @ kᵀ (+ mask)) @ v` flash style, one block per tile of
+    `query_rows` query rows, the head dims compiled in: register tiles
+    (templates/attention_tiled.hip.j2) where they fit, else one query row per thread and
+    ATTENTION_SPLIT threads per row (templates/attention.hip.j2). K's key and dim strides
+    express either layout; the flag only picks the coalesced way to load it."""
+    c = ctype(dtype)
+    params: list[Param] = [index("tiles"), index("q_tiles"), index("sq"), index("sk"), dims("batch_extents", batch_rank)]
+    operands = [("q", "row", "col"), ("k", "key", "dim"), ("v", "key", "col")]
+    operands += [("mask", "row", "col")] if mask != "none" else []
+    for operand, row, col in [*operands, ("y", "row", "col")]:
+        element = "bool" if operand == "mask" and mask == "keep" else c.c
+        params += [
+            pointer(operand, element, const=operand != "y"),
+            dims(f"{operand}_batch_strides", batch_rank),
+            index(f"{operand}_{row}_stride"),
+            index(f"{operand}_{col}_stride"),
+        ]
+    params.append(value("scale", c.compute))
+    if mask == "keep":
+        params += [value("kept_value", c.compute), value("masked_value", c.compute)]
+    tags = {"none": "", "additive": "madd", "keep": "mkeep"}[mask], "kt" if k_transposed else "", "z" if zero_nan_rows else ""
+    shared = (
+        ("batch_rank", batch_rank), ("head_dim", head_dim), ("value_dim", value_dim), ("query_rows", query_rows),
+        ("mask", mask), ("k_transposed", k_transposed), ("zero_nan_rows", zero_nan_rows), ("c", c.c), ("compute", c.compute),
+    )  # fmt: skip
+    if attention_tiles_fit(dtype.itemsize, head_dim, value_dim):
+        return _attention_tiled_spec(dtype, tuple(params), shared, (f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags), query_rows, value_dim)
+    assert query_rows == ATTENTION_QUERY_ROWS, "the one-row-per-thread kernel has one block shape"
+    name = kernel_name("attention", c.short, f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags)
+    abi = KernelABI(name, tuple(params), Launch.ROWS, count="tiles", block=ATTENTION_QUERY_ROWS * ATTENTION_SPLIT)
+    key_tile = 64 if head_dim + value_dim <= 128 else 32
+    vec = 2 if c.compute == "double" else 4  # values per 16-byte shared load
+    vec = vec if head_dim % vec == 0 and value_dim % vec == 0 else 1
+    context = shared + (("split", ATTENTION_SPLIT), ("key_tile", key_tile), ("vec", vec))
+    return KernelSpec("attention", abi, context, header_needs(dtype))
+
+
+def _attention_tiled_spec(
+    dtype: np.dtype, params: tuple[Param, ...], shared: tuple[tuple[str, object], ...], tags: tuple[str, ...], query_rows: int, value_dim: int,
+) -> KernelSpec:
+    """templates/attention_tiled.hip.j2 for blocks of `query_rows` rows: 16 row groups of
+    query_rows / 16 rows x 8 key lanes of 4 keys (32 keys per tile), 128 threads; at one
+    row per thread and a value dim of 64, 16 key lanes (64 keys per tile, 256 threads), which
+    doubles the threads over each row where few blocks are all the parallelism there is."""
+    c = ctype(dtype)
+    rows_per_thread, keys_per_thread = query_rows // 16, 4
+    key_lanes = 16 if rows_per_thread == 1 and value_dim == 64 else 8
+    key_tile, threads = key_lanes * keys_per_thread, key_lanes * 16
+    # Blocks per SM the registers must leave room for (CUDA): 168 registers at 4 rows, 128
+    # at one (two blocks of 256 threads).
+    min_blocks = 3 if rows_per_thread == 4 else 4 * 128 // threads
+    name = kernel_name("attention_tiled", c.short, f"q{query_rows}", *tags)
+    abi = KernelABI(name, params, Launch.ROWS, count="tiles", block=threads)
+    tiling = (
+        ("key_tile", key_tile), ("rows_per_thread", rows_per_thread), ("keys_per_thread", keys_per_thread), ("min_blocks", min_blocks),
+    )  # fmt: skip
+    return KernelSpec("attention_tiled", abi, shared + tiling, header_needs(dtype))
+
+
+def attention_specs(facts: OpFacts) -> list[KernelSpec]:
+    q, v, y = facts.inputs[0], facts.inputs[2], facts.outputs[0]
+    head_dim, value_dim = q.shape[-1], v.shape[-1]
+    if head_dim is None or value_dim is None:
+        raise ValueError("attention needs static head dims (the last dims of q and v)")
+    props = facts.props
+    mask, flags = str(props.mask_kind), {"k_transposed": bool(props.k_transposed), "zero_nan_rows": bool(props.zero_nan_rows)}
+    if attention_tiles_fit(y.dtype.itemsize, head_dim, value_dim):  # both forms; each launch runs one
+        return [attention_spec(y.dtype, y.rank - 2, head_dim, value_dim, mask, **flags, query_rows=rows) for rows in ATTENTION_TILED_ROWS]
+    return [attention_spec(y.dtype, y.rank - 2, head_dim, value_dim, mask, **flags)]
+
+
+def site(facts: OpFacts) -> Site:
+    """Batch strides broadcast to y's batch dims (the mask's to the scores'), K's strides
+    as (key, dim) whichever its layout, every operand through its layout perm."""
+    props = facts.props
+    reads = [_reader(perm) for perm in (props.q_perm, props.k_perm, props.v_perm, None)]
+    y_read = _reader(None if props.y_perm is None else inverse(props.y_perm))
+    transposed, scale = bool(props.k_transposed), float(props.scale)
+    kept, masked = float(props.kept_value), float(props.masked_value)
+    itemsize = np.dtype(facts.outputs[0].dtype).itemsize
+
+    def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
+        q, k, v, *mask = [read(view) for view, read in zip(ins, reads)]
+        y = y_read(outs[0])
+        batch = y.shape[:-2]
+        sq, sk = q.shape[-2], k.shape[-1] if transposed else k.shape[-2]
+        q_batch, q_row, q_col = matrix_strides(q, batch, vector_is_row=True)
+        k_batch, k_key, k_dim = matrix_strides(k, batch, vector_is_row=True)
+        if transposed:  # K's two strides are (key, dim) whichever way round its layout has them
+            k_key, k_dim = k_dim, k_key
+        v_batch, v_key, v_col = matrix_strides(v, batch, vector_is_row=True)
+        y_batch, y_row, y_col = matrix_strides(y, batch, vector_is_row=True)
+        result: Values = {
+            "sq": sq, "sk": sk, "batch_extents": batch, "scale": scale,
+            "q": q.address, "q_batch_strides": q_batch, "q_row_stride": q_row, "q_col_stride": q_col,
+            "k": k.address, "k_batch_strides": k_batch, "k_key_stride": k_key, "k_dim_stride": k_dim,
+            "v": v.address, "v_batch_strides": v_batch, "v_key_stride": v_key, "v_col_stride": v_col,
+            "y": y.address, "y_batch_strides": y_batch, "y_row_stride": y_row, "y_col_stride": y_col,
+        }  # fmt: skip
+        if mask:
+            strides = broadcast_strides(mask[0], (*batch, sq, sk))
+            result.update(mask=mask[0].address, mask_batch_strides=strides[:-2], mask_row_stride=strides[-2], mask_col_stride=strides[-1])
+            result.update(kept_value=kept, masked_value=masked)
+        # The tiled kernel comes in ATTENTION_TILED_ROWS forms: the one not chosen runs no tiles.
+        tiled = attention_tiles_fit(itemsize, q.shape[-1], v.shape[-1])
+        forms = ATTENTION_TILED_ROWS if tiled else (ATTENTION_QUERY_ROWS,)
+        count = math.prod(batch)
+        rows = attention_query_rows(count, sq, tiled)
+        return [{**result, "q_tiles": -(-sq // r), "tiles": count * -(-sq // r) if r == rows else 0} for r in forms]
+
+    return Site(facts, (tuple(attention_specs(facts)),), values)
+
+
+def _reader(perm: Sequence[int] | None) -> Callable[[ViewLike], ViewLike]:
+    """How a launch reads an operand through its layout `perm` (None: as it is)."""
+    if perm is None:
+        return lambda view: view
+    pick = picker(perm)
+    return lambda view: View(view.address, view.dtype, pick(view.shape), pick(view.strides))
+
+
+# ---- reference ----------------------------------------------------------------------------
+
+
+def _scores(call: KernelCall, q: np.ndarray, k: np.ndarray) -> np.ndarray:
+    k_t = k if call.props.k_transposed else np.swapaxes(k, -1, -2)
+    if q.shape[-1] != k_t.shape[-2]:
+        raise call.error(f"q {shape_text(q.shape)} and k {shape_text(k.shape)} differ in the head dim")
+    scale = compute_dtype(call.out.dtype).type(call.props.scale)
+    return np.matmul(q, k_t) * scale
+
+
+def _masked(call: KernelCall, scores: np.ndarray) -> np.ndarray:
+    kind = call.props.mask_kind
+    if kind == "none":
+        return scores
+    mask = call.inputs[3]
+    call.require_broadcast(mask.shape, scores.shape, "the mask")
+    if kind == "keep":
+        kept, masked = scores.dtype.type(call.props.kept_value), scores.dtype.type(call.props.masked_value)
+        return scores + np.where(mask.astype(bool), kept, masked)
+    return scores + mask.astype(scores.dtype)
+
+
+def _softmax(scores: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis, the max subtracted first (as hip.softmax's kernel)."""
+    if scores.size == 0:  # no keys (or no queries): max has nothing to reduce
+        return scores
+    shifted = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+def _through(x: np.ndarray, perm: tuple[int, ...] | None) -> np.ndarray:
+    """`x` as `transpose(x, perm)` (a view), or as it is without a layout."""
+    return x if perm is None else np.transpose(x, perm)
+
+
+@register(hip.AttentionOp, inputs=(3, 4), elements=Elements.FLOAT)
+def attention(call: KernelCall) -> None:
+    dtype = compute_dtype(call.out.dtype)
+    perms = [call.props.q_perm, call.props.k_perm, call.props.v_perm]
+    # Contiguous copies: NumPy's matmul over transposed strides is several times slower.
+    q, k, v = (np.ascontiguousarray(_through(x, p), dtype) for x, p in zip(call.inputs, perms))
+    if (len(call.inputs) == 4) != (call.props.mask_kind != "none"):
+        raise call.error(f"mask_kind {call.props.mask_kind} with {len(call.inputs)} inputs")
+    probs = _softmax(_masked(call, _scores(call, q, k)))
+    if call.props.zero_nan_rows:
+        probs = np.where(np.isnan(probs), dtype.type(0), probs)
+    call.store(call.out, _through(np.matmul(probs, v), call.props.y_perm))

@@ -1,0 +1,176 @@
+"""What a kernel family gives the runtime: the facts it reads of one op, and a launch site.
+
+A family is one module next to its template(s) in templates/ (`xhip/kernels/rows.py` and
+`row.hip.j2`, ...). It owns everything about how its ops run: which kernel
+specializations run an op and which of them a launch takes, the argument values of each
+launch, and the NumPy reference. `xhip.runtime.bind` reads each hip compute op once into
+`OpFacts` and asks the op's family (`xhip.kernels.families.site_of`) for a `Site`; a
+backend turns the site into a launcher once (`Backend.load`), and a run only hands the
+launcher its operands.
+
+Operand facts come from the IR types (`?` extents and strided layouts unknown), so the
+kernels a site lists serve every launch; a family may list a second form that a launch
+takes when its extents allow it (no run-time broadcast), chosen by `Site.form` from the
+launch's operands without building anything.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from xhip.dialects.hip.properties import Props
+from xhip.kernels.abi import ArgValue
+from xhip.kernels.spec_types import KernelSpec, OpClass, Operand
+
+Values = dict[str, ArgValue]
+"""The argument values of one kernel launch, by parameter name (a kernel's ABI takes the
+ones it declares)."""
+
+
+class ViewLike(Protocol):
+    """One operand at a launch: the address of element [0, ...], dtype, element strides
+    (`xhip.runtime.buffers.MemRef`, or a `View` a family derives from one)."""
+
+    @property
+    def address(self) -> int: ...
+
+    @property
+    def dtype(self) -> np.dtype: ...
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
+    def strides(self) -> tuple[int, ...]: ...
+
+
+class View:
+    """An operand window a family derives at a launch (a concat piece, a permuted read)."""
+
+    __slots__ = ("address", "dtype", "shape", "strides")
+
+    def __init__(self, address: int, dtype: np.dtype, shape: tuple[int, ...], strides: tuple[int, ...]):
+        self.address, self.dtype, self.shape, self.strides = address, dtype, tuple(shape), tuple(strides)
+
+    @staticmethod
+    def of(view: ViewLike, address: int | None = None, shape: Sequence[int] | None = None, strides: Sequence[int] | None = None) -> View:
+        """`view` with some of its address, shape and strides replaced."""
+        return View(
+            view.address if address is None else address,
+            view.dtype,
+            tuple(view.shape if shape is None else shape),
+            tuple(view.strides if strides is None else strides),
+        )
+
+    def at(self, index: Sequence[int]) -> int:
+        """The address of element `index` (leading entries; the rest are 0)."""
+        return self.address + sum(i * s for i, s in zip(index, self.strides)) * np.dtype(self.dtype).itemsize
+
+    def __repr__(self) -> str:
+        return f"View({self.address}, {self.dtype}, {self.shape}, {self.strides})"
+
+
+def broadcast_strides(view: ViewLike, shape: Sequence[int]) -> tuple[int, ...]:
+    """`view`'s strides right-aligned to `shape`, 0 where it broadcasts."""
+    if view.shape == shape:  # the common case, on every launch's path: nothing broadcasts
+        return view.strides
+    return _broadcast(view.shape, view.strides, shape)
+
+
+def _broadcast(extents: Sequence[int], strides: Sequence[int], shape: Sequence[int]) -> tuple[int, ...]:
+    lead = len(shape) - len(extents)
+    result = [0] * lead
+    for extent, stride, target in zip(extents, strides, shape[lead:]):
+        result.append(0 if extent == 1 and target != 1 else stride)
+    return tuple(result)
+
+
+def matrix_strides(view: ViewLike, batch: Sequence[int], vector_is_row: bool) -> tuple[tuple[int, ...], int, int]:
+    """(batch strides, row stride, column stride) of a matmul-like operand, its batch dims
+    broadcast to `batch`; a vector is promoted like NumPy does: a row (A) or a column (B)."""
+    if len(view.shape) == 1:
+        stride = view.strides[0]
+        return ((0,) * len(batch), *((0, stride) if vector_is_row else (stride, 0)))  # type: ignore[return-value]
+    lead, strides = view.shape[:-2], view.strides
+    return (strides[:-2] if lead == batch else _broadcast(lead, strides[:-2], batch)), strides[-2], strides[-1]
+
+
+def split_axes(values: Sequence[int], axes: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(entries not in axes, entries in axes)."""
+    return tuple([v for d, v in enumerate(values) if d not in axes]), tuple([values[d] for d in axes])
+
+
+Picker = Callable[[Sequence[int]], tuple[int, ...]]
+
+
+def picker(indices: Sequence[int]) -> Picker:
+    """A function taking these entries of a sequence, as a tuple (what values need per
+    launch, with the indices decided at bind time)."""
+    indices = tuple(indices)
+    if not indices:
+        return lambda values: ()
+    if len(indices) == 1:
+        (only,) = indices
+        return lambda values: (values[only],)
+    return operator.itemgetter(*indices)  # type: ignore[return-value]
+
+
+def axes_pickers(rank: int, axes: Sequence[int]) -> tuple[Picker, Picker]:
+    """(the entries not in axes, the entries in axes) of rank-`rank` tuples."""
+    return picker([d for d in range(rank) if d not in axes]), picker(axes)
+
+
+def element_count(shape: Sequence[int]) -> int:
+    return math.prod(shape)
+
+
+@dataclass(frozen=True)
+class OpFacts:
+    """What the runtime reads of one hip compute op, once (xhip.runtime.bind): its class
+    (for the class's facts: C_EXPR, REDUCE_*, MAY_ALIAS_INPUT...), its properties with the
+    dialect's defaults, and what the IR types fix of its operands."""
+
+    op_class: OpClass
+    props: Props
+    inputs: tuple[Operand, ...]
+    outputs: tuple[Operand, ...]
+
+
+ValuesFn = Callable[[Sequence[ViewLike], Sequence[ViewLike], Sequence[int | float]], list[Values]]
+"""(ins, outs, scalars) -> one `Values` per kernel of the form, in launch order."""
+
+FormFn = Callable[[Sequence[ViewLike], Sequence[ViewLike]], int]
+"""(ins, outs) -> which form a launch takes."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """One op's launches, decided once: its kernels, the form a launch takes, its values."""
+
+    facts: OpFacts
+    forms: tuple[tuple[KernelSpec, ...], ...]
+    """Each form's kernels in launch order; forms[0] is correct for every launch."""
+    values: ValuesFn
+    form: FormFn | None = None
+    """Which form a launch takes (None: always forms[0])."""
+    blas: bool = False
+    """A vendor BLAS may run the launch instead (`xhip.kernels.matmul.gemm_call`)."""
+
+    @property
+    def kernels(self) -> list[KernelSpec]:
+        """Every kernel of every form, each once, in order."""
+        unique: dict[str, KernelSpec] = {}
+        for form in self.forms:
+            for spec in form:
+                unique.setdefault(spec.name, spec)
+        return list(unique.values())
+
+
+def single_form(facts: OpFacts, kernels: Sequence[KernelSpec], values: ValuesFn, **options: object) -> Site:
+    return Site(facts, (tuple(kernels),), values, **options)  # type: ignore[arg-type]

@@ -1,0 +1,216 @@
+"""The matmul family: MatMul (batched, broadcast, rank-1 promotion, `trans_b`) and Gemm
+(transposes, alpha, beta, a C broadcast to [M, N]).
+
+A float launch whose operands a vendor BLAS can express (`gemm_call`: row and column
+strides that make leading dimensions, batch strides that nest) runs on cuBLAS / hipBLAS;
+everything else runs the tiled template (templates/matmul.hip.j2), whose row and column
+strides per operand express transposes and rank-1 operands.
+
+Reference: NumPy in the compute dtype, rounded once into the output.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from xhip.dialects import hip
+from xhip.kernels.abi import GemmCall, KernelABI, Launch, Param, dims, index, pointer, value
+from xhip.kernels.family import OpFacts, Site, Values, ViewLike, broadcast_strides, matrix_strides
+from xhip.kernels.reference import Elements, KernelCall, compute_operands, compute_scalar, register, shape_text
+from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
+
+TEMPLATES = ("matmul",)
+
+BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+"""The dtypes a vendor BLAS takes (the drivers' `gemm`)."""
+
+
+def matmul_spec(dtype: np.dtype, batch_rank: int, has_bias: bool) -> KernelSpec:
+    """`c = alpha * a @ b (+ beta * bias)`, tiled, for what BLAS cannot take (integers, odd
+    strides). Row and column strides per operand express transposes and rank-1 operands."""
+    c = ctype(dtype)
+    params: list[Param] = [index("m"), index("n"), index("k"), dims("batch_extents", batch_rank)]
+    for operand in ("a", "b", "c"):
+        params += [
+            pointer(operand, c.c, const=operand != "c"),
+            dims(f"{operand}_batch_strides", batch_rank),
+            index(f"{operand}_row_stride"),
+            index(f"{operand}_col_stride"),
+        ]
+    if has_bias:
+        params += [pointer("bias", c.c), index("bias_row_stride"), index("bias_col_stride"), value("beta", "double")]
+    params.append(value("alpha", "double"))
+    name = kernel_name("matmul", c.short, f"b{batch_rank}") + ("_bias" if has_bias else "")
+    abi = KernelABI(name, tuple(params), Launch.TILES)
+    context = (("batch_rank", batch_rank), ("c", c.c), ("compute", c.compute), ("bias", has_bias), ("tile", 16))
+    return KernelSpec("matmul", abi, context, header_needs(dtype))
+
+
+def matmul_specs(facts: OpFacts) -> list[KernelSpec]:
+    ins = facts.inputs
+    batch_rank = max(max(x.rank for x in ins[:2]), 2) - 2
+    return [matmul_spec(facts.outputs[0].dtype, batch_rank, len(ins) == 3)]
+
+
+def _terms(facts: OpFacts) -> tuple[bool, bool, float, float]:
+    """(trans_a, trans_b, alpha, beta): Gemm's properties; a MatMul is A @ B (op(B) by its
+    `trans_b`)."""
+    props = facts.props
+    if facts.op_class is hip.GemmOp:
+        return bool(props.trans_a), bool(props.trans_b), float(props.alpha), float(props.beta)
+    return False, bool(props.trans_b), 1.0, 1.0
+
+
+def site(facts: OpFacts) -> Site:
+    trans_a, trans_b, alpha, beta = _terms(facts)
+
+    def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
+        a, b, c = ins[0], ins[1], outs[0]
+        batch_rank = max(len(a.shape), len(b.shape), 2) - 2
+        batch = c.shape[:batch_rank]
+        a_batch, a_row, a_col = matrix_strides(a, batch, vector_is_row=True)
+        b_batch, b_row, b_col = matrix_strides(b, batch, vector_is_row=False)
+        a_rows, a_cols = (1, a.shape[0]) if len(a.shape) == 1 else a.shape[-2:]
+        b_rows, b_cols = (b.shape[0], 1) if len(b.shape) == 1 else b.shape[-2:]
+        m, k = (a_rows, a_cols)
+        if trans_a:
+            (m, k), (a_row, a_col) = (a_cols, a_rows), (a_col, a_row)
+        n = b_cols
+        if trans_b:
+            n, (b_row, b_col) = b_rows, (b_col, b_row)
+        # A vector operand's unit dim is dropped from the output: its stride is never used.
+        tail = c.strides[batch_rank:]
+        c_row = tail[0] if len(a.shape) > 1 else 0
+        c_col = tail[-1] if len(b.shape) > 1 else 0
+        result: Values = {
+            "m": m, "n": n, "k": k, "batch_extents": batch, "alpha": alpha,
+            "a": a.address, "a_batch_strides": a_batch, "a_row_stride": a_row, "a_col_stride": a_col,
+            "b": b.address, "b_batch_strides": b_batch, "b_row_stride": b_row, "b_col_stride": b_col,
+            "c": c.address, "c_batch_strides": c.strides[:batch_rank], "c_row_stride": c_row, "c_col_stride": c_col,
+        }  # fmt: skip
+        if len(ins) == 3:
+            bias_row, bias_col = broadcast_strides(ins[2], (m, n))
+            result.update(bias=ins[2].address, bias_row_stride=bias_row, bias_col_stride=bias_col, beta=beta)
+        return [result]
+
+    blas = len(facts.inputs) == 2 and facts.outputs[0].dtype in BLAS_DTYPES
+    return Site(facts, (tuple(matmul_specs(facts)),), values, blas=blas)
+
+
+# ---- vendor BLAS --------------------------------------------------------------------------
+
+
+def _matrix_layout(row: int, col: int) -> tuple[int, bool] | None:
+    """(leading dimension, transposed) of a matrix with these element strides, for BLAS."""
+    if col == 1:
+        return row, False
+    if row == 1:
+        return col, True
+    return None
+
+
+def _batch_stride(strides: Sequence[int], extents: Sequence[int]) -> int | None:
+    """The one stride that walks the flattened batch, or None if the batch dims do not nest."""
+    live = [(s, e) for s, e in zip(strides, extents) if e != 1]
+    if not live:
+        return 0
+    if all(s == 0 for s, _ in live):
+        return 0
+    step = live[-1][0]
+    expected = step
+    for stride, extent in reversed(live):
+        if stride != expected:
+            return None
+        expected = stride * extent
+    return step
+
+
+def gemm_call(values: Values, dtype: np.dtype) -> GemmCall | None:
+    """The strided-batched GEMM of a matmul's launch values, or None when BLAS cannot express it.
+    (On every BLAS launch's path: plain ints, no conversions.)"""
+    batch: tuple[int, ...] = values["batch_extents"]  # type: ignore[assignment]
+    a = _matrix_layout(values["a_row_stride"], values["a_col_stride"])  # type: ignore[arg-type]
+    b = _matrix_layout(values["b_row_stride"], values["b_col_stride"])  # type: ignore[arg-type]
+    c_row, c_col = values["c_row_stride"], values["c_col_stride"]
+    m, n, k = values["m"], values["n"], values["k"]
+    if a is None or b is None or c_col not in (1, 0) or min(m, n, k) < 1:  # type: ignore[type-var]
+        return None
+    if batch:
+        strides = [_batch_stride(values[f"{x}_batch_strides"], batch) for x in "abc"]  # type: ignore[arg-type]
+        if None in strides:
+            return None
+    else:
+        strides = [0, 0, 0]
+    lda, trans_a = a
+    ldb, trans_b = b
+    ldc = c_row if m > 1 else n  # type: ignore[operator]
+    # A stride of 0 on a unit dim (a vector operand) is any valid leading dimension.
+    lda = lda or (m if trans_a else k)  # type: ignore[assignment]
+    ldb = ldb or (k if trans_b else n)  # type: ignore[assignment]
+    # BLAS reads each matrix column-major with these leading dimensions: they must not overlap rows.
+    if lda < (m if trans_a else k) or ldb < (k if trans_b else n) or ldc < n:  # type: ignore[operator]
+        return None
+    batch_count = math.prod(batch)
+    if batch_count > 1 and strides[1] == 0 and not trans_a and strides[0] == m * lda and strides[2] == m * ldc:  # type: ignore[operator]
+        # B broadcast over a batch of A whose matrices follow each other row after row (a
+        # weight applied to [batch, seq, k] activations): one GEMM of batch * m rows, which
+        # BLAS tiles far better than `batch` GEMMs of m rows.
+        m, batch_count, strides = m * batch_count, 1, [0, 0, 0]  # type: ignore[operator]
+    return GemmCall(
+        m, n, k,  # type: ignore[arg-type]
+        values["a"], max(lda, 1), strides[0], trans_a,  # type: ignore[arg-type]
+        values["b"], max(ldb, 1), strides[1], trans_b,  # type: ignore[arg-type]
+        values["c"], max(ldc, 1), strides[2],  # type: ignore[arg-type]
+        batch_count, dtype, values["alpha"],  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+# ---- reference ----------------------------------------------------------------------------
+
+
+@register(hip.MatmulOp, inputs=(2, 2), elements=Elements.NUMERIC)
+def matmul(call: KernelCall) -> None:
+    """NumPy matmul: rank-1 operands are promoted and batch dims broadcast; `trans_b`
+    reads B with its last two dims swapped."""
+    a, b = compute_operands(call, call.inputs)
+    if a.ndim < 1 or b.ndim < 1:
+        raise call.error(
+            f"operands must have rank >= 1, got {shape_text(a.shape)} and {shape_text(b.shape)}"
+        )
+    if call.props.trans_b:
+        if b.ndim < 2:
+            raise call.error(f"a transposed B must have rank >= 2, got {shape_text(b.shape)}")
+        b = np.swapaxes(b, -1, -2)
+    try:
+        product = np.matmul(a, b)
+    except ValueError:
+        raise call.error(
+            f"cannot multiply {shape_text(a.shape)} by {shape_text(b.shape)}"
+        ) from None
+    call.store(call.out, product)
+
+
+@register(hip.GemmOp, inputs=(2, 3), elements=Elements.NUMERIC)
+def gemm(call: KernelCall) -> None:
+    """`alpha * op(A) @ op(B) + beta * C`, C broadcast to [M, N]."""
+    a, b, *c = compute_operands(call, call.inputs)
+    if a.ndim != 2 or b.ndim != 2:
+        raise call.error(
+            f"A and B must be matrices, got {shape_text(a.shape)} and {shape_text(b.shape)}"
+        )
+    a = a.T if call.props.trans_a else a
+    b = b.T if call.props.trans_b else b
+    if a.shape[1] != b.shape[0]:
+        raise call.error(
+            f"cannot multiply op(A) {shape_text(a.shape)} by op(B) {shape_text(b.shape)}"
+        )
+    result = compute_scalar(call, call.props.alpha) * (a @ b)
+    beta = compute_scalar(call, call.props.beta)
+    # ONNX: C does not take part when beta is 0 (so a nan in it does not leak through).
+    if c and beta != 0:
+        call.require_broadcast(c[0].shape, result.shape, "C")
+        result = result + beta * c[0]
+    call.store(call.out, result)

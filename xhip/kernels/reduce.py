@@ -1,0 +1,104 @@
+"""The reduction family (templates/reduce.hip.j2): ReduceSum, ReduceMean, ReduceMax over
+any set of axes, one block per kept element.
+
+What each op combines comes from its class (REDUCE_COMBINE, REDUCE_IDENTITY,
+REDUCE_FINISH in xhip/dialects/hip/linalg.py). Reference: NumPy in the compute dtype,
+empty reductions and integer means as onnxruntime has them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from xhip.dialects import hip
+from xhip.kernels.abi import KernelABI, Launch
+from xhip.kernels.family import OpFacts, Site, Values, ViewLike, split_axes
+from xhip.kernels.reference import INT_DTYPES, Elements, KernelCall, compute_operands, lowest, register, truncating_divide
+from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name, row_params
+
+TEMPLATES = ("reduce",)
+
+
+def reduce_spec(facts: OpFacts) -> KernelSpec:
+    x, op_class = facts.inputs[0], facts.op_class
+    axes = [int(a) % x.rank for a in facts.props.axes] or list(range(x.rank))
+    kept, reduced = x.rank - len(set(axes)), len(set(axes))
+    c, op = ctype(x.dtype), op_class.name.removeprefix("hip.")
+    identity = "xhip_lowest<ACC>()" if op_class.REDUCE_IDENTITY == "lowest" else f"(ACC){op_class.REDUCE_IDENTITY}"
+    params = tuple(row_params("kept", "reduced", kept, reduced, "count", c, y_folded=False))
+    abi = KernelABI(kernel_name("reduce", op.removeprefix("reduce_"), c.short, f"k{kept}", f"r{reduced}"), params, Launch.ROWS, count="rows")
+    context = (
+        ("kept", kept),
+        ("reduced", reduced),
+        ("c", c.c),
+        ("compute", c.compute),
+        ("combine", op_class.REDUCE_COMBINE),
+        ("identity", identity),
+        ("finish", op_class.REDUCE_FINISH),
+    )
+    return KernelSpec("reduce", abi, context, header_needs(x.dtype))
+
+
+def site(facts: OpFacts) -> Site:
+    props = facts.props
+    keepdims = bool(props.keepdims)
+
+    def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
+        x, y = ins[0], outs[0]
+        axes = sorted({int(a) % len(x.shape) for a in props.axes} or range(len(x.shape)))
+        kept, reduced = split_axes(x.shape, axes)
+        x_kept, x_reduced = split_axes(x.strides, axes)
+        y_strides = split_axes(y.strides, axes)[0] if keepdims else y.strides
+        return [{
+            "rows": math.prod(kept), "kept_extents": kept, "reduced_extents": reduced, "count": math.prod(reduced),
+            "x": x.address, "x_kept_strides": x_kept, "x_reduced_strides": x_reduced, "y": y.address, "y_kept_strides": y_strides,
+        }]  # fmt: skip
+
+    return Site(facts, ((reduce_spec(facts),),), values)
+
+
+# ---- reference ----------------------------------------------------------------------------
+
+
+def _mean(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    """Sum over count in x's dtype: integers divide truncating toward zero, and an empty
+    reduction gives 0, both like onnxruntime (the ONNX spec leaves 0/0 open)."""
+    total = np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    if count == 0:
+        return np.zeros_like(total)
+    if x.dtype in INT_DTYPES:
+        return truncating_divide(total, count)
+    return total / x.dtype.type(count)
+
+
+def _sum(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    # dtype=x.dtype: NumPy would widen int32 sums to int64; the device wraps in int32.
+    return np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+
+
+def _max(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    # `initial`: an empty reduction gives -inf (floats) or the minimum (integers), as in ONNX.
+    return np.max(x, axis=axes, keepdims=keepdims, initial=lowest(x.dtype))
+
+
+Reduction = Callable[[np.ndarray, tuple[int, ...], bool], np.ndarray]
+
+
+def _reduce_kernel(reduction: Reduction) -> Callable[[KernelCall], None]:
+    def compute(call: KernelCall) -> None:
+        (x,) = compute_operands(call, call.inputs)
+        axes = [call.normalize_axis(int(a), x.ndim) for a in call.props.axes]
+        if len(set(axes)) != len(axes):
+            raise call.error(f"axes {list(call.props.axes)} repeat an axis")
+        reduced = tuple(sorted(axes)) if axes else tuple(range(x.ndim))
+        call.store(call.out, reduction(x, reduced, bool(call.props.keepdims)))
+
+    return compute
+
+
+for _op_class, _reduction in ((hip.ReduceMeanOp, _mean), (hip.ReduceSumOp, _sum), (hip.ReduceMaxOp, _max)):
+    register(_op_class, elements=Elements.NUMERIC)(_reduce_kernel(_reduction))

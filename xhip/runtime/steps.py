@@ -1,0 +1,373 @@
+"""The steps of a launch program, from plain values: registers, dtypes, labels, closures.
+
+`xhip.runtime.bind` reads each op and calls one of these with what it read; nothing
+here sees IR. A step reads its operands' registers and writes its results': host
+index arithmetic with the exact wrap-around of its type, views with real aliasing
+(a `memref.view` starts a new logical buffer in a pool, every other view keeps its
+source's), session buffers (pools, host scratch) that grow and never shrink, and the
+launch of a loaded launcher after its shape contract.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from xhip.diagnostics import XhipError
+from xhip.index.host_eval import canonical, to_unsigned
+from xhip.kernels.family import picker
+from xhip.memory.greedy import PoolPlanner
+from xhip.runtime.backends.base import Launcher
+from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, contiguous_strides
+from xhip.runtime.program import Registers, Session, Step
+
+Slot = int
+Shape = Callable[[Registers], tuple[int, ...]]
+"""A runtime shape (or offsets, strides): static entries with `?` filled from registers."""
+Check = Callable[[Registers], None]
+
+# ---- mixed static / dynamic lists ---------------------------------------------------------
+
+
+def mixed(static: Sequence[int | None], dynamic: Sequence[Slot]) -> Shape:
+    """Static entries with each `?` (None) filled, in order, from the `dynamic` registers."""
+    positions = [i for i, v in enumerate(static) if v is None]
+    pattern = tuple(0 if v is None else int(v) for v in static)
+    if len(positions) != len(dynamic):
+        raise XhipError(f"{len(positions)} dynamic entries but {len(dynamic)} operands")
+    if not positions:
+        return lambda regs: pattern
+    if len(positions) == len(pattern):
+        slots = tuple(dynamic)
+        if len(slots) == 1:
+            (only,) = slots
+            return lambda regs: (int(regs[only]),)  # type: ignore[call-overload]
+        return lambda regs: tuple([int(regs[s]) for s in slots])  # type: ignore[call-overload]
+    if len(positions) == 1:  # the common view: one `?` among static extents
+        (position,), (slot,) = positions, dynamic
+        before, after = pattern[:position], pattern[position + 1 :]
+        return lambda regs: (*before, int(regs[slot]), *after)  # type: ignore[call-overload]
+    pairs = tuple(zip(positions, dynamic))
+
+    def values(regs: Registers) -> tuple[int, ...]:
+        filled = list(pattern)
+        for position, slot in pairs:
+            filled[position] = int(regs[slot])  # type: ignore[call-overload]
+        return tuple(filled)
+
+    return values
+
+
+# ---- host scalar arithmetic ---------------------------------------------------------------
+
+
+def integer_binary(fold: Callable[[int, int], int], lhs: Slot, rhs: Slot, out: Slot) -> Step:
+    def step(regs: Registers) -> None:
+        regs[out] = fold(int(regs[lhs]), int(regs[rhs]))  # type: ignore[call-overload]
+
+    return step
+
+
+def select(cond: Slot, a: Slot, b: Slot, out: Slot) -> Step:
+    def step(regs: Registers) -> None:
+        regs[out] = regs[a] if regs[cond] else regs[b]
+
+    return step
+
+
+def signed_cast(source: Slot, out: Slot, width: int) -> Step:
+    def step(regs: Registers) -> None:
+        regs[out] = canonical(int(regs[source]), width)  # type: ignore[call-overload]
+
+    return step
+
+
+def unsigned_extension(source: Slot, out: Slot, source_width: int, width: int) -> Step:
+    def step(regs: Registers) -> None:
+        regs[out] = canonical(to_unsigned(int(regs[source]), source_width), width)  # type: ignore[call-overload]
+
+    return step
+
+
+def float_binary(ufunc: np.ufunc, dtype: np.dtype, lhs: Slot, rhs: Slot, out: Slot) -> Step:
+    def step(regs: Registers) -> None:
+        regs[out] = float(ufunc(dtype.type(regs[lhs]), dtype.type(regs[rhs])))
+
+    return step
+
+
+def float_unary(function: Callable[[object], object], dtype: np.dtype, source: Slot, out: Slot) -> Step:
+    def step(regs: Registers) -> None:
+        regs[out] = float(function(dtype.type(regs[source])))  # type: ignore[arg-type]
+
+    return step
+
+
+def numeric_cast(dtype: np.dtype, source: Slot, out: Slot) -> Step:
+    to_python = int if np.issubdtype(dtype, np.integer) else float
+
+    def step(regs: Registers) -> None:
+        regs[out] = to_python(dtype.type(regs[source]))
+
+    return step
+
+
+def dim(source: Slot, index: Slot, out: Slot) -> Step:
+    def step(regs: Registers) -> None:
+        regs[out] = regs[source].shape[regs[index]]  # type: ignore[attr-defined,index]
+
+    return step
+
+
+# ---- buffers and views --------------------------------------------------------------------
+
+
+SizeCheck = Callable[[tuple[int, ...]], int]
+"""The byte size of a buffer of these dims, checked against the session's cap."""
+
+
+def checked_size(session: Session, itemsize: int, location: str, expression: str) -> SizeCheck:
+    def size(dims: tuple[int, ...]) -> int:
+        nbytes = math.prod(dims) * itemsize
+        session.cap.require(nbytes, location, expression, dims)
+        return nbytes
+
+    return size
+
+
+def allocation(session: Session, shape: Shape, size: SizeCheck, dtype: np.dtype, owner: Owner, kind: str, out: Slot, output_index: int | None = None) -> Step:
+    """A fresh buffer of its own (`memref.alloc`, `hip.alloc`, `hip.alloc_output`)."""
+
+    def step(regs: Registers) -> None:
+        dims = shape(regs)
+        view = MemRef.contiguous(session.backend.allocate(size(dims), owner.label, kind), dims, dtype, owner)
+        if output_index is not None:
+            session.run.outputs[output_index] = view
+        regs[out] = view
+
+    return step
+
+
+def view(shape: Shape, source: Slot, shift: Slot, dtype: np.dtype, owner: Owner, out: Slot, strides: tuple[int, ...] | None = None) -> Step:
+    """`memref.view`: a new logical buffer at a byte shift into a pool; `strides` when the
+    type fixes them (no `?` but the leading dim), else row-major strides of each run's dims."""
+
+    def step(regs: Registers) -> None:
+        pool: MemRef = regs[source]  # type: ignore[assignment]
+        dims = shape(regs)
+        start = pool.offset + int(regs[shift])  # type: ignore[call-overload]
+        regs[out] = MemRef(pool.buffer, start, dims, strides or contiguous_strides(dims), dtype, owner, start)
+
+    return step
+
+
+Within = Callable[[Sequence[int], Sequence[int], Sequence[int], Sequence[int]], None]
+Kept = Callable[[tuple[int, ...]], Sequence[int]]
+
+
+def subview(offsets: Shape, sizes: Shape, strides: Shape, source: Slot, out: Slot, within: Within, kept: Kept | None) -> Step:
+    """`memref.subview`: a window of the same logical buffer, unit dims dropped as `kept`
+    (None: the result keeps every dim)."""
+
+    def step(regs: Registers) -> None:
+        view: MemRef = regs[source]  # type: ignore[assignment]
+        starts, dims, slice_strides = offsets(regs), sizes(regs), strides(regs)
+        source_strides = view.strides
+        within(view.shape, starts, dims, slice_strides)
+        start = view.offset + sum([o * s for o, s in zip(starts, source_strides)]) * view.dtype.itemsize
+        steps = tuple([st * s for st, s in zip(slice_strides, source_strides)])
+        if kept is not None:
+            keep = kept(dims)
+            dims, steps = tuple([dims[i] for i in keep]), tuple([steps[i] for i in keep])
+        regs[out] = MemRef(view.buffer, start, dims, steps, view.dtype, view.owner, view.base)
+
+    return step
+
+
+CountCheck = Callable[[Sequence[int], Sequence[int]], None]
+"""Fails unless two shapes hold the same number of elements."""
+
+
+def reinterpret_cast(offsets: Shape, sizes: Shape, strides: Shape, source: Slot, out: Slot, dtype: np.dtype, owner: Owner | None, count: CountCheck | None) -> Step:
+    """A reshape (`owner` None: the same logical buffer) or a slot taken over in place by a
+    new logical buffer (`owner`); `count` checks a reshape of a dynamic shape."""
+
+    def step(regs: Registers) -> None:
+        source_view: MemRef = regs[source]  # type: ignore[assignment]
+        (offset,) = offsets(regs) or (0,)
+        dims = sizes(regs)
+        if count is not None:
+            count(source_view.shape, dims)
+        regs[out] = MemRef(
+            source_view.buffer, source_view.base + offset * dtype.itemsize, dims, strides(regs), dtype,
+            owner or source_view.owner, source_view.base,
+        )  # fmt: skip
+
+    return step
+
+
+def expand_shape(groups: Sequence[Sequence[int]], output_shape: Shape, source: Slot, out: Slot, count: CountCheck) -> Step:
+    """`memref.expand_shape`: each source dim split into its group's dims (row-major within
+    the group), the group's extents checked to multiply to the source's."""
+    reversed_groups = [tuple(reversed(group)) for group in groups]
+    singles = all(len(group) == 1 for group in groups)
+
+    def step(regs: Registers) -> None:
+        view: MemRef = regs[source]  # type: ignore[assignment]
+        dims = output_shape(regs)
+        source_shape, source_strides = view.shape, view.strides
+        if singles:  # only unit dims added: every stride is its source dim's
+            strides = [0] * len(dims)
+            for source_dim, (d,) in enumerate(reversed_groups):
+                strides[d] = source_strides[source_dim]
+                if dims[d] != source_shape[source_dim]:
+                    count(source_shape[source_dim : source_dim + 1], [dims[d]])
+        else:
+            strides = [0] * len(dims)
+            for source_dim, group in enumerate(reversed_groups):
+                step_size, elements = source_strides[source_dim], 1
+                for d in group:
+                    strides[d] = step_size
+                    step_size *= max(dims[d], 1)
+                    elements *= dims[d]
+                if elements != source_shape[source_dim]:
+                    count(source_shape[source_dim : source_dim + 1], [dims[d] for d in reversed(group)])
+        regs[out] = MemRef(view.buffer, view.offset, dims, tuple(strides), view.dtype, view.owner, view.base)
+
+    return step
+
+
+def collapse_shape(groups: Sequence[Sequence[int]], source: Slot, out: Slot) -> Step:
+    """`memref.collapse_shape`: each group of dims merged into one (their extents multiplied,
+    the stride of the group's last dim)."""
+    groups = [tuple(group) for group in groups]
+    if all(groups):
+        strides_of: Callable[[tuple[int, ...]], tuple[int, ...]] = picker([group[-1] for group in groups])
+    else:  # an empty group (a unit dim of its own) has stride 1
+        strides_of = lambda strides: tuple([strides[g[-1]] if g else 1 for g in groups])  # noqa: E731
+
+    def step(regs: Registers) -> None:
+        view: MemRef = regs[source]  # type: ignore[assignment]
+        shape = view.shape
+        dims = tuple([math.prod([shape[d] for d in group]) for group in groups])
+        regs[out] = MemRef(view.buffer, view.offset, dims, strides_of(view.strides), view.dtype, view.owner, view.base)
+
+    return step
+
+
+def host_load(session: Session, source: Slot, indices: Sequence[Slot], out: Slot, location: str) -> Step:
+    backend = session.backend
+
+    def step(regs: Registers) -> None:
+        regs[out] = backend.host_load(regs[source], [regs[i] for i in indices], location)  # type: ignore[arg-type,misc]
+
+    return step
+
+
+def host_store(session: Session, value: Slot, target: Slot, indices: Sequence[Slot], location: str) -> Step:
+    backend = session.backend
+
+    def step(regs: Registers) -> None:
+        backend.host_store(regs[target], [regs[i] for i in indices], regs[value], location)  # type: ignore[arg-type,misc]
+
+    return step
+
+
+def copy(session: Session, source: Slot, target: Slot, location: str) -> Step:
+    backend = session.backend
+
+    def step(regs: Registers) -> None:
+        backend.copy(regs[source], regs[target], location)  # type: ignore[arg-type]
+
+    return step
+
+
+# ---- session buffers ----------------------------------------------------------------------
+
+
+def _grown(session: Session, current: DeviceBuffer | None, nbytes: int, label: str, kind: str) -> DeviceBuffer:
+    """The session's buffer, grown (never shrunk) to hold `nbytes`."""
+    if current is None:
+        session.generation += 1
+        return session.backend.allocate(nbytes, label, kind)
+    if current.nbytes < nbytes:
+        session.generation += 1
+        return session.backend.grow(current, nbytes)
+    return current
+
+
+def get_pool(session: Session, domain: int, size: Slot, out: Slot, owner: Owner, location: str, expression: str) -> Step:
+    uint8 = np.dtype(np.uint8)
+
+    def step(regs: Registers) -> None:
+        nbytes = int(regs[size])  # type: ignore[call-overload]
+        session.cap.require(nbytes, location, expression)
+        session.run.request_pool(domain, nbytes)
+        pool = session.pools[domain] = _grown(session, session.pools.get(domain), nbytes, owner.label, "pool")
+        regs[out] = MemRef(pool, 0, (nbytes,), (1,), uint8, owner, 0)
+
+    return step
+
+
+def plan_pool(sizes: Sequence[Slot], intervals: Sequence[tuple[int, int]], alignment: int, total: Slot, offsets: Sequence[Slot]) -> Step:
+    """The run-time planner at this run's sizes, remembered per distinct set of sizes."""
+    planned: dict[tuple[int, ...], tuple[list[int], int]] = {}
+    planner = PoolPlanner(intervals, alignment)
+
+    def step(regs: Registers) -> None:
+        key = tuple([int(regs[size]) for size in sizes])  # type: ignore[call-overload]
+        plan = planned.get(key)
+        if plan is None:
+            plan = planned[key] = planner.plan(key)
+        placed, regs[total] = plan
+        for slot, offset in zip(offsets, placed):
+            regs[slot] = offset
+
+    return step
+
+
+def host_scratch(session: Session, size: Slot, out: Slot, owner: Owner, location: str, expression: str) -> Step:
+    uint8 = np.dtype(np.uint8)
+
+    def step(regs: Registers) -> None:
+        nbytes = int(regs[size])  # type: ignore[call-overload]
+        session.cap.require(nbytes, location, expression)
+        session.run.scratch_bytes = max(session.run.scratch_bytes, nbytes)
+        session.scratch = _grown(session, session.scratch, nbytes, owner.label, "scratch")
+        regs[out] = MemRef(session.scratch, 0, (nbytes,), (1,), uint8, owner, 0)
+
+    return step
+
+
+def readback(session: Session, source: Slot, out: Slot, producer_only: bool, location: str) -> Step:
+    backend = session.backend
+
+    def step(regs: Registers) -> None:
+        value = regs[source]
+        array = backend.download(value, location, producer_only) if isinstance(value, MemRef) else np.asarray(value)  # type: ignore[arg-type]
+        regs[out] = array.reshape(-1)[0].item()
+
+    return step
+
+
+# ---- device work --------------------------------------------------------------------------
+
+
+def launch(launcher: Launcher, inputs: Sequence[Slot], outputs: Sequence[Slot], scalars: Sequence[Slot], contract: Check | None) -> Step:
+    """The op's launcher over its operands, after its shape contract where one is left to check."""
+    # One C call reads several registers (`picker`: an itemgetter) on every launch's path.
+    ins, outs, host = picker(inputs), picker(outputs), picker(scalars)
+    if contract is None:
+
+        def step(regs: Registers) -> None:
+            launcher(ins(regs), outs(regs), host(regs))  # type: ignore[arg-type]
+
+        return step
+
+    def checked(regs: Registers) -> None:
+        contract(regs)
+        launcher(ins(regs), outs(regs), host(regs))  # type: ignore[arg-type]
+
+    return checked
