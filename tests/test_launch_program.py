@@ -163,3 +163,23 @@ def test_a_strided_device_copy_launches_the_copy_kernel(tmp_path):
     for _ in range(2):
         executable.run({"arg0": x})
     assert driver.launches == 2 and len(executable.backend.kernels._functions) == 1
+
+
+def _relu_and_half_cast() -> onnx.ModelProto:
+    """Two kernels of one program: a Relu in fp32, and a Cast of the same input to fp16."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 8])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT16, ["n", 8])
+    nodes = [helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Cast", ["x"], ["z"], to=TensorProto.FLOAT16, name="node_cast")]
+    return helper.make_model(helper.make_graph(nodes, "g", [x], [y, z]), opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_a_unit_that_fails_keeps_every_kernel_that_compiles(tmp_path):
+    """The program's unit fails; compiled kernel by kernel, the fp32 Relu compiles (and is
+    cached) and the error names the half-precision Cast's kernel and op."""
+    driver = HeaderlessCompiler()
+    module, constants = _module(_relu_and_half_cast())
+    with pytest.raises(XhipError) as failure:
+        Executable(module, _backend(driver, tmp_path), constants=constants)
+    assert "(kernel xhip_ew_cast_" in str(failure.value) and "node_cast" in str(failure.value)
+    assert [("xhip_ew_relu_" in unit) for unit in driver.units] == [True]

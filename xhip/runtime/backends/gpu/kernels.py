@@ -217,9 +217,9 @@ class KernelLibrary:
             except DriverError as err:
                 failures.append((entry, err))
         if failures:
-            entry, err = failures[0]
+            failed, first = failures[0]
             others = f" (and {len(failures) - 1} more kernels)" if len(failures) > 1 else ""
-            raise XhipError(f"{err.message} (kernel {entry.spec.name}){others}", entry.location)
+            raise XhipError(f"{first.message} (kernel {failed.spec.name}){others}", failed.location)
 
     def _compile_unit(self, entries: list[_Queued], keys: Mapping[str, str], queue: Mapping[str, _Queued]) -> None:
         source = render_unit([entry.spec for entry in entries], self.target)
