@@ -62,11 +62,6 @@ def attention_query_rows(batch: int, sq: int, tiled: bool) -> int:
     return ATTENTION_QUERY_ROWS
 
 
-def permuted(view: ViewLike, perm: Sequence[int]) -> View:
-    """`view` read as `transpose(view, perm)`: dim i is dim perm[i], no byte moves."""
-    return View.of(view, shape=[view.shape[p] for p in perm], strides=[view.strides[p] for p in perm])
-
-
 def inverse(perm: Sequence[int]) -> tuple[int, ...]:
     """The perm that undoes `perm`: transpose(transpose(x, perm), inverse(perm)) is x."""
     undo = [0] * len(perm)

@@ -16,7 +16,6 @@ launch's operands without building anything.
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -57,16 +56,6 @@ class View:
 
     def __init__(self, address: int, dtype: np.dtype, shape: tuple[int, ...], strides: tuple[int, ...]):
         self.address, self.dtype, self.shape, self.strides = address, dtype, tuple(shape), tuple(strides)
-
-    @staticmethod
-    def of(view: ViewLike, address: int | None = None, shape: Sequence[int] | None = None, strides: Sequence[int] | None = None) -> View:
-        """`view` with some of its address, shape and strides replaced."""
-        return View(
-            view.address if address is None else address,
-            view.dtype,
-            tuple(view.shape if shape is None else shape),
-            tuple(view.strides if strides is None else strides),
-        )
 
     def at(self, index: Sequence[int]) -> int:
         """The address of element `index` (leading entries; the rest are 0)."""
@@ -126,10 +115,6 @@ def axes_pickers(rank: int, axes: Sequence[int]) -> tuple[Picker, Picker]:
     return picker([d for d in range(rank) if d not in axes]), picker(axes)
 
 
-def element_count(shape: Sequence[int]) -> int:
-    return math.prod(shape)
-
-
 @dataclass(frozen=True)
 class OpFacts:
     """What the runtime reads of one hip compute op, once (xhip.runtime.bind): its class
@@ -170,7 +155,3 @@ class Site:
             for spec in form:
                 unique.setdefault(spec.name, spec)
         return list(unique.values())
-
-
-def single_form(facts: OpFacts, kernels: Sequence[KernelSpec], values: ValuesFn, **options: object) -> Site:
-    return Site(facts, (tuple(kernels),), values, **options)  # type: ignore[arg-type]
