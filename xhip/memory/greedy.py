@@ -58,22 +58,7 @@ def _live_with(intervals: Sequence[tuple[int, int]]) -> list[list[int]]:
 
 def _place_in_order(footprints: Sequence[int], live_with: Sequence[Sequence[int]], order: Sequence[int]) -> Plan:
     """Each buffer in `order` at the lowest offset clear of every placed buffer live with it."""
-    offsets = [-1] * len(footprints)  # -1: not placed yet
-    total = 0
-    for index in order:
-        footprint = footprints[index]
-        # The placed buffers live with this one, from the lowest offset up.
-        placed = [other for other in live_with[index] if offsets[other] >= 0]
-        placed.sort(key=offsets.__getitem__)
-        offset = 0
-        for other in placed:
-            start = offsets[other]
-            if offset + footprint <= start:
-                break
-            offset = max(offset, start + footprints[other])
-        offsets[index] = offset
-        total = max(total, offset + footprint)
-    return offsets, total
+    return _place_after(footprints, order, _placed_before(live_with, order))
 
 
 def _promotions(
@@ -201,7 +186,8 @@ def _placed_before(live_with: Sequence[Sequence[int]], order: Sequence[int]) -> 
 
 
 def _place_after(footprints: Sequence[int], order: Sequence[int], earlier: Sequence[Sequence[int]]) -> Plan:
-    """`_place_in_order` with the neighbours each buffer must clear worked out beforehand."""
+    """Each buffer in `order` at the lowest offset clear of its `earlier` neighbours (the live
+    ones placed before it), those taken from the lowest offset up."""
     offsets = [0] * len(footprints)
     total = 0
     for index in order:

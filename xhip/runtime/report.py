@@ -7,6 +7,7 @@ run: they cost more host time than a launch, and most runs are never reported on
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
@@ -90,21 +91,16 @@ class MemoryFigures:
     ):
         self._model_buffers, self._symbols, self._alignment = model_buffers, dict(symbols), alignment
         self._registers, self._pooled, self._intervals = registers, pooled, intervals
-        self._cache: dict[str, object] = {}
 
-    @property
+    @functools.cached_property
     def honest(self) -> HonestBounds | None:
-        if "honest" not in self._cache:
-            buffers = self._model_buffers
-            self._cache["honest"] = buffers.bounds(self._symbols, self._alignment) if buffers else None
-        return self._cache["honest"]  # type: ignore[return-value]
+        buffers = self._model_buffers
+        return buffers.bounds(self._symbols, self._alignment) if buffers else None
 
-    @property
+    @functools.cached_property
     def merged(self) -> int | None:
         """The most aligned pooled bytes of the final IR live at one program point."""
-        if "merged" not in self._cache:
-            self._cache["merged"] = self._merged()
-        return self._cache["merged"]  # type: ignore[return-value]
+        return self._merged()
 
     def _merged(self) -> int | None:
         if not self._pooled:

@@ -75,7 +75,7 @@ class GpuLauncher:
     def __init__(self, library: KernelLibrary, site: Site, location: str, stream: StreamState):
         self._driver = library.driver
         self._stream = stream
-        kernels = {spec.name: library.kernel(spec) for spec in site.kernels}
+        kernels = {spec.name: library.kernel(spec, location) for spec in site.kernels}
         self._forms = tuple(tuple(kernels[spec.name] for spec in form) for form in site.forms)
         self._form = site.form
         self._values = site.values
@@ -147,7 +147,6 @@ class KernelLibrary:
         self._cache = cache if cache is not None else CompileCache()
         self._functions: dict[str, object] = {}
         self._queue: dict[str, _Queued] = {}
-        self._location = ""
         self.compiled_units = 0
         self.cached_kernels = 0
         self.status = StatusWords(driver)
@@ -157,25 +156,18 @@ class KernelLibrary:
         return "cuda" if self.driver.name == "cuda" else "hip"
 
     def launcher(self, site: Site, location: str, stream: StreamState) -> GpuLauncher:
-        self._location = location
         return GpuLauncher(self, site, location, stream)
 
-    def kernel(self, spec: KernelSpec) -> LoadedKernel:
-        """A kernel for one launcher: its function now if loaded, else once the queue is."""
+    def kernel(self, spec: KernelSpec, location: str) -> LoadedKernel:
+        """A kernel for the launcher of the op at `location`: its function now if loaded, else
+        once the queue is (a compile error names the first op that queued it)."""
         loaded = LoadedKernel(spec)
         function = self._functions.get(spec.name)
         if function is not None:
             loaded.function = function
         else:
-            self._queue.setdefault(spec.name, _Queued(spec, self._location)).kernels.append(loaded)
+            self._queue.setdefault(spec.name, _Queued(spec, location)).kernels.append(loaded)
         return loaded
-
-    def function(self, spec: KernelSpec) -> object:
-        """The loaded function of one kernel, compiled now if needed."""
-        if spec.name not in self._functions:
-            self.kernel(spec)
-            self.load_queued()
-        return self._functions[spec.name]
 
     def load_queued(self) -> None:
         """Compile (through the per-kernel cache) and load every queued kernel. The queue is
