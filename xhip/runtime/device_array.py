@@ -12,10 +12,15 @@ after a wait for the work that wrote it).
 A graph replay writes its outputs into the buffers the capturing run used
 (`xhip.runtime.replay`), so the arrays an earlier run of the same shapes
 returned are overwritten: they are marked stale then, and reading one raises
-instead of answering with the later run's values.
+instead of answering with the later run's values. Reads take the lock of the executable
+that made the array (`lock`), the one its runs hold: a run in another thread cannot
+overwrite the bytes between the staleness check and the copy.
 """
 
 from __future__ import annotations
+
+import contextlib
+from typing import ContextManager
 
 import numpy as np
 import numpy.typing as npt
@@ -28,8 +33,11 @@ from xhip.runtime.buffers import MemRef
 class DeviceArray:
     """One tensor in device memory, read back with `numpy()` (or `np.asarray`)."""
 
-    def __init__(self, memref: MemRef, backend: Backend, what: str, staged_by: object = None):
+    def __init__(
+        self, memref: MemRef, backend: Backend, what: str, staged_by: object = None, lock: ContextManager[object] | None = None
+    ):
         self._memref = memref
+        self._lock: ContextManager[object] = lock if lock is not None else contextlib.nullcontext()
         self._backend = backend
         self.what = what
         """What it is, for errors: "output 'logits'", "input 'X'"."""
@@ -62,9 +70,10 @@ class DeviceArray:
 
     def numpy(self) -> np.ndarray:
         """A host copy (after the work that wrote it)."""
-        self._require_fresh()
-        self._backend.sync()
-        return self._backend.to_host(self._memref)
+        with self._lock:
+            self._require_fresh()
+            self._backend.sync()
+            return self._backend.to_host(self._memref)
 
     def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         array = self.numpy()
@@ -72,10 +81,13 @@ class DeviceArray:
 
     @property
     def __cuda_array_interface__(self) -> dict[str, object]:
-        self._require_fresh()
-        if self._backend.name != "cuda" or not self._memref.is_dense:
-            raise AttributeError("__cuda_array_interface__: only dense arrays of the cuda backend")
-        self._backend.sync()  # a run on_device returns with its work in flight
+        # The consumer reads the bytes after this returns, outside any lock of ours: like the
+        # array itself, what it hands out is valid until a later run of the same shapes.
+        with self._lock:
+            self._require_fresh()
+            if self._backend.name != "cuda" or not self._memref.is_dense:
+                raise AttributeError("__cuda_array_interface__: only dense arrays of the cuda backend")
+            self._backend.sync()  # a run on_device returns with its work in flight
         address = self._memref.buffer.address + self._memref.offset
         return {"shape": self.shape, "typestr": self.dtype.str, "data": (address, False), "strides": None, "version": 3}
 

@@ -8,6 +8,15 @@ replays a captured graph (`xhip.runtime.replay`) and returns the graph outputs b
 `xhip.runtime.device_array`). Pools, host scratch and constants live as long as the
 Executable. `max_device_bytes` (with `XHIP_MAX_DEVICE_BYTES` and the physical memory)
 caps every single allocation (`xhip.runtime.limits`).
+
+Threads: one Executable may be shared by many threads. Its runs share the session (pools,
+host scratch, captured graphs), so `run` holds the executable's lock from the feeds' check
+to the outputs' delivery: runs of one Executable are serialized (on a GPU their device
+work goes to one stream), runs of different Executables are not. What a run leaves behind
+(`report`, `run_symbols`, `pooled_views`) is per thread: each thread reads its own last
+run's. A `DeviceArray` a run returns is read under the same lock, so a replay in another
+thread either finishes before the read or marks the array stale first (reading it then
+raises): never another run's values.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import math
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -24,6 +34,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from xhip.constants_file import ConstantsStore
+from xhip.diagnostics import XhipError
 from xhip.memory.model_bound import HonestBounds
 from xhip.runtime.backends import Backend, make_backend
 from xhip.runtime.bind import bind
@@ -68,20 +79,41 @@ class Executable:
         self.model_buffers = self.bound.model_buffers
         why_not = self.bound.why_not_replayable if wanted else "graphs are off"
         self._replays = GraphReplays(why_not)
-        self.report = Report(
+        self._built = Report(
             backend=f"{self.backend.name}: {self.backend.describe()}",
             kernel_compiles=self.backend.stats.kernel_compiles - compiles,
             replay=why_not if wanted and why_not else "",
         )
+        """The report before any run (what compile figures are written into); each run's
+        report starts as a copy of it."""
         self._dtype_names = {spec.dtype: str(spec.dtype) for spec in (*self.outputs, *self.out_params)}
         """The report's spelling of each output dtype (str(dtype) costs microseconds)."""
-        self._registers: list[object] = []
-        """The last run's final registers (pooled_views reads them when asked)."""
-        self.run_symbols: dict[str, int] = {}
-        """The last run's value of each symbolic dim of the inputs."""
+        self._lock = threading.RLock()
+        self._last = threading.local()
+        """Per thread: `report`, `registers` (the final register file) and `run_symbols` of
+        that thread's last run."""
         # The bound program and the IR behind it live as long as the executable and are never
         # garbage: keep the collector's passes off them (they were a tenth of a run's host time).
         gc.freeze()
+
+    # -- what the calling thread's last run left ----------------------------------------
+
+    @property
+    def report(self) -> Report:
+        """The calling thread's last run's report (before any run: the compile's)."""
+        return getattr(self._last, "report", self._built)
+
+    @property
+    def run_symbols(self) -> dict[str, int]:
+        """The calling thread's last run's value of each symbolic dim of the inputs."""
+        return getattr(self._last, "run_symbols", {})
+
+    @property
+    def _registers(self) -> list[object]:
+        return getattr(self._last, "registers", [])
+
+    def _remember(self, report: Report, registers: list[object], run_symbols: dict[str, int]) -> None:
+        self._last.report, self._last.registers, self._last.run_symbols = report, registers, run_symbols
 
     # -- inputs --------------------------------------------------------------------------
 
@@ -133,14 +165,23 @@ class Executable:
         run: its runs read the array in place (no copy). A graph captured over it keeps it as
         its input buffer, so a replay fed a different array copies that one over it, and it
         goes stale (reading or feeding it again raises)."""
-        memref = self._holding(values, f"device array '{name}'", "input")
-        return DeviceArray(memref, self.backend, memref.owner.label, staged_by=self)
+        with self._lock:
+            memref = self._holding(values, f"device array '{name}'", "input")
+        return DeviceArray(memref, self.backend, memref.owner.label, staged_by=self, lock=self._lock)
 
     # -- running -------------------------------------------------------------------------
 
     def run(self, feeds: Mapping[str, np.ndarray | DeviceArray], *, on_device: bool = False) -> dict[str, Any]:
         """Run on `feeds` (host arrays or `DeviceArray`s); host copies of the outputs, or with
-        `on_device` `DeviceArray`s valid until a later run of the same input shapes."""
+        `on_device` `DeviceArray`s valid until a later run of the same input shapes.
+        Safe from many threads (serialized: see the module's docstring)."""
+        if not isinstance(feeds, Mapping):
+            expected = ", ".join(spec.describe() for spec in self.inputs) or "none"
+            raise XhipError(f"run takes a mapping of input name -> array, not {type(feeds).__name__} (inputs: {expected})")
+        with self._lock:
+            return self._run(feeds, on_device)
+
+    def _run(self, feeds: Mapping[str, np.ndarray | DeviceArray], on_device: bool) -> dict[str, Any]:
         signature = self.signature.key(feeds)
         # A captured signature passed the checks when it was first seen: the same names,
         # shapes and dtypes pass again (the replay's host work is what small models wait on).
@@ -172,14 +213,14 @@ class Executable:
             arguments.append(argument)
         if capture:
             self.backend.begin_capture()
-        results, self._registers = self.bound.program.execute(arguments)
+        results, registers = self.bound.program.execute(arguments)
         produced = [*zip(self.outputs, results), *out_params]
-        self.run_symbols = {symbol: extent for symbol, (extent, _) in bound.items()}
+        run_symbols = {symbol: extent for symbol, (extent, _) in bound.items()}
         if capture:
             graph = self.backend.end_capture()
             self.backend.replay(graph)
             captured = Captured(
-                graph, inputs, produced, self._registers, self.run_symbols, self.session.run, self.session.generation,
+                graph, inputs, produced, registers, run_symbols, self.session.run, self.session.generation,
                 staged=staged,
             )
             self._replays.graphs[signature] = captured
@@ -188,8 +229,7 @@ class Executable:
             if isinstance(value, MemRef):
                 self.backend.check_written(value, f"output '{spec.name}'")
         outputs = self._deliver(produced, on_device, captured)
-        report = self.report
-        report.replayed = False
+        report = dataclasses.replace(self._built)
         report.run_ms = (time.perf_counter() - start) * 1e3
         report.kernel_launches = stats.kernel_launches - before[0]
         report.readbacks = stats.readbacks - before[1]
@@ -198,11 +238,12 @@ class Executable:
         report.pool_bytes = self.session.run.pool_bytes
         report.host_scratch_bytes = self.session.run.scratch_bytes
         report.memory = MemoryFigures(
-            self.model_buffers, self.run_symbols, self.bound.alignment, self._registers, self.bound.pooled, self.bound.intervals
+            self.model_buffers, run_symbols, self.bound.alignment, registers, self.bound.pooled, self.bound.intervals
         )
         report.outputs = {name: {"shape": list(np.shape(value)), "dtype": self._dtype_names.get(value.dtype) or str(value.dtype)} for name, value in outputs.items()}
         if captured is not None:
             captured.report = dataclasses.replace(report)
+        self._remember(report, registers, run_symbols)
         return outputs
 
     def _replay(self, captured: Captured, feeds: Mapping[str, np.ndarray | DeviceArray], on_device: bool) -> dict[str, Any]:
@@ -224,13 +265,13 @@ class Executable:
         self._finish(on_device)
         outputs = self._deliver(captured.produced, on_device, captured)
         self.session.run = captured.run
-        self._registers, self.run_symbols = captured.registers, captured.run_symbols
         # What the capturing run measured (memory, launches, outputs' shapes: the same signature,
         # and no readbacks), with this run's time and syncs.
-        self.report = dataclasses.replace(captured.report)  # type: ignore[type-var]
-        self.report.replayed = True
-        self.report.run_ms = (time.perf_counter() - start) * 1e3
-        self.report.syncs = stats.syncs - syncs
+        report = dataclasses.replace(captured.report)  # type: ignore[type-var]
+        report.replayed = True
+        report.run_ms = (time.perf_counter() - start) * 1e3
+        report.syncs = stats.syncs - syncs
+        self._remember(report, captured.registers, captured.run_symbols)
         return outputs
 
     @property
@@ -261,7 +302,7 @@ class Executable:
                 continue
             if value.buffer.kind in ("pool", "scratch"):  # the next run reuses these bytes
                 value = self._holding(value, f"output '{spec.name}'", "output")
-            outputs[spec.name] = array = DeviceArray(value, self.backend, f"output '{spec.name}'")
+            outputs[spec.name] = array = DeviceArray(value, self.backend, f"output '{spec.name}'", lock=self._lock)
             if captured is not None:
                 captured.handed_out.append(array)
         return outputs
