@@ -196,15 +196,21 @@ def test_cache_dir_follows_xdg_cache_home(tmp_path, monkeypatch):
     assert default_cache_dir() == tmp_path / "xhip"
 
 
-def test_cache_writes_atomically(tmp_path):
+def test_cache_writes_atomically(tmp_path, monkeypatch):
     cache = CompileCache(tmp_path)
     path = cache.put("ab" * 32, b"code object")
-    assert path.read_bytes() == b"code object"
+    assert cache.get("ab" * 32) == b"code object" and path.read_bytes().endswith(b"code object")
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left
-    with pytest.raises(TypeError):
-        cache.put("cd" * 32, "not bytes")  # type: ignore[arg-type]  # fails mid-write
-    assert cache.get("cd" * 32) is None
-    assert not list(cache.path("cd" * 32).parent.iterdir())
+
+    def interrupted(source, target):  # a Ctrl-C between the temp's write and its rename
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("xhip.kernels.cache.os.replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cache.put("ab" + "cd" * 31, b"other code")
+    monkeypatch.undo()
+    assert cache.get("ab" + "cd" * 31) is None
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # the temporary is gone
 
 
 # ---- numerics (host emulation of the rendered source) -----------------------------------
