@@ -27,7 +27,7 @@ import numpy as np
 from xhip.dialects import hip
 from xhip.kernels.abi import KernelABI, Launch, Param, dims, index, pointer, value
 from xhip.kernels.family import OpFacts, Site, Values, View, ViewLike, broadcast_strides, matrix_strides, picker
-from xhip.kernels.reference import Elements, KernelCall, compute_dtype, register, shape_text
+from xhip.kernels.reference import Elements, KernelCall, compute_dtype, register, row_tiles, shape_text
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 
 TEMPLATES = ("attention",)
@@ -198,20 +198,10 @@ def _reader(perm: Sequence[int] | None) -> Callable[[ViewLike], ViewLike]:
 # ---- reference ----------------------------------------------------------------------------
 
 
-def _scores(call: KernelCall, q: np.ndarray, k: np.ndarray) -> np.ndarray:
-    k_t = k if call.props.k_transposed else np.swapaxes(k, -1, -2)
-    if q.shape[-1] != k_t.shape[-2]:
-        raise call.error(f"q {shape_text(q.shape)} and k {shape_text(k.shape)} differ in the head dim")
-    scale = compute_dtype(call.out.dtype).type(call.props.scale)
-    return np.matmul(q, k_t) * scale
-
-
-def _masked(call: KernelCall, scores: np.ndarray) -> np.ndarray:
+def _masked(call: KernelCall, scores: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
     kind = call.props.mask_kind
-    if kind == "none":
+    if mask is None:
         return scores
-    mask = call.inputs[3]
-    call.require_broadcast(mask.shape, scores.shape, "the mask")
     if kind == "keep":
         kept, masked = scores.dtype.type(call.props.kept_value), scores.dtype.type(call.props.masked_value)
         return scores + np.where(mask.astype(bool), kept, masked)
@@ -231,15 +221,42 @@ def _through(x: np.ndarray, perm: tuple[int, ...] | None) -> np.ndarray:
     return x if perm is None else np.transpose(x, perm)
 
 
+def _logical(out: np.ndarray, perm: tuple[int, ...] | None) -> np.ndarray:
+    """The view of `out` whose `_through(., perm)` is `out`: where the [.., q, d] result goes."""
+    return out if perm is None else np.transpose(out, np.argsort(perm))
+
+
 @register(hip.AttentionOp, inputs=(3, 4), elements=Elements.FLOAT)
 def attention(call: KernelCall) -> None:
+    """softmax(scale * q @ k^T (+ mask)) @ v, over tiles of query rows: the scores of one
+    tile at a time (`row_tiles`), never all queries x keys at once."""
     dtype = compute_dtype(call.out.dtype)
     perms = [call.props.q_perm, call.props.k_perm, call.props.v_perm]
     # Contiguous copies: NumPy's matmul over transposed strides is several times slower.
     q, k, v = (np.ascontiguousarray(_through(x, p), dtype) for x, p in zip(call.inputs, perms))
     if (len(call.inputs) == 4) != (call.props.mask_kind != "none"):
         raise call.error(f"mask_kind {call.props.mask_kind} with {len(call.inputs)} inputs")
-    probs = _softmax(_masked(call, _scores(call, q, k)))
-    if call.props.zero_nan_rows:
-        probs = np.where(np.isnan(probs), dtype.type(0), probs)
-    call.store(call.out, _through(np.matmul(probs, v), call.props.y_perm))
+    k_t = k if call.props.k_transposed else np.swapaxes(k, -1, -2)
+    if q.shape[-1] != k_t.shape[-2]:
+        raise call.error(f"q {shape_text(q.shape)} and k {shape_text(k.shape)} differ in the head dim")
+    try:
+        batch = np.broadcast_shapes(q.shape[:-2], k_t.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise call.error(f"q {shape_text(q.shape)}, k {shape_text(k.shape)} and v {shape_text(v.shape)} do not broadcast") from None
+    queries, keys = q.shape[-2], k_t.shape[-1]
+    mask = call.inputs[3] if len(call.inputs) == 4 else None
+    if mask is not None:
+        call.require_broadcast(mask.shape, (*batch, queries, keys), "the mask")
+    out = _logical(call.out, call.props.y_perm)
+    if out.shape != (*batch, queries, v.shape[-1]):
+        raise call.error(
+            f"result of shape {shape_text((*batch, queries, v.shape[-1]))} does not match the output shape {shape_text(call.out.shape)}"
+        )
+    scale = dtype.type(call.props.scale)
+    mask_per_query = mask is not None and mask.ndim >= 2 and mask.shape[-2] != 1
+    for rows in row_tiles(queries, math.prod(batch) * keys * dtype.itemsize):
+        scores = np.matmul(q[..., rows, :], k_t) * scale
+        probs = _softmax(_masked(call, scores, mask[..., rows, :] if mask_per_query else mask))  # type: ignore[index]
+        if call.props.zero_nan_rows:
+            probs = np.where(np.isnan(probs), dtype.type(0), probs)
+        np.copyto(out[..., rows, :], np.matmul(probs, v), casting="unsafe")

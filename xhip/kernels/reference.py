@@ -14,7 +14,7 @@ every family and so every registration.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -85,6 +85,20 @@ def truncating_divide(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
     inexact = np.remainder(a, b) != 0
     # Floor and truncation differ only for inexact quotients of opposite-signed operands.
     return quotient + (inexact & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+
+
+TILE_BYTES = 4 << 20
+"""The bytes one tile of a tiled reference kernel (attention, softmax) works over, at
+least: their temporaries stay of the order of the operands' size, never a whole
+[queries, keys] score tensor beside a pool planned for tiles of it."""
+
+
+def row_tiles(extent: int, bytes_per_row: int) -> Iterator[slice]:
+    """Consecutive slices of [0, extent), each of as many rows as fit in TILE_BYTES (one
+    row at least)."""
+    step = max(1, TILE_BYTES // max(bytes_per_row, 1))
+    for start in range(0, extent, step):
+        yield slice(start, min(start + step, extent))
 
 
 def shape_text(shape: Sequence[int]) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 from xhip.dialects import hip
 from xhip.kernels.abi import KernelABI, Launch, Param, dims, pointer, value
 from xhip.kernels.family import OpFacts, Site, Values, ViewLike, axes_pickers, broadcast_strides
-from xhip.kernels.reference import Elements, KernelCall, compute_operands, compute_scalar, register
+from xhip.kernels.reference import Elements, KernelCall, compute_operands, compute_scalar, register, row_tiles, shape_text
 from xhip.kernels.spec_types import KernelSpec, Operand, ctype, header_needs, kernel_name, row_params
 
 TEMPLATES = ("row",)
@@ -120,23 +120,30 @@ def _rows(inner_axes: Sequence[int], rank: int) -> Callable[[ViewLike, ViewLike]
 @register(hip.SoftmaxOp, inputs=(1, 2), elements=Elements.FLOAT)
 def softmax(call: KernelCall) -> None:
     """exp(l - max) / sum along `axis` of the logits l = scale * x (+ bias), the max
-    subtracted so that nothing overflows; with `zero_nan`, 0 where that is NaN."""
+    subtracted so that nothing overflows; with `zero_nan`, 0 where that is NaN. Computed
+    over tiles of a dim other than `axis` (`row_tiles`): the temporaries of one tile at a time."""
     x, *bias = compute_operands(call, call.inputs)
     axis = call.axis(x.ndim)
+    if x.shape != call.out.shape:
+        raise call.error(f"result of shape {shape_text(x.shape)} does not match the output shape {shape_text(call.out.shape)}")
     if x.size == 0:  # np.max has no identity to reduce an empty axis with
-        call.store(call.out, x)
         return
     scale = compute_scalar(call, call.props.scale)
-    if scale != 1:
-        x = x * scale
     if bias:
         call.require_broadcast(bias[0].shape, x.shape, "bias")
-        x = x + bias[0]
-    shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    result = shifted / np.sum(shifted, axis=axis, keepdims=True)
-    if call.props.zero_nan:
-        result = np.where(np.isnan(result), result.dtype.type(0), result)
-    call.store(call.out, result)
+        bias = [bias[0].reshape((1,) * (x.ndim - bias[0].ndim) + bias[0].shape)]
+    tiled = next((d for d in range(x.ndim) if d != axis and x.shape[d] > 1), None)
+    tiles = [slice(None)] if tiled is None else row_tiles(x.shape[tiled], x.nbytes // x.shape[tiled])
+    for rows in tiles:
+        index = (slice(None),) * (tiled or 0) + (rows,)
+        logits = x[index] * scale if scale != 1 else x[index]
+        if bias:
+            logits = logits + (bias[0][index] if bias[0].shape[tiled or 0] != 1 else bias[0])
+        shifted = np.exp(logits - np.max(logits, axis=axis, keepdims=True))
+        result = shifted / np.sum(shifted, axis=axis, keepdims=True)
+        if call.props.zero_nan:
+            result = np.where(np.isnan(result), result.dtype.type(0), result)
+        np.copyto(call.out[index], result, casting="unsafe")
 
 
 @register(hip.LayerNormOp, inputs=(2, 3), elements=Elements.FLOAT)

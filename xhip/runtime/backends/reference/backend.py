@@ -154,7 +154,10 @@ class ReferenceBackend:
                 self._check_reads(inputs, location)
                 arrays_in, arrays_out = [m.array() for m in inputs], [m.array() for m in outputs]
                 start = time.perf_counter()
-                kernel(KernelCall(kernel.name, arrays_in, arrays_out, props, scalars, location))
+                try:
+                    kernel(KernelCall(kernel.name, arrays_in, arrays_out, props, scalars, location))
+                except MemoryError:
+                    raise XhipError(f"'{kernel.name}' ran out of host memory for its temporaries", location) from None
                 stats.device_seconds += time.perf_counter() - start
                 for out in outputs:
                     self._record_write(out)
