@@ -1,9 +1,11 @@
 """User-facing errors: one line, a location when there is one, exit code 1.
 
 Every error a user can cause (bad YAML, bad ONNX, bad MLIR, a pass contract that
-does not hold) is raised as an `XhipError`; the tools print `str(error)` and exit
-1. Subclassing xDSL's `DiagnosticException` lets upstream tooling (xdsl-opt
-`--verify-diagnostics`) treat our errors like its own.
+does not hold) is raised as an `XhipError` (also `xhip.XhipError`); the tools print
+`str(error)` and exit 1. User text in a message (names, values, paths) is echoed
+escaped: no control, NUL or bidi character reaches the terminal. Subclassing
+xDSL's `DiagnosticException` lets upstream tooling (xdsl-opt `--verify-diagnostics`)
+treat our errors like its own.
 """
 
 from __future__ import annotations
@@ -22,16 +24,29 @@ ECHO_LIMIT = 200
 """The most characters of one user-written value a message repeats."""
 
 
+def escape(text: str) -> str:
+    """`text` with each character that is not printable as its Python escape (`\\x00`, `\\u202e`).
+
+    Controls, NUL, bidi overrides and other format characters in a pass name or a path
+    would otherwise reach the terminal raw: a right-to-left override makes the
+    message read differently from what it says.
+    """
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
 def shorten(text: object, limit: int = ECHO_LIMIT) -> str:
-    """`text` as a message echoes it: at most `limit` characters, cut with an ellipsis.
+    """`text` as a message echoes it: at most `limit` characters, cut with an ellipsis, escaped.
 
     A message quotes names and values the user wrote; a 58 MB YAML alias
-    expansion or a megabyte node name must not become a 58 MB error line.
+    expansion or a megabyte node name must not become a 58 MB error line, and a
+    control or bidi character must not reach the terminal (`escape`).
     """
     text = str(text)
     if len(text) <= limit:
-        return text
-    return f"{text[: limit - 3]}... ({len(text)} characters)"
+        return escape(text)
+    return f"{escape(text[: limit - 3])}... ({len(text)} characters)"
 
 
 class XhipError(DiagnosticException):
@@ -43,9 +58,10 @@ class XhipError(DiagnosticException):
         super().__init__(self.render())
 
     def render(self) -> str:
-        text = " ".join(self.message.split("\n"))
+        """`LOCATION: error: MESSAGE` on one line; what is not printable in either is escaped (`escape`)."""
+        text = escape(" ".join(self.message.split("\n")))
         if self.location:
-            return f"{self.location}: error: {text}"
+            return f"{escape(self.location)}: error: {text}"
         return f"error: {text}"
 
     def __str__(self) -> str:
