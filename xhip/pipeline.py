@@ -22,8 +22,8 @@ and edits what it inherits; `name` and `description` are inherited unless given:
 
 The edits apply in the order `passes`, `remove`, `insert`, `set`, each to the
 list the previous one left: `remove` resolves all its names before removing any,
-`insert` applies its entries one after the other. `extends` chains; a cycle is
-an error.
+`insert` applies its entries one after the other. `extends` chains, at most
+`MAX_EXTENDS_DEPTH` files deep; a cycle is an error.
 
 A pass reference (in `remove`, `before`, `after` and the PASS part of
 `set`/`--set` keys) is a pass name that occurs exactly once in the pipeline,
@@ -61,7 +61,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ParameterListType, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from xhip.diagnostics import XhipError, did_you_mean, shorten
+from xhip.diagnostics import ECHO_LIMIT, XhipError, did_you_mean, shorten
 from xhip.pass_options import (
     OptionMismatch,
     OptionSource,
@@ -301,18 +301,41 @@ def _extends_target(doc: _PipelineFile, node: yaml.Node) -> str:
     raise XhipError(f"'extends' target '{shorten(target)}' does not exist{hint}", doc.at(node))
 
 
-def _load_file(path: str, passes: PassRegistry, chain: tuple[_Extends, ...]) -> Pipeline:
-    doc = _PipelineFile(path)
-    keys = {key: value for key, (_, value) in doc.keys.items()}
-    base: Pipeline | None = None
-    if "extends" in keys:
-        target = _extends_target(doc, keys["extends"])
-        chain = (*chain, _Extends(os.path.realpath(path), path))
+MAX_EXTENDS_DEPTH = 64
+"""The most files one `extends` chain may hold (the shipped experiments use two)."""
+
+
+def _load_file(path: str, passes: PassRegistry) -> Pipeline:
+    """The pipeline of the file at `path`: its `extends` chain read file by file (no recursion,
+    so a chain too deep or a cycle is one located error), then each file's edits from the base up."""
+    chain: list[_Extends] = []
+    files: list[_PipelineFile] = []
+    current = path
+    while True:
+        doc = _PipelineFile(current)
+        files.append(doc)
+        extends = doc.keys.get("extends")
+        if extends is None:
+            break
+        target = _extends_target(doc, extends[1])
+        chain.append(_Extends(os.path.realpath(current), current))
         if os.path.realpath(target) in {link.real_path for link in chain}:
             cycle = " -> ".join([*(link.path for link in chain), target])
-            raise XhipError(f"'extends' cycle: {cycle}", doc.at(keys["extends"]))
-        base = _load_file(target, passes, chain)
-    elif "passes" not in keys:
+            raise XhipError(f"'extends' cycle: {shorten(cycle, 4 * ECHO_LIMIT)}", doc.at(extends[1]))
+        if len(files) == MAX_EXTENDS_DEPTH:
+            raise XhipError(f"'extends' chain is deeper than {MAX_EXTENDS_DEPTH} files (from {shorten(path)})", doc.at(extends[1]))
+        current = target
+    base: Pipeline | None = None
+    for doc in reversed(files):
+        base = _apply_file(doc, base, passes)
+    assert base is not None
+    return base
+
+
+def _apply_file(doc: _PipelineFile, base: Pipeline | None, passes: PassRegistry) -> Pipeline:
+    """The pipeline `doc` describes over `base`, the pipeline it extends (None if it extends none)."""
+    keys = {key: value for key, (_, value) in doc.keys.items()}
+    if base is None and "passes" not in keys:
         raise XhipError("a pipeline needs 'passes' (or 'extends' to inherit them)", doc.at(doc.root))
 
     if "name" in keys:
@@ -341,7 +364,7 @@ def _load_file(path: str, passes: PassRegistry, chain: tuple[_Extends, ...]) -> 
             if not reference or not option:
                 raise XhipError(f"'set' key '{shorten(key)}' must be PASS.OPTION", doc.at(key_node))
             _set_option(entries, reference, option, doc.value(value_node), doc.at(key_node), "'set'", passes)
-    return Pipeline(name, description, tuple(entries), path)
+    return Pipeline(name, description, tuple(entries), doc.path)
 
 
 def _remove(doc: _PipelineFile, node: yaml.Node, entries: list[PassEntry]) -> list[PassEntry]:
@@ -375,7 +398,7 @@ def load_pipeline(path: str | os.PathLike[str], passes: PassRegistry | None = No
     `passes` (name -> pass class) defaults to `xhip.passes.available_passes()`.
     """
     registry = _registry(passes)
-    pipeline = _load_file(os.fspath(path), registry, ())
+    pipeline = _load_file(os.fspath(path), registry)
     _check_required(pipeline.passes, registry)
     return pipeline
 
