@@ -219,7 +219,7 @@ class KernelABI:
             per_block = self.per_thread * self.block if self.launch is Launch.ELEMENTS else 1
 
             def blocks(values: Mapping[str, ArgValue]) -> tuple[int, int, int]:
-                count = int(values[count_name])  # type: ignore[call-overload]
+                count = int(values[count_name])  # type: ignore[arg-type]  # a count is an int
                 # ceil(ceil(count / per_thread) / block) is ceil(count / (per_thread * block)).
                 needed = -(-count // per_block)
                 return (min(needed, MAX_BLOCKS), 1, 1) if needed > 0 else (0, 0, 0)

@@ -128,42 +128,51 @@ def _batch_stride(strides: Sequence[int], extents: Sequence[int]) -> int | None:
     return step
 
 
+_GEMM_INTS = ("m", "n", "k", "a_row_stride", "a_col_stride", "b_row_stride", "b_col_stride", "c_row_stride", "c_col_stride", "a", "b", "c")
+
+
+def _gemm_ints(values: Values) -> list[int]:
+    """The integer entries of a matmul's launch values that a GEMM takes, in `_GEMM_INTS` order."""
+    return [values[name] for name in _GEMM_INTS]  # type: ignore[misc]  # matmul's values for these are ints
+
+
 def gemm_call(values: Values, dtype: np.dtype) -> GemmCall | None:
     """The strided-batched GEMM of a matmul's launch values, or None when BLAS cannot express it.
     (On every BLAS launch's path: plain ints, no conversions.)"""
     batch: tuple[int, ...] = values["batch_extents"]  # type: ignore[assignment]
-    a = _matrix_layout(values["a_row_stride"], values["a_col_stride"])  # type: ignore[arg-type]
-    b = _matrix_layout(values["b_row_stride"], values["b_col_stride"])  # type: ignore[arg-type]
-    c_row, c_col = values["c_row_stride"], values["c_col_stride"]
-    m, n, k = values["m"], values["n"], values["k"]
-    if a is None or b is None or c_col not in (1, 0) or min(m, n, k) < 1:  # type: ignore[type-var]
+    m, n, k, a_row, a_col, b_row, b_col, c_row, c_col, a_address, b_address, c_address = _gemm_ints(values)
+    a = _matrix_layout(a_row, a_col)
+    b = _matrix_layout(b_row, b_col)
+    if a is None or b is None or c_col not in (1, 0) or min(m, n, k) < 1:
         return None
+    strides: list[int | None]
     if batch:
         strides = [_batch_stride(values[f"{x}_batch_strides"], batch) for x in "abc"]  # type: ignore[arg-type]
         if None in strides:
             return None
     else:
         strides = [0, 0, 0]
+    a_batch, b_batch, c_batch = (int(s or 0) for s in strides)
     lda, trans_a = a
     ldb, trans_b = b
-    ldc = c_row if m > 1 else n  # type: ignore[operator]
+    ldc = c_row if m > 1 else n
     # A stride of 0 on a unit dim (a vector operand) is any valid leading dimension.
-    lda = lda or (m if trans_a else k)  # type: ignore[assignment]
-    ldb = ldb or (k if trans_b else n)  # type: ignore[assignment]
+    lda = lda or (m if trans_a else k)
+    ldb = ldb or (k if trans_b else n)
     # BLAS reads each matrix column-major with these leading dimensions: they must not overlap rows.
-    if lda < (m if trans_a else k) or ldb < (k if trans_b else n) or ldc < n:  # type: ignore[operator]
+    if lda < (m if trans_a else k) or ldb < (k if trans_b else n) or ldc < n:
         return None
     batch_count = math.prod(batch)
-    if batch_count > 1 and strides[1] == 0 and not trans_a and strides[0] == m * lda and strides[2] == m * ldc:  # type: ignore[operator]
+    if batch_count > 1 and b_batch == 0 and not trans_a and a_batch == m * lda and c_batch == m * ldc:
         # B broadcast over a batch of A whose matrices follow each other row after row (a
         # weight applied to [batch, seq, k] activations): one GEMM of batch * m rows, which
         # BLAS tiles far better than `batch` GEMMs of m rows.
-        m, batch_count, strides = m * batch_count, 1, [0, 0, 0]  # type: ignore[operator]
+        m, batch_count, a_batch, b_batch, c_batch = m * batch_count, 1, 0, 0, 0
     return GemmCall(
-        m, n, k,  # type: ignore[arg-type]
-        values["a"], max(lda, 1), strides[0], trans_a,  # type: ignore[arg-type]
-        values["b"], max(ldb, 1), strides[1], trans_b,  # type: ignore[arg-type]
-        values["c"], max(ldc, 1), strides[2],  # type: ignore[arg-type]
+        m, n, k,
+        a_address, max(lda, 1), a_batch, trans_a,
+        b_address, max(ldb, 1), b_batch, trans_b,
+        c_address, max(ldc, 1), c_batch,
         batch_count, dtype, values["alpha"],  # type: ignore[arg-type]
     )  # fmt: skip
 

@@ -120,7 +120,7 @@ def bind(module: ModuleOp, session: Session, *, graphs: bool = False) -> Bound:
         if step is not None:
             binder.add(op, step)
     session.backend.finish_loading()
-    pooled = {op.result: binder.slot(op.result) for op in block.ops if isinstance(op, memref.ViewOp) and isinstance(op.source.owner, GetPoolOp)}
+    pooled: dict[SSAValue, int] = {op.result: binder.slot(op.result) for op in block.ops if isinstance(op, memref.ViewOp) and isinstance(op.source.owner, GetPoolOp)}
     alignment = pool_alignment(module)
     try:
         model_buffers = recorded_model_buffers(module, fn.sym_name.data)
@@ -402,7 +402,7 @@ def _reinterpret_cast(op: Operation, b: Binder) -> Step:
     # A reshape is a view: the same bytes, so the same logical buffer, whatever the
     # rank. A slot taken over in place is a new logical buffer in old bytes.
     owner = None if is_reshape else Owner(buffer_label(op))
-    count = same_count(op_location(op)) if is_reshape and not op.source.type.has_static_shape() else None
+    count = same_count(op_location(op)) if is_reshape and not op.source.type.has_static_shape() else None  # type: ignore[attr-defined]  # a memref
     dtype = numpy_dtype(op.result.type.element_type)
     return steps.reinterpret_cast(offsets, sizes, strides, b.slot(op.source), b.slot(op.result), dtype, owner, count)
 

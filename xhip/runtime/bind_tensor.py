@@ -90,7 +90,7 @@ def _extract(op: Operation, b: Binder) -> Step:
     out = b.slot(op.results[0])
 
     def step(regs: Registers) -> None:
-        regs[out] = _array(regs[source])[tuple(regs[i] for i in indices)].item()
+        regs[out] = _array(regs[source])[tuple([regs[i] for i in indices])].item()  # type: ignore[misc]  # index registers hold ints
 
     return step
 

@@ -19,6 +19,7 @@ from xhip.diagnostics import op_location
 from xhip.runtime import steps
 from xhip.runtime.contracts import static_extents
 from xhip.runtime.program import Program, Registers, Session, Step
+from xhip.runtime.steps import Shape
 
 Reader = Callable[[Operation, "Binder"], Step | None]
 READERS: dict[type[Operation], Reader] = {}
@@ -62,11 +63,11 @@ class Binder:
         """A register whose value is known before the run (a constant)."""
         self.initial[self.slot(value)] = contents
 
-    def shape(self, shaped_type: Attribute, dynamic: Sequence[SSAValue]) -> steps.Shape:
+    def shape(self, shaped_type: Attribute, dynamic: Sequence[SSAValue]) -> Shape:
         """The runtime shape of a tensor/memref type whose `?` dims are `dynamic`."""
         return self.mixed(shaped_type.get_shape(), dynamic)  # type: ignore[attr-defined]
 
-    def mixed(self, static: Sequence[int], dynamic: Sequence[SSAValue]) -> steps.Shape:
+    def mixed(self, static: Sequence[int], dynamic: Sequence[SSAValue]) -> Shape:
         return steps.mixed([None if d == DYNAMIC_INDEX else d for d in static], self.slots_of(dynamic))
 
     def add(self, op: Operation, step: Step) -> None:

@@ -272,7 +272,8 @@ class Executable:
         self.session.run = captured.run
         # What the capturing run measured (memory, launches, outputs' shapes: the same signature,
         # and no readbacks), with this run's time and syncs.
-        report = dataclasses.replace(captured.report)  # type: ignore[type-var]
+        assert captured.report is not None  # the capturing run left it
+        report = dataclasses.replace(captured.report)
         report.replayed = True
         report.run_ms = (time.perf_counter() - start) * 1e3
         report.syncs = stats.syncs - syncs

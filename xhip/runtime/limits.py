@@ -109,7 +109,7 @@ def size_expression(value: SSAValue, depth: int = MAX_EXPRESSION_DEPTH, nested: 
         return _name(value)
     op = value.owner
     if isinstance(op, arith.ConstantOp):
-        return str(op.value.value.data)  # type: ignore[attr-defined]
+        return str(op.value.value.data)  # type: ignore[union-attr]  # an index constant is an IntegerAttr
     if isinstance(op, arith.IndexCastOp):
         return _name(value) if value.name_hint else size_expression(op.input, depth, nested)
     if isinstance(op, PlanPoolOp) and value is op.total:

@@ -20,11 +20,12 @@ scratch that grows, or a buffer the session allocates anew, bumps
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 from xhip.runtime.buffers import MemRef
 from xhip.runtime.program import RunState
+from xhip.runtime.report import Report
 
 
 @dataclass
@@ -34,7 +35,7 @@ class Captured:
     graph: object
     inputs: list[tuple[str, MemRef]]
     """Graph input name -> the device buffer the graph reads it from."""
-    produced: list[tuple[object, object]]
+    produced: Sequence[tuple[object, object]]
     """(output spec, value) in the order the run returns them."""
     registers: list[object]
     """The capturing run's final registers: where it put each pooled buffer (memory reports
@@ -42,7 +43,7 @@ class Captured:
     run_symbols: dict[str, int]
     run: RunState
     generation: int
-    report: object = None
+    report: Report | None = None
     """The capturing run's report: a replay reports the same memory and launches."""
     staged: dict = field(default_factory=dict)
     """Input name -> the executable's own `DeviceArray` whose buffer the graph reads in place

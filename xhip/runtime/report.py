@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 from xhip.analysis.liveness import Interval, max_live_sum
 from xhip.analysis.model_buffers import RecordedBuffers
@@ -86,8 +87,8 @@ class MemoryFigures:
         symbols: Mapping[str, int],
         alignment: int,
         registers: Sequence[object],
-        pooled: Mapping[object, int],
-        intervals: Mapping[object, Interval],
+        pooled: Mapping[Any, int],  # keyed by IR values, which this module only passes through
+        intervals: Mapping[Any, Interval],
     ):
         self._model_buffers, self._symbols, self._alignment = model_buffers, dict(symbols), alignment
         self._registers, self._pooled, self._intervals = registers, pooled, intervals

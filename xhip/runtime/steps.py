@@ -98,7 +98,7 @@ def float_binary(ufunc: np.ufunc, dtype: np.dtype, lhs: Slot, rhs: Slot, out: Sl
     return step
 
 
-def float_unary(function: Callable[[object], object], dtype: np.dtype, source: Slot, out: Slot) -> Step:
+def float_unary(function: Callable[[np.generic], object], dtype: np.dtype, source: Slot, out: Slot) -> Step:
     def step(regs: Registers) -> None:
         regs[out] = float(function(dtype.type(regs[source])))  # type: ignore[arg-type]
 

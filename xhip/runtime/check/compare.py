@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -217,16 +218,16 @@ def _float_check(name: str, got: np.ndarray, expected: np.ndarray, wide: np.ndar
     """The errors of one float output, and the verdict of the float64 rule (or the fixed one without f64)."""
     usable = wide is not None and wide.shape == expected.shape
     finite = np.isfinite(got) & np.isfinite(expected)
-    if usable:
+    if wide is not None and usable:
         finite &= np.isfinite(wide)
     ours, theirs = got[finite].astype(np.float64), expected[finite].astype(np.float64)
     diff = np.abs(ours - theirs)
     err = float(np.max(diff, initial=0.0))
     rel = float(np.max(diff / np.maximum(np.abs(theirs), REL_FLOOR), initial=0.0))
     within = bool(np.all(diff <= tol.atol + tol.rtol * np.abs(theirs)))
-    common = {"elements": got.size, "err_vs_onnxruntime": err, "rel_err_vs_onnxruntime": rel, "within_fixed_tolerance": within,
+    common: dict[str, Any] = {"elements": got.size, "err_vs_onnxruntime": err, "rel_err_vs_onnxruntime": rel, "within_fixed_tolerance": within,
               "matched_nan": int(np.count_nonzero(np.isnan(got) & np.isnan(expected)))}  # fmt: skip
-    if not usable:
+    if wide is None or not usable:
         return OutputCheck(name, "fixed", within, **common)
     exact = wide[finite].astype(np.float64)
     err_x = float(np.max(np.abs(ours - exact), initial=0.0))

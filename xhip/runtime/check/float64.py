@@ -202,7 +202,8 @@ def float64_outputs(model: str | os.PathLike[str] | onnx.ModelProto, feeds: Mapp
         from onnx.reference import ReferenceEvaluator
 
         evaluator = ReferenceEvaluator(onnx.ModelProto.FromString(wide), new_ops=_evaluator_fixes())
-        return Float64Outputs(dict(zip(evaluator.output_names, evaluator.run(None, wide_feeds))), "onnx.reference")
+        outputs: list[np.ndarray] = evaluator.run(None, wide_feeds)  # type: ignore[assignment]  # a list when no intermediate names are asked for
+        return Float64Outputs(dict(zip(evaluator.output_names, outputs)), "onnx.reference")
     except Exception as err:  # the evaluator raises whatever its op implementations raise
         reason = f"onnxruntime: {ort_reason}; onnx.reference: {onnxruntime_reason(err)}"
         return Float64Outputs(None, None, reason)

@@ -27,7 +27,7 @@ from xhip.kernels.abi import KernelABI
 from xhip.kernels.cache import CompileCache, cache_key
 from xhip.kernels.family import Site
 from xhip.kernels.matmul import gemm_call
-from xhip.kernels.render import render, render_unit
+from xhip.kernels.render import Target, render, render_unit
 from xhip.kernels.spec_types import KernelSpec
 from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs
 from xhip.runtime.backends.stats import DeviceStats
@@ -152,7 +152,7 @@ class KernelLibrary:
         self.status = StatusWords(driver)
 
     @property
-    def target(self) -> str:
+    def target(self) -> Target:
         return "cuda" if self.driver.name == "cuda" else "hip"
 
     def launcher(self, site: Site, location: str, stream: StreamState) -> GpuLauncher:
