@@ -11,7 +11,11 @@ exported here when torch and transformers are importable (else that row is skipp
 Backends (graphs off: every run executes its launch program):
 - reference: the NumPy backend. What it spends on a device's work (`DeviceStats.device_seconds`:
   its NumPy kernels, device copies, the poison fill of fresh memory) is subtracted; the rest of
-  the run's wall time is host work.
+  the run's wall time is host work. Large NumPy kernels evict the host code's caches, so the
+  same host code runs slower between them than without them (on GPT-2 124M about 2.5x): the
+  `no-op kernels` column is the host work of the same runs with every NumPy kernel replaced
+  by one that does nothing (an ablation: the launch program's own cost; "-" for models that
+  read device data on the host, whose values a no-op kernel does not make).
 - null: the GPU backend over `xhip.testing.null_driver` (every driver call returns at
   once): the cuda backend's whole host path, kernels chosen, arguments packed, pools
   planned, without a device.
@@ -25,7 +29,8 @@ inputs and outputs is the bus's work, not the launch program's.
 Columns, per model and backend: launches per run; `new` = host us per launch of a run at
 an input shape the executable has never run (after a first run at the largest shape, so
 pools are allocated: a new shape plans its pools but does not grow them), median over
-`--samples` shapes; `repeated` = the same at one shape run again and again; then the
+`--samples` shapes; `repeated` = the same at one shape run again and again; `no-op kernels`
+(reference only) = `new` with the NumPy kernels replaced by no-ops; then the
 share of the host time each stage took, from a further pass over new shapes (those past
 the first `--samples`, where the model has more) with every step timed: `launch`
 (hip compute ops: shape contracts, argument values, packing, the driver or NumPy call),
@@ -121,8 +126,9 @@ def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
     at feeds_list[0]) and at a repeated shape (feeds_list[0]); then the stages' shares, from
     a second pass over the shapes with each step timed (the timers are not in the figures)."""
     exe = xhip.compile(model, backend=_backend(backend), graphs=False)
-    if backend == "null" and any(name.startswith("hip.readback") for name in exe.bound.program.names):
+    if backend == "null" and _reads_back(exe):
         return {"skipped": "reads device data on the host (a readback): the null driver has none to read"}
+    host_feeds = feeds_list
     feeds_list = [{k: exe.to_device(v, k) for k, v in feeds.items()} for feeds in feeds_list]
     _run_once(exe, feeds_list[0])
     launches = max(exe.report.kernel_launches, 1)
@@ -148,14 +154,52 @@ def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
         stage_seconds["run"] += max(wall - device - program_host, 0.0)
     clock.remove()
     total = sum(stage_seconds.values()) or 1.0
+    noop = _noop_kernels_new(model, host_feeds, samples) if backend == "reference" and not _reads_back(exe) else []
     return {
         "launches": exe.report.kernel_launches,
+        "noop_kernels_new_us_per_launch": statistics.median(noop) if noop else None,
+        "noop_kernels_samples": noop,
         "new_us_per_launch": statistics.median(new) if new else None,
         "repeated_us_per_launch": statistics.median(repeated),
         "stages": {stage: stage_seconds.get(stage, 0.0) / total for stage in STAGES},
         "new_samples": new,
         "repeated_samples": repeated,
     }
+
+
+def _reads_back(exe) -> bool:
+    return any(name.startswith("hip.readback") for name in exe.bound.program.names)
+
+
+class _NoopKernel:
+    """A reference kernel that computes nothing (the `no-op kernels` ablation)."""
+
+    def __init__(self, kernel) -> None:
+        self.name = kernel.name
+
+    def __call__(self, call) -> None:
+        pass
+
+
+def _noop_kernels_new(model, feeds_list: list[dict], samples: int) -> list[float]:
+    """Host us per launch at new shapes, as `measure`'s `new`, of an executable whose
+    reference kernels do nothing (its launchers take their kernel when it binds)."""
+    import xhip.runtime.backends.reference.backend as reference_backend
+
+    kernel_of = reference_backend.kernel_of
+    reference_backend.kernel_of = lambda op_class, location: _NoopKernel(kernel_of(op_class, location))
+    try:
+        exe = xhip.compile(model, backend="reference", graphs=False)
+    finally:
+        reference_backend.kernel_of = kernel_of
+    feeds_list = [{k: exe.to_device(v, k) for k, v in feeds.items()} for feeds in feeds_list]
+    _run_once(exe, feeds_list[0])
+    launches = max(exe.report.kernel_launches, 1)
+    new = []
+    for feeds in feeds_list[1 : samples + 1]:
+        wall, device = _run_once(exe, feeds)
+        new.append((wall - device) / launches * 1e6)
+    return new
 
 
 def _testset_cases() -> list[tuple[str, object, list[dict]]]:
@@ -199,14 +243,15 @@ def _gpt2_case(path: Path) -> tuple[str, object, list[dict]]:
 
 
 def print_table(rows: list[dict]) -> None:
-    print(f"{'model':<22} {'backend':<10} {'launches':>8} {'new us/launch':>14} {'repeated':>9}  " + " ".join(f"{s:>6}" for s in STAGES))
+    print(f"{'model':<22} {'backend':<10} {'launches':>8} {'new us/launch':>14} {'repeated':>9} {'no-op kernels':>14}  " + " ".join(f"{s:>6}" for s in STAGES))
     for row in rows:
         if "error" in row or "skipped" in row:
             print(f"{row['model']:<22} {row['backend']:<10} {'error: ' + row['error'] if 'error' in row else row['skipped']}")
             continue
         new = "-" if row["new_us_per_launch"] is None else f"{row['new_us_per_launch']:.1f}"
         stages = " ".join(f"{row['stages'][s] * 100:>5.0f}%" for s in STAGES)
-        print(f"{row['model']:<22} {row['backend']:<10} {row['launches']:>8} {new:>14} {row['repeated_us_per_launch']:>9.1f}  {stages}")
+        noop = "-" if row.get("noop_kernels_new_us_per_launch") is None else f"{row['noop_kernels_new_us_per_launch']:.1f}"
+        print(f"{row['model']:<22} {row['backend']:<10} {row['launches']:>8} {new:>14} {row['repeated_us_per_launch']:>9.1f} {noop:>14}  {stages}")
 
 
 def main(argv: list[str] | None = None) -> int:

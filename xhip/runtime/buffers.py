@@ -147,9 +147,10 @@ class MemRef:
     def array(self) -> np.ndarray:
         """A NumPy view of exactly these elements (writes land in the buffer)."""
         itemsize = self.dtype.itemsize
-        if self.nbytes_spanned == 0:
+        spanned = self.nbytes_spanned
+        if spanned == 0:
             return np.empty(self.shape, self.dtype)
-        if self.offset < 0 or self.offset + self.nbytes_spanned > self.buffer.nbytes:
+        if self.offset < 0 or self.offset + spanned > self.buffer.nbytes:
             raise XhipError(
                 f"memref of shape {list(self.shape)} at byte {self.offset} overruns "
                 f"its {self.buffer.nbytes}-byte buffer ({self.buffer.label})"

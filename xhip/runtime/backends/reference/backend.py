@@ -147,18 +147,24 @@ class ReferenceBackend:
         kernel, props = kernel_of(site.facts.op_class, location), site.facts.props
         stats = self.stats
 
+        def compute(inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
+            arrays_in, arrays_out = [m.array() for m in inputs], [m.array() for m in outputs]
+            start = time.perf_counter()
+            try:
+                kernel(KernelCall(kernel.name, arrays_in, arrays_out, props, scalars, location))
+            except MemoryError:
+                raise XhipError(f"'{kernel.name}' ran out of host memory for its temporaries", location) from None
+            stats.device_seconds += time.perf_counter() - start
+
         def launch(inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
             stats.kernel_launches += 1
+            if not self.deferred and self._captured is None:  # at once: nothing to queue or check
+                compute(inputs, outputs, scalars)
+                return
 
             def run() -> None:
                 self._check_reads(inputs, location)
-                arrays_in, arrays_out = [m.array() for m in inputs], [m.array() for m in outputs]
-                start = time.perf_counter()
-                try:
-                    kernel(KernelCall(kernel.name, arrays_in, arrays_out, props, scalars, location))
-                except MemoryError:
-                    raise XhipError(f"'{kernel.name}' ran out of host memory for its temporaries", location) from None
-                stats.device_seconds += time.perf_counter() - start
+                compute(inputs, outputs, scalars)
                 for out in outputs:
                     self._record_write(out)
 
