@@ -183,3 +183,31 @@ def test_a_unit_that_fails_keeps_every_kernel_that_compiles(tmp_path):
         Executable(module, _backend(driver, tmp_path), constants=constants)
     assert "(kernel xhip_ew_cast_" in str(failure.value) and "node_cast" in str(failure.value)
     assert [("xhip_ew_relu_" in unit) for unit in driver.units] == [True]
+
+
+def test_blas_gemms_are_warmed_up_at_bind_in_the_forms_a_run_makes(tmp_path):
+    """A vendor BLAS loads the kernels it picks for a shape on their first call (over 100 ms
+    for cuBLAS's first): binding runs each BLAS matmul's GEMM at WARM_ROWS rows on scratch
+    memory, so that a run's GEMMs have the forms already warmed (n, k, transposes, layout),
+    once per process: a second executable of the same model warms nothing more."""
+    from xhip.kernels.matmul import WARM_ROWS
+
+    driver = NullDriver()
+    calls = []
+    driver.gemm = lambda call: calls.append(call) or True  # type: ignore[method-assign]
+    module, constants = _module(MODELS["gpt2"](np.random.default_rng(0))[0])
+    backend = _backend(driver, tmp_path)
+    executable = Executable(module, backend, constants=constants)
+    warmed = list(calls)
+    assert warmed and {c.m for c in warmed} <= set(WARM_ROWS)
+    calls.clear()
+    executable.run({"input_ids": np.zeros((2, 9), np.int64)})
+    run = list(calls)
+
+    def form(call):
+        return (call.n, call.k, call.trans_a, call.trans_b, call.lda, call.ldb, call.ldc, call.batch, call.dtype)
+
+    assert run and {form(c) for c in run} <= {form(c) for c in warmed}
+    calls.clear()
+    Executable(module, backend, constants=constants)
+    assert calls == []

@@ -18,7 +18,7 @@ import numpy as np
 
 from xhip.dialects import hip
 from xhip.kernels.abi import GemmCall, KernelABI, Launch, Param, dims, index, pointer, value
-from xhip.kernels.family import OpFacts, Site, Values, ViewLike, broadcast_strides, matrix_strides
+from xhip.kernels.family import OpFacts, Site, Values, View, ViewLike, broadcast_strides, matrix_strides
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, compute_scalar, register, shape_text
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 
@@ -175,6 +175,53 @@ def gemm_call(values: Values, dtype: np.dtype) -> GemmCall | None:
         c_address, max(ldc, 1), c_batch,
         batch_count, dtype, values["alpha"],  # type: ignore[arg-type]
     )  # fmt: skip
+
+
+WARM_ROWS = (1, 16, 64, 128, 256, 512, 1024, 2048)
+"""The rows at which a BLAS matmul's GEMM is run once when it is loaded (`warmup_calls`):
+a vendor BLAS picks its kernels per shape and the driver loads each on its first call
+(CUDA's lazy loading: 10 to 40 ms a kernel on the H200, and over 100 ms for cuBLAS's very
+first call), which a first run at a new shape would otherwise wait for."""
+
+
+def _dense(shape: tuple[int, ...], itemsize: int, address: int, dtype: np.dtype) -> tuple[View, int]:
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= extent
+    return View(address, dtype, shape, tuple(reversed(strides))), step * itemsize
+
+
+def warmup_calls(site: Site, scratch: int, scratch_bytes: int) -> list[GemmCall]:
+    """The GEMMs the site's launches make when its rows (the last run-time extent of A and of
+    C, every other one 1) are each of `WARM_ROWS`, with dense operands in the `scratch_bytes`
+    at `scratch`; none where B or the extents of k and n are not fixed at compile time, or an
+    operand is strided (the sizes a run will meet are guesses, the layouts would be too)."""
+    facts = site.facts
+    if not site.blas:
+        return []
+    a, b, c = facts.inputs[0], facts.inputs[1], facts.outputs[0]
+    if not (a.contiguous and b.contiguous and c.contiguous) or None in b.shape or None in (a.shape[-1], c.shape[-1]):
+        return []
+    rows_a = [d for d, extent in enumerate(a.shape) if extent is None]
+    rows_c = [d for d, extent in enumerate(c.shape) if extent is None]
+    if not rows_a or not rows_c:
+        return []
+    itemsize = a.dtype.itemsize
+    calls = []
+    for rows in WARM_ROWS:
+        def at(shape: tuple[int | None, ...], last: int) -> tuple[int, ...]:
+            return tuple(rows if d == last else (1 if e is None else e) for d, e in enumerate(shape))
+
+        view_a, bytes_a = _dense(at(a.shape, rows_a[-1]), itemsize, scratch, a.dtype)
+        view_b, bytes_b = _dense(tuple(e for e in b.shape if e is not None), itemsize, scratch + bytes_a, b.dtype)
+        view_c, bytes_c = _dense(at(c.shape, rows_c[-1]), itemsize, scratch + bytes_a + bytes_b, c.dtype)
+        if bytes_a + bytes_b + bytes_c > scratch_bytes:
+            break
+        call = gemm_call(site.values([view_a, view_b], [view_c], [])[0], c.dtype)
+        if call is not None:
+            calls.append(call)
+    return calls
 
 
 # ---- reference ----------------------------------------------------------------------------

@@ -26,7 +26,8 @@ from xhip.diagnostics import XhipError
 from xhip.kernels.abi import KernelABI
 from xhip.kernels.cache import CompileCache, cache_key
 from xhip.kernels.family import Site
-from xhip.kernels.matmul import gemm_call
+from xhip.kernels.abi import GemmCall
+from xhip.kernels.matmul import gemm_call, warmup_calls
 from xhip.kernels.render import Target, render, render_unit
 from xhip.kernels.spec_types import KernelSpec
 from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs
@@ -82,6 +83,7 @@ class GpuLauncher:
         self._blas = site.blas
         if site.blas:
             library.driver.load_blas()
+            library.warm_up(site)
         self._dtype = site.facts.outputs[0].dtype if site.facts.outputs else None
         self._status = library.status.word_for(location) if any(k.status for k in kernels.values()) else 0
         self._location = location
@@ -110,6 +112,11 @@ class GpuLauncher:
         except DriverError as err:
             raise XhipError(err.message, self._location) from None
         stream.stats.kernel_launches += launched
+
+
+WARMUP_SCRATCH_BYTES = 256 << 20
+"""Device memory the BLAS warm-ups borrow while a program binds (the calls that do not fit
+are left out: a GPT-2-size LM head fits up to 1024 rows)."""
 
 
 class StreamState(Protocol):
@@ -150,6 +157,10 @@ class KernelLibrary:
         self.compiled_units = 0
         self.cached_kernels = 0
         self.status = StatusWords(driver)
+        self._warm_sites: list[Site] = []
+        self._warmed: set[GemmCall] = set()
+        """The BLAS calls run once already, by shape and layout (addresses 0)."""
+        self.warmup_gemms = 0
 
     @property
     def target(self) -> Target:
@@ -169,9 +180,44 @@ class KernelLibrary:
             self._queue.setdefault(spec.name, _Queued(spec, location)).kernels.append(loaded)
         return loaded
 
+    def warm_up(self, site: Site) -> None:
+        """Queue the site's BLAS warm-up calls (run by `load_queued`, once per process each)."""
+        self._warm_sites.append(site)
+
+    def _run_warmups(self) -> None:
+        """The queued sites' GEMMs at `WARM_ROWS`, on scratch memory (zeroed: the numbers do
+        not matter, only that the library has loaded its kernels before a run needs them)."""
+        sites, self._warm_sites = self._warm_sites, []
+        if not sites:
+            return
+        scratch = self.driver.malloc(WARMUP_SCRATCH_BYTES)
+        try:
+            self.driver.fill(scratch, 0, WARMUP_SCRATCH_BYTES)
+            for site in sites:
+                for call in warmup_calls(site, scratch, WARMUP_SCRATCH_BYTES):
+                    shape = call._replace(a=0, b=0, c=0)
+                    if shape in self._warmed:
+                        continue
+                    self._warmed.add(shape)
+                    self.driver.gemm(call)
+                    self.warmup_gemms += 1
+            self.driver.synchronize()
+        except Exception:  # noqa: BLE001 -- DriverError or the BLAS bindings' own error type
+            pass  # a warm-up is a convenience: a GEMM that fails fails again, located, in a run
+        finally:
+            self.driver.free(scratch)
+
     def load_queued(self) -> None:
-        """Compile (through the per-kernel cache) and load every queued kernel. The queue is
-        empty afterwards, whether it compiled or not."""
+        """Compile (through the per-kernel cache) and load every queued kernel, then run the
+        BLAS warm-ups queued with them. The queue is empty afterwards, whether it compiled or not."""
+        try:
+            self._load_queued()
+        except BaseException:
+            self._warm_sites = []  # nothing of a failed queue stays queued
+            raise
+        self._run_warmups()
+
+    def _load_queued(self) -> None:
         queue, self._queue = self._queue, {}
         if not queue:
             return
