@@ -219,7 +219,7 @@ def _input_shapes(specs: Sequence[TensorSpec], binding: ShapeBinding) -> dict[st
         if missing:
             shape = f"shape '{shorten(shape_label(binding))}'" if binding else "no shape (see --shapes)"
             raise XhipError(f"{shape} does not fix dim '{missing[0] or '?'}' of input {spec.describe()}")
-        shapes[spec.name] = tuple(d if isinstance(d, int) else extents[d] for d in spec.shape)  # type: ignore[misc]
+        shapes[spec.name] = tuple(d if isinstance(d, int) else extents[str(d)] for d in spec.shape)  # (None dims are missing above)
     return shapes
 
 

@@ -203,7 +203,7 @@ def _row_json(comparison: Comparison, row: Row) -> dict[str, object]:
 
 def _divergences_json(comparison: Comparison, index: int) -> dict[str, object]:
     """Model -> where pipeline `index + 1` first diverges from A (None: nowhere)."""
-    found = {}
+    found: dict[str, object] = {}
     for result in comparison.results:
         divergence = result.divergences[index]
         found[result.model] = None if divergence is None else divergence.as_dict()
