@@ -117,5 +117,5 @@ __all__ = [
     "ShapeRule",
     "StepAttr",
     "is_fusable",
-    *_compute.__all__,
 ]
+__all__ += _compute.__all__

@@ -500,8 +500,8 @@ COMPUTE_OPS: tuple[type[DPSOp], ...] = (
     RangeOp, NonZeroOp, FillOp,
 )  # fmt: skip
 """Every compute op, in the hip Dialect's order (xDSL keeps the op list beside the ops):
-a new op is added here, and the dialect, its exports and the tables built from the
-op classes' facts (converter, reference kernels, GPU kernels) follow."""
+a new op is added here and to `__all__`, and the dialect, its exports and the tables
+built from the op classes' facts (converter, reference kernels, GPU kernels) follow."""
 
 __all__ = [
     "COMPUTE_OPS",
@@ -512,5 +512,13 @@ __all__ = [
     "IndexedGatherOp",
     "ReduceOp",
     "UnaryElementwiseOp",
-    *(op.__name__ for op in COMPUTE_OPS),
-]
+    # Every op of COMPUTE_OPS, spelled out so that type checkers see the star re-export.
+    "AddOp", "SubOp", "MulOp", "DivOp", "PowOp", "MaxOp", "MinOp", "EqualOp", "LessOp",
+    "GreaterOp", "LessEqualOp", "GreaterEqualOp", "AndOp", "OrOp", "NotOp", "WhereOp",
+    "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp", "CosOp", "LogOp",
+    "NegOp", "AbsOp", "ReciprocalOp", "IsNaNOp", "CastOp", "GeluOp", "CopyOp", "MatmulOp",
+    "GemmOp", "SoftmaxOp", "LayerNormOp", "ReduceMeanOp", "ReduceSumOp", "ReduceMaxOp",
+    "CumSumOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
+    "GatherElementsOp", "GatherNDOp", "TriluOp", "ExpandOp", "RangeOp", "NonZeroOp",
+    "FillOp",
+]  # fmt: skip

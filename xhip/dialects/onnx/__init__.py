@@ -103,5 +103,5 @@ __all__ = [
     "is_none",
     "rank",
     "str_attr",
-    *_ops.__all__,
 ]
+__all__ += _ops.__all__

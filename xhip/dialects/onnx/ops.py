@@ -623,7 +623,8 @@ OPERATORS: tuple[type[OnnxOp], ...] = (
     RangeOp, NonZeroOp, IdentityOp, ConstantOp,
     )  # fmt: skip
 """Every ONNX operator the dialect models (xDSL keeps the op list beside the ops): a new
-op is added here, and the Dialect, ONNX_OPS (importer, evaluator) and exports follow."""
+op is added here and to `__all__`, and the Dialect, ONNX_OPS (importer, evaluator) and
+exports follow."""
 
 __all__ = [
     "OPERATORS",
@@ -631,5 +632,14 @@ __all__ = [
     "EntryPointEffect",
     "EntryPointOp",
     "NoValueOp",
-    *(op.__name__ for op in OPERATORS),
-]
+    # Every op of OPERATORS, spelled out so that type checkers see the star re-export.
+    "AddOp", "SubOp", "MulOp", "DivOp", "PowOp", "MaxOp", "MinOp", "EqualOp", "LessOp",
+    "GreaterOp", "LessOrEqualOp", "GreaterOrEqualOp", "AndOp", "OrOp", "NotOp", "IsNaNOp",
+    "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
+    "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "CastOp", "GeluOp", "MatMulOp",
+    "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "ReduceMeanOp", "ReduceSumOp",
+    "ReduceMaxOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
+    "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",
+    "GatherNDOp", "TriluOp", "ExpandOp", "ShapeOp", "ConstantOfShapeOp", "RangeOp",
+    "NonZeroOp", "IdentityOp", "ConstantOp",
+]  # fmt: skip
