@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Iterable
 
 from xhip.memory.buffers import Buffer, Placement, check_alignment
-from xhip.memory.size_expr import SizeExpr
+from xhip.memory.size_expr import DimValues, SizeExpr
 
 
 def check_layout(
-    buffers: Iterable[Buffer], placement: Placement, dims: Mapping[Hashable, int], alignment: int
+    buffers: Iterable[Buffer], placement: Placement, dims: DimValues, alignment: int
 ) -> list[str]:
     """What is wrong with `placement` at `dims` (an empty list when it is valid).
 
@@ -45,7 +45,7 @@ def check_layout(
     return problems
 
 
-def lower_bound(buffers: Iterable[Buffer], dims: Mapping[Hashable, int], alignment: int) -> int:
+def lower_bound(buffers: Iterable[Buffer], dims: DimValues, alignment: int) -> int:
     """The largest sum of aligned sizes live at one program point (no plan can do better)."""
     check_alignment(alignment)
     events: list[tuple[int, int]] = []
@@ -73,4 +73,5 @@ def lower_bound_expr(buffers: Iterable[Buffer], alignment: int) -> SizeExpr:
     maximal = [s for s in live_sets if not any(s < other for other in live_sets)]
     footprint = {b.id: b.footprint(alignment) for b in listed}
     sums = [sum((footprint[key] for key in live), SizeExpr.const(0)) for live in maximal]
-    return SizeExpr.max_of(sorted(sums, key=lambda e: e.order))
+    ordered = sorted(sums, key=lambda e: e.order)
+    return SizeExpr.max_of(ordered)

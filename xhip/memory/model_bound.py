@@ -61,8 +61,8 @@ class ModelBuffers:
             if target >= 0:
                 owner[index] = owner[target]
         merged: dict[int, Buffer] = {}
-        for buffer in self.buffers():
-            root = owner[buffer.id]
+        for index, buffer in enumerate(self.buffers()):  # buffer #index has id `index`
+            root = owner[index]
             held = merged.get(root)
             if held is None:
                 merged[root] = Buffer(root, buffer.size, buffer.first, buffer.last)

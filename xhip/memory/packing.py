@@ -90,7 +90,7 @@ class Unit:
 class _Occupancy:
     """The points where some member of a slab is live: disjoint intervals, sorted."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.starts: list[int] = []
         self.ends: list[int] = []
 

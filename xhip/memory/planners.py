@@ -72,8 +72,8 @@ def plan_grouped(buffers: Iterable[Buffer], alignment: int) -> Placement:
     """
     listed = checked_buffers(buffers, alignment)
     static, dynamic = split_static(listed)
-    groups: dict[Hashable, list[tuple[Buffer, int]]] = defaultdict(list)
-    binned: dict[Hashable, list[Buffer]] = defaultdict(list)
+    groups: dict[tuple[Hashable | None, SizeExpr], list[tuple[Buffer, int]]] = defaultdict(list)
+    binned: dict[tuple[Hashable | None, SizeExpr], list[Buffer]] = defaultdict(list)
     for buffer in dynamic:
         scaled = buffer.size.as_scaled_product()
         if scaled is not None and scaled[0] % alignment == 0:

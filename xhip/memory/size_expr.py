@@ -29,6 +29,11 @@ from typing import Any, Protocol, TypeVar
 
 Value = TypeVar("Value")
 
+DimValues = Mapping[Any, int]
+"""Dim key -> extent, what `SizeExpr.evaluate` reads. The keys are whatever hashables the
+dims were made with (names, SSA values); `Any` because a Mapping's key type is invariant,
+so a `dict[str, int]` is no `Mapping[Hashable, int]`."""
+
 
 class SizeEmitter(Protocol[Value]):
     """Builds the code that computes a size at run time (`arith` on `index` in the pass).
@@ -275,7 +280,7 @@ class SizeExpr:
         """A number every value of self is a multiple of (0 for the constant 0)."""
         return math.gcd(*(c * _monomial_multiple(m) for m, c in self._terms)) if self._terms else 0
 
-    def evaluate(self, env: Mapping[Hashable, int]) -> int:
+    def evaluate(self, env: DimValues) -> int:
         """The value for the given dims (every dim of self must be in `env`)."""
         return sum(coeff * _evaluate_monomial(monomial, env) for monomial, coeff in self._terms)
 
@@ -332,7 +337,7 @@ def _monomial_multiple(monomial: _Monomial) -> int:
     return math.prod(atom.multiple**power for atom, power in monomial)
 
 
-def _evaluate_atom(atom: _Atom, env: Mapping[Hashable, int]) -> int:
+def _evaluate_atom(atom: _Atom, env: DimValues) -> int:
     if isinstance(atom, _Dim):
         try:
             return env[atom.key]
@@ -343,7 +348,7 @@ def _evaluate_atom(atom: _Atom, env: Mapping[Hashable, int]) -> int:
     return -(-atom.arg.evaluate(env) // atom.alignment) * atom.alignment
 
 
-def _evaluate_monomial(monomial: _Monomial, env: Mapping[Hashable, int]) -> int:
+def _evaluate_monomial(monomial: _Monomial, env: DimValues) -> int:
     return math.prod(_evaluate_atom(atom, env) ** power for atom, power in monomial)
 
 

@@ -189,12 +189,12 @@ class FunctionAt:
     @property
     def pool_bytes(self) -> int | None:
         """All pools together, each the largest request of the domains that draw from it."""
-        if None in self.pool_bytes_of.values():
-            return None
         per_pool: dict[int, int] = {}
         for domain, nbytes in self.pool_bytes_of.items():
+            if nbytes is None:
+                return None
             pool = self.function.pool_of.get(domain, domain)
-            per_pool[pool] = max(per_pool.get(pool, 0), nbytes)  # type: ignore[arg-type]
+            per_pool[pool] = max(per_pool.get(pool, 0), nbytes)
         return sum(per_pool.values())
 
     @property
@@ -202,17 +202,21 @@ class FunctionAt:
         pool, bound = self.pool_bytes, self.lower_bound_bytes
         return pool / bound if pool is not None and bound else None
 
+    def _not_determined(self, buffer: ReportBuffer, what: str, expr: SizeExpr) -> XhipError:
+        return XhipError(
+            f"memory report: @{self.function.name} buffer #{buffer.index}: its {what} {expr} "
+            f"needs {_missing(expr, self.dims)}, which the report shape does not determine"
+        )
+
     def rectangles(self) -> list[Rectangle]:
         """Every buffer's rectangle; an XhipError names the first value that is not known."""
         rectangles = []
         for buffer in self.function.buffers:
             offset, size = self.offset_bytes(buffer), self.size_bytes(buffer)
-            for value, what, expr in ((size, "size", buffer.size), (offset, "offset", buffer.offset or buffer.size)):
-                if value is None:
-                    raise XhipError(
-                        f"memory report: @{self.function.name} buffer #{buffer.index}: its {what} {expr} "
-                        f"needs {_missing(expr, self.dims)}, which the report shape does not determine"
-                    )
+            if size is None:
+                raise self._not_determined(buffer, "size", buffer.size)
+            if offset is None:
+                raise self._not_determined(buffer, "offset", buffer.offset or buffer.size)
             rectangles.append(
                 Rectangle(self.function.name, buffer.index, buffer.domain, buffer.first, buffer.last, offset, size)
             )
