@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from functools import cache
+from typing import TypeAlias
 
 import onnx
 from google.protobuf.message import DecodeError
@@ -35,6 +36,9 @@ from xdsl.dialects.builtin import (
     BytesAttr,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -107,7 +111,9 @@ STAND_IN_MIN_BYTES = 4096
 INFERENCE_PREFIX = "xhip.inference."
 """Names of the values added to the copy of a graph that inference alone sees."""
 
-ELEMENT_TYPES: dict[int, Attribute] = {
+ElementType: TypeAlias = IntegerType | BFloat16Type | Float16Type | Float32Type | Float64Type
+
+ELEMENT_TYPES: dict[int, ElementType] = {
     TensorProto.FLOAT: f32,
     TensorProto.DOUBLE: f64,
     TensorProto.FLOAT16: f16,
@@ -423,7 +429,7 @@ class _Importer:
         dims = [d.dim_value if d.HasField("dim_value") else DYNAMIC_INDEX for d in tensor_type.shape.dim]
         return TensorType(element, dims)
 
-    def _element_type(self, data_type: int, what: str) -> Attribute:
+    def _element_type(self, data_type: int, what: str) -> ElementType:
         if data_type not in ELEMENT_TYPES:
             raise self.error(f"{what} {unsupported_element_type(data_type)}")
         return ELEMENT_TYPES[data_type]
@@ -482,7 +488,9 @@ class _Importer:
             raise self.error(
                 f"{what} has {len(data)} bytes of data, its shape {list(tensor.dims)} needs {tensor_nbytes(tensor)}"
             )
-        return DenseIntOrFPElementsAttr(TensorType(element, tensor.dims), BytesAttr(data))
+        # A memoryview (a mapped file's weights) is stored as is: xDSL reads the data through
+        # the buffer protocol, and copying it to `bytes` is what map_weights avoids.
+        return DenseIntOrFPElementsAttr(TensorType(element, tensor.dims), BytesAttr(data))  # type: ignore[arg-type]
 
     def _constant(self, value: DenseIntOrFPElementsAttr, node_name: str = "") -> SSAValue:
         attributes: dict[str, Attribute] = {"value": value}

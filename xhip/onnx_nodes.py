@@ -61,7 +61,7 @@ def node_model(op: Operation) -> onnx.ModelProto:
     node.attribute.extend(attributes)
 
     def info(name: str, value_type: Attribute) -> onnx.ValueInfoProto:
-        element = value_type.element_type if isinstance(value_type, TensorType) else None  # type: ignore[attr-defined]
+        element = value_type.element_type if isinstance(value_type, TensorType) else None
         return helper.make_tensor_value_info(name, _tensor_proto_type(element) if element else 0, None)
 
     graph = helper.make_graph(

@@ -44,7 +44,7 @@ class LocatedParser(Parser):
         return op
 
 
-def _span_location(span: Span, name: str, line_offset: int) -> str:
+def _span_location(span: Span[str] | Span[bytes], name: str, line_offset: int) -> str:
     where = span.get_location()
     return f"{name}:{where.line + line_offset}:{where.col}"
 

@@ -13,8 +13,21 @@ from xdsl.printer import Printer
 class ElidingPrinter(Printer):
     """A Printer that writes dense constants above a size as `dense_resource<__elided__>`."""
 
-    def __init__(self, stream: IO[str], elide_larger_than: int | None = None, **kwargs: bool):
-        super().__init__(stream=stream, **kwargs)
+    def __init__(
+        self,
+        stream: IO[str],
+        elide_larger_than: int | None = None,
+        *,
+        print_generic_format: bool = False,
+        print_properties_as_attributes: bool = False,
+        print_debuginfo: bool = False,
+    ):
+        super().__init__(
+            stream=stream,
+            print_generic_format=print_generic_format,
+            print_properties_as_attributes=print_properties_as_attributes,
+            print_debuginfo=print_debuginfo,
+        )
         self._elide_larger_than = elide_larger_than
 
     def print_attribute(self, attribute: Attribute) -> None:

@@ -158,12 +158,13 @@ def broadcast(em: IndexEmitter, *shapes: Shape) -> ShapeResult:
         return ShapeFailure("broadcast needs at least one operand")
     for shape in shapes:
         em.mark_extents(shape)
-    result: ShapeResult = list(shapes[0])
+    result: list[Dim] = list(shapes[0])
     for i, shape in enumerate(shapes[1:], start=1):
         what = f"operand {i}" if len(shapes) > 2 else "operands"
-        result = _broadcast_pair(em, result, shape, what)
-        if isinstance(result, ShapeFailure):
-            return result
+        pair = _broadcast_pair(em, result, shape, what)
+        if isinstance(pair, ShapeFailure):
+            return pair
+        result = pair
     return result
 
 

@@ -26,7 +26,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xhip.analysis.liveness import alias_roots
 from xhip.dialects.hip import DPSOp, GetConstantOp, ReadbackDimOp, ReadbackScalarOp
 
-SYNCHRONIZING: tuple[type[Operation], ...] = (ReadbackScalarOp, ReadbackDimOp)
+SYNCHRONIZING = (ReadbackScalarOp, ReadbackDimOp)
 CONSTANT_SOURCES: tuple[type[Operation], ...] = (memref.GetGlobalOp, GetConstantOp)
 
 

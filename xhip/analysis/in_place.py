@@ -49,10 +49,10 @@ def in_place_pairs(
     for op in block.ops:
         if not may_write_in_place(op):
             continue
-        written = op.outputs[0]  # type: ignore[attr-defined]
+        written = op.outputs[0]
         if written not in buffers or written in pairs:
             continue
-        for operand in op.inputs:  # type: ignore[attr-defined]
+        for operand in op.inputs:
             if (
                 operand in buffers
                 and operand is not written

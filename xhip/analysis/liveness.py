@@ -70,10 +70,10 @@ def live_intervals(block: Block, roots: Iterable[SSAValue] | None = None) -> dic
             if isinstance(user, RELEASES):
                 continue
             for operand in user.operands:
-                root = alias.get(operand)
-                if root in intervals:
+                used = alias.get(operand)
+                if used is not None and used in intervals:
                     last = end if isinstance(user, func.ReturnOp) and user.parent_block() is block else index
-                    intervals[root] = Interval(intervals[root].first, max(intervals[root].last, last))
+                    intervals[used] = Interval(intervals[used].first, max(intervals[used].last, last))
     return intervals
 
 

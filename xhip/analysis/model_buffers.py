@@ -110,18 +110,24 @@ def dim_rules(dims: dict[str, SSAValue]) -> str | None:
     return str(ModuleOp([function]))
 
 
+def _onnx_name(attrs: DictionaryAttr) -> str:
+    name = attrs.data["onnx.name"]
+    assert isinstance(name, StringAttr)
+    return name.data
+
+
 @lru_cache(maxsize=64)
 def _parsed_dim_rules(text: str) -> tuple[list[tuple[SSAValue, str]], list[tuple[str, SSAValue]]]:
     """The rules' arguments (value, symbol) and results (name, value), parsed once per text:
     a run evaluates them at every call, and parsing costs more than the run of a small model."""
     module = parse_module(make_context(), text, MODEL_BUFFERS_ATTR)
     function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
-    names = [n.data for n in function.attributes["hip.dim_names"].data]  # type: ignore[union-attr]
+    names = string_array(function.attributes["hip.dim_names"])
+    assert names is not None
     block = function.body.blocks.first
     assert block is not None
-    arguments = [
-        (arg, attrs.data["onnx.name"].data)  # type: ignore[union-attr]
-        for arg, attrs in zip(block.args, function.arg_attrs.data if function.arg_attrs else ())
+    arguments: list[tuple[SSAValue, str]] = [
+        (arg, _onnx_name(attrs)) for arg, attrs in zip(block.args, function.arg_attrs.data if function.arg_attrs else ())
     ]
     returned = block.last_op
     assert isinstance(returned, func.ReturnOp)
@@ -149,12 +155,22 @@ def _in_place_targets(
     allocs: list[memref.AllocOp], sizes: list[SizeExpr], intervals: dict[SSAValue, Interval], block: Block
 ) -> list[int]:
     """Per allocation, the earlier one its producer may overwrite, or -1."""
-    index_of = {alloc.memref: i for i, alloc in enumerate(allocs)}
+    index_of: dict[SSAValue, int] = {alloc.memref: i for i, alloc in enumerate(allocs)}
     pairs = in_place_pairs(block, index_of, intervals, lambda a, b: sizes[index_of[a]] == sizes[index_of[b]])
     targets = [-1] * len(allocs)
     for written, source in pairs.items():
         targets[index_of[written]] = index_of[source]
     return targets
+
+
+def _dim_values(sizes: list[SizeExpr]) -> list[SSAValue]:
+    """The dims of `sizes`, in order: `byte_size` keys each by its SSA value."""
+    values: list[SSAValue] = []
+    for size in sizes:
+        for key in size.dims:
+            assert isinstance(key, SSAValue)
+            values.append(key)
+    return values
 
 
 def _by_name(item: tuple[str, object]) -> str:
@@ -212,7 +228,7 @@ def model_buffers(function: func.FuncOp, names: DimNames) -> RecordedBuffers | N
         tuple(_in_place_targets(allocs, sizes, intervals, block)),
     )
     # By name: the order of a set of dims would change the printed rules between compiles.
-    unnamed = dict(sorted(((names(k), k) for size in sizes for k in size.dims if symbolic_dim(k) is None), key=_by_name))
+    unnamed = dict(sorted(((names(k), k) for k in _dim_values(sizes) if symbolic_dim(k) is None), key=_by_name))
     return RecordedBuffers(buffers, dim_rules(unnamed) if unnamed else None)
 
 

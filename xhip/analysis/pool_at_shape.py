@@ -28,7 +28,7 @@ def _dim_bindings(function: func.FuncOp, shapes: Mapping[str, Sequence[int]]) ->
     """Every `memref.dim` of a graph input at a constant axis, bound to that input's extent."""
     block = function.body.blocks.first
     assert isinstance(block, Block)
-    names = {}
+    names: dict[SSAValue, str] = {}
     for index, arg in enumerate(block.args):
         name = value_name(entry_attributes(function.arg_attrs, index))
         if name is not None:

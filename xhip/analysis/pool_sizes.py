@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from xdsl.dialects import arith, func, memref, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, NoneAttr
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.utils.hints import isa
 
 from xhip.diagnostics import op_error
@@ -48,7 +48,7 @@ def symbolic_dim(value: SSAValue) -> str | None:
     if not isinstance(owner, memref.DimOp | tensor.DimOp):
         return None
     source, axis = owner.operands[0], owner.operands[1].owner
-    if not isinstance(source.owner, Block) or not isinstance(axis, arith.ConstantOp):
+    if not isinstance(source, BlockArgument) or not isinstance(axis, arith.ConstantOp):
         return None
     function = source.owner.parent_op()
     if not isinstance(function, func.FuncOp):
@@ -77,9 +77,10 @@ class DimNames:
                 base = symbol
             elif value.name_hint:
                 base = f"%{value.name_hint}"
-            elif isinstance(value.owner, Block):
+            elif isinstance(value, BlockArgument):
                 base = f"%arg{value.index}"
             else:
+                assert isinstance(value.owner, Operation)
                 base = f"%{value.owner.name.partition('.')[2]}"  # %load, %readback_dim, ...
             name, suffix = base, 0
             while name in self._taken:
@@ -112,8 +113,11 @@ def size_expr(value: SSAValue, names: DimNames) -> SizeExpr:
     constant = constant_int(value)
     if constant is not None and constant >= 0:
         return SizeExpr.const(constant)
-    combine = _SIZE_ARITHMETIC.get(type(owner))
-    if combine is not None and all(_is_extent(operand) for operand in owner.operands):
+    if (
+        isinstance(owner, Operation)
+        and (combine := _SIZE_ARITHMETIC.get(type(owner))) is not None
+        and all(_is_extent(operand) for operand in owner.operands)
+    ):
         lhs, rhs = (size_expr(operand, names) for operand in owner.operands)
         return combine(lhs, rhs)
     return SizeExpr.dim(value, names(value))

@@ -111,9 +111,13 @@ class IndexEmitter:
         return lhs == INT64_MIN or rhs == INT64_MAX or index_facts.at_most(lhs, rhs, self._extents)
 
     def _create(
-        self, op_type: type[Operation], *operands: Dim, extent: bool = False, **kw: object
+        self, op_type: Callable[..., Operation], *operands: Dim, extent: bool = False, **kw: object
     ) -> SSAValue:
-        """The result of `op_type(*operands, **kw)`, built once per emitter."""
+        """The result of `op_type(*operands, **kw)`, built once per emitter.
+
+        `op_type` is an op class, typed by what it is called as: each op class has its own
+        constructor, not `Operation`'s.
+        """
         values = tuple(self.materialize(d) for d in operands)
         key = (op_type, *values, *sorted(kw.items()))
         if op_type in _COMMUTATIVE:

@@ -242,15 +242,17 @@ class HostIndexEvaluator:
             assert isinstance(op.value, IntegerAttr)
             return canonical(op.value.value.data, width)
         if type(op) in _BINARY:
+            lhs, rhs = operands
             try:
-                return fold_binary(type(op), *operands, width=width)
+                return fold_binary(type(op), lhs, rhs, width=width)
             except ZeroDivisionError:
                 raise XhipError(
                     f"division by zero in '{op.name}' of host index arithmetic", op_location(op)
                 ) from None
         if isinstance(op, arith.CmpiOp):
             operand_width = bitwidth(op.lhs.type)
-            return int(compare(op.predicate.value.data, *operands, width=operand_width))
+            lhs, rhs = operands
+            return int(compare(op.predicate.value.data, lhs, rhs, width=operand_width))
         if isinstance(op, arith.SelectOp):
             condition, if_true, if_false = operands
             return if_true if condition else if_false
