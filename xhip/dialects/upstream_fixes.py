@@ -15,9 +15,9 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.utils.exceptions import VerifyException
 
 
-def _verify_reshape(op: tensor.ReshapeOp) -> None:
-    op.get_irdl_definition().verify(op)  # the operand/result constraints the decorator checks
-    source, shape, result = op.source.type, op.shape.type, op.result.type
+def _verify_reshape(self: tensor.ReshapeOp) -> None:
+    self.get_irdl_definition().verify(self)  # the operand/result constraints the decorator checks
+    source, shape, result = self.source.type, self.shape.type, self.result.type
     if not isinstance(source, TensorType) or not isinstance(shape, TensorType):
         raise VerifyException("tensor.reshape needs ranked tensor source and shape operands")
     if source.element_type != result.element_type:

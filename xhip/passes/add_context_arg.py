@@ -30,8 +30,8 @@ def _prepend_context(fn: func.FuncOp) -> None:
     )
     if fn.arg_attrs is not None:
         fn.arg_attrs = ArrayAttr([DictionaryAttr({}), *fn.arg_attrs.data])
-    if fn.body.blocks:
-        fn.body.blocks.first.insert_arg(ContextType(), 0).name_hint = "ctx"
+    if (entry := fn.body.blocks.first) is not None:
+        entry.insert_arg(ContextType(), 0).name_hint = "ctx"
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,8 @@ class AddContextArgPass(ModulePass):
             caller = call.parent_op()
             while caller is not None and not isinstance(caller, func.FuncOp):
                 caller = caller.parent_op()
-            if caller is None or not caller.body.blocks:
+            entry = caller.body.blocks.first if caller is not None else None
+            if entry is None:
                 raise op_error(call, "call outside a function body cannot receive a !hip.context")
-            context = caller.body.blocks.first.args[0]
+            context = entry.args[0]
             call.operands = [context, *call.operands]

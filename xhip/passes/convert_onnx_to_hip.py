@@ -77,8 +77,9 @@ def _use_converted_operands(op: Operation, state: ConversionState) -> None:
             continue
         value = state.tensor(operand)
         if value.type != operand.type:
-            # The converted type may be more static than the imported one.
-            value = state.insert(tensor.CastOp(value, operand.type)).results[0]
+            # The converted type may be more static than the imported one (which may be
+            # unranked: the op allows that, CastOp's constructor is typed for ranked only).
+            value = state.insert(tensor.CastOp.build(operands=[value], result_types=[operand.type])).results[0]
         op.operands = [*op.operands[:index], value, *op.operands[index + 1 :]]
 
 

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
+from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -61,7 +62,16 @@ def file_bytes(blobs: list[bytes], offsets: list[int]) -> FileParts:
     return FileParts(parts)
 
 
-def _candidates(module: builtin.ModuleOp, threshold: int) -> list[arith.ConstantOp]:
+@dataclass(frozen=True)
+class _Candidate:
+    """A tensor constant to externalize: the op, its dense value and its tensor type."""
+
+    op: arith.ConstantOp
+    value: DenseIntOrFPElementsAttr
+    tensor_type: TensorType[Attribute]
+
+
+def _candidates(module: builtin.ModuleOp, threshold: int) -> list[_Candidate]:
     if threshold <= 0:
         return []
     found = []
@@ -72,7 +82,7 @@ def _candidates(module: builtin.ModuleOp, threshold: int) -> list[arith.Constant
             and isinstance(op.result.type, TensorType)
             and len(op.value) >= threshold
         ):
-            found.append(op)
+            found.append(_Candidate(op, op.value, op.result.type))
     return found
 
 
@@ -119,7 +129,7 @@ class ExternalizeConstantsPass(ModulePass):
 
         declarations_at = InsertPoint.at_start(op.body.block)
         for index, (constant, blob, offset) in enumerate(zip(constants, blobs, offsets, strict=True)):
-            tensor_type = constant.result.type
+            tensor_type = constant.tensor_type
             memref_type = MemRefType(tensor_type.element_type, tensor_type.get_shape())
             symbol = f"{GLOBAL_PREFIX}{index}"
             declaration = memref.GlobalOp.get(
@@ -130,7 +140,7 @@ class ExternalizeConstantsPass(ModulePass):
             declarations_at = InsertPoint.after(declaration)
             get_global = memref.GetGlobalOp(SymbolRefAttr(symbol), memref_type)
             as_tensor = bufferization.ToTensorOp(get_global.memref, restrict=True)
-            Rewriter.replace_op(constant, [get_global, as_tensor])
+            Rewriter.replace_op(constant.op, [get_global, as_tensor])
         self.constants.record(op, file_name)
 
 

@@ -29,7 +29,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import DYNAMIC_INDEX, BytesAttr, DenseIntOrFPElementsAttr, StringAttr, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import is_side_effect_free
@@ -54,6 +54,13 @@ def _constant_value(value: SSAValue) -> DenseIntOrFPElementsAttr | None:
     return None
 
 
+def _known_constant(value: SSAValue) -> DenseIntOrFPElementsAttr:
+    """The dense tensor of an operand that `_foldable` found constant."""
+    constant = _constant_value(value)
+    assert constant is not None
+    return constant
+
+
 def _is_absent(value: SSAValue) -> bool:
     return isinstance(value.owner, NoValueOp)
 
@@ -74,7 +81,7 @@ def _evaluate(op: Operation) -> list[np.ndarray]:
     # and a model with nothing to fold (GPT-2) never needs it.
     from onnx.reference import ReferenceEvaluator
 
-    feeds = {f"in{i}": dense_array(_constant_value(v)) for i, v in enumerate(op.operands) if not _is_absent(v)}
+    feeds = {f"in{i}": dense_array(_known_constant(v)) for i, v in enumerate(op.operands) if not _is_absent(v)}
     try:
         values = ReferenceEvaluator(node_model(op)).run(None, feeds)
     except Exception as err:  # the evaluator raises many kinds for a node it cannot run
@@ -115,7 +122,7 @@ def _replace_by_constants(op: Operation, values: list[DenseIntOrFPElementsAttr])
     Rewriter.replace_op(op, constants, [c.results[0] for c in constants])
 
 
-def _erase_if_unused(operands: list[Operation]) -> None:
+def _erase_if_unused(operands: list[Operation | Block]) -> None:
     for owner in operands:
         if isinstance(owner, ConstantOp | NoValueOp) and owner.parent is not None and not owner.results[0].uses:
             Rewriter.erase_op(owner)

@@ -208,7 +208,8 @@ def _read_scores(s: SSAValue, user: Operation, match: _Match) -> bool:
         return False
     match.erased.append(qk)
     q, q_scale = _strip_scale(q, qk, match.erased)
-    k_user = kt.owner if _scaled(kt, qk) is not None else qk
+    k_scaled = _scaled(kt, qk)
+    k_user = k_scaled.op if k_scaled is not None else qk  # the op that reads K^T
     kt, k_scale = _strip_scale(kt, qk, match.erased)
     match.q, match.k, match.scale = q, kt, match.scale * q_scale * k_scale
     transpose = kt.owner
@@ -229,7 +230,9 @@ def match_attention(pv: MatmulOp) -> _Match | None:
     s = _softmax_input(probs, users, match)
     if s is None:
         return None
-    s, user = _strip_mask(s, probs.owner, match)
+    softmax = probs.owner
+    assert isinstance(softmax, SoftmaxOp)  # what _softmax_input matched
+    s, user = _strip_mask(s, softmax, match)
     s, user = _strip_scores_scale(s, user, match)
     return match if _read_scores(s, user, match) else None
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import builtin, func, memref
 from xdsl.dialects.builtin import MemRefType, NoneAttr
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -123,7 +123,7 @@ def _same_extents(lhs: memref.AllocOp, rhs: memref.AllocOp) -> bool:
 def _in_place_owners(block: Block, allocs: list[memref.AllocOp]) -> dict[memref.AllocOp, memref.AllocOp]:
     """In-place writes only: an op's output takes the buffer of an input that dies at
     that op (`xhip.analysis.in_place`); chains of them share the first buffer."""
-    alloc_of = {alloc.memref: alloc for alloc in allocs}
+    alloc_of: dict[SSAValue, memref.AllocOp] = {alloc.memref: alloc for alloc in allocs}
     intervals = live_intervals(block, list(alloc_of))
     pairs = in_place_pairs(block, alloc_of, intervals, lambda a, b: _same_extents(alloc_of[a], alloc_of[b]))
     owner_of: dict[memref.AllocOp, memref.AllocOp] = {}

@@ -349,10 +349,10 @@ class PoolAllocsPass(ModulePass):
             for alloc, buffer, offset in zip(domain.members, buffers, offsets, strict=True):
                 placed[alloc] = _Placed(buffer.size, offset, intervals[alloc.memref], domain_id)
         in_order = [placed[alloc] for alloc in candidates]  # program order
-        for buffer in in_order:
-            static = None if buffer.offset is None else buffer.offset.static_value
+        for entry in in_order:
+            static = None if entry.offset is None else entry.offset.static_value
             record.offsets.append(RUNTIME_OFFSET if static is None else static)
-            record.domains.append(buffer.domain)
+            record.domains.append(entry.domain)
         record.functions[function.sym_name.data] = function_record(in_order, names)
 
     def _check_alignment(self, alloc: memref.AllocOp) -> None:

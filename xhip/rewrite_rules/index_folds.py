@@ -47,9 +47,8 @@ def _bit_width(t: Attribute) -> int | None:
 
 
 def _replace_by_constant(rewriter: PatternRewriter, op: Operation, value: int, result_type: Attribute) -> None:
-    bits = _bit_width(result_type)
-    assert bits is not None
-    rewriter.replace(op, arith.ConstantOp(IntegerAttr(canonical(value, bits), result_type)))
+    assert isinstance(result_type, IndexType | IntegerType)
+    rewriter.replace(op, arith.ConstantOp(IntegerAttr(canonical(value, bitwidth(result_type)), result_type)))
 
 
 class FoldConstantIntegerBinary(RewritePattern):

@@ -95,7 +95,7 @@ class AttentionOp(DPSOp):
     def layout(self, name: str) -> Perm | None:
         """The perm of layout property `name` (one of LAYOUTS), None when absent."""
         attr = self.properties.get(name)
-        return tuple(attr.get_values()) if isinstance(attr, DenseArrayBase) else None  # type: ignore[arg-type]
+        return tuple(attr.get_values()) if isinstance(attr, DenseArrayBase) else None
 
     def read_perms(self) -> list[Perm | None]:
         """q's, k's and v's layouts: the kernel reads `transpose(x, perm)`."""

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
 
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr, IntegerType, ModuleOp, StringAttr, i64
 from xdsl.ir import Attribute
 
 POOL_ALIGNMENT_ATTR = "hip.pool_alignment"
@@ -87,7 +87,7 @@ def format_intervals(intervals: Sequence[tuple[int, int]]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, [point for pair in intervals for point in pair])
 
 
-def parse_intervals(attr: DenseArrayBase, name: str) -> tuple[tuple[int, int], ...]:
+def parse_intervals(attr: DenseArrayBase[IntegerType], name: str) -> tuple[tuple[int, int], ...]:
     """What `format_intervals` wrote; a ValueError (naming attribute `name`) for an odd count."""
     points = [int(p) for p in attr.get_values()]
     if len(points) % 2:
@@ -109,9 +109,10 @@ def format_pool_buffers(record: PoolBuffers) -> DictionaryAttr:
 
 def string_array(attr: Attribute | None) -> tuple[str, ...] | None:
     """The strings of an array attribute of strings; None for anything else."""
-    if not isinstance(attr, ArrayAttr) or not all(isinstance(s, StringAttr) for s in attr.data):
+    if not isinstance(attr, ArrayAttr):
         return None
-    return tuple(s.data for s in attr.data)  # type: ignore[union-attr]
+    strings = tuple(s.data for s in attr.data if isinstance(s, StringAttr))
+    return strings if len(strings) == len(attr.data) else None
 
 
 def parse_pool_buffers(attr: Attribute) -> PoolBuffers:

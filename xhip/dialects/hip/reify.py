@@ -54,9 +54,15 @@ class ShapedOp(Protocol):
     """
 
     SHAPE_RULE: ClassVar[ShapeRule]
-    name: str
-    inputs: Sequence[SSAValue]
-    outputs: Sequence[SSAValue]
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def inputs(self) -> Sequence[SSAValue]: ...
+
+    @property
+    def outputs(self) -> Sequence[SSAValue]: ...
 
 
 OperandDims: TypeAlias = Callable[[SSAValue], list[Dim]]
@@ -107,8 +113,9 @@ def _attention(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShape
     # out stores it (through y_perm). The verifier has checked that the perms are perms.
     q, k, v, *mask = op.inputs
     read = [dims(x) if p is None else [dims(x)[i] for i in p] for x, p in zip((q, k, v), getattr(op, "read_perms")())]
+    q_dims, k_dims, v_dims = read
     mask_dims = dims(mask[0]) if mask else None
-    result = shapes.attention(em, *read, mask_dims, _flag(getattr(op, "k_transposed")))
+    result = shapes.attention(em, q_dims, k_dims, v_dims, mask_dims, _flag(getattr(op, "k_transposed")))
     y_perm = getattr(op, "layout")("y_perm")
     if y_perm is None or isinstance(result, ShapeFailure):
         return _one(result)
@@ -255,7 +262,9 @@ class _UnknownsEmitter(IndexEmitter):
             self._constants[value] = self.unknown()
         return self._constants[value]
 
-    def _create(self, op_type: type[Operation], *operands: Dim, extent: bool = False, **kw: object) -> SSAValue:
+    def _create(
+        self, op_type: Callable[..., Operation], *operands: Dim, extent: bool = False, **kw: object
+    ) -> SSAValue:
         key = (op_type, *(self.materialize(d) for d in operands), *sorted(kw.items()))
         if key not in self._created:
             self._created[key] = self.unknown()
@@ -289,6 +298,7 @@ def verify_result_shapes(op: ShapedOp) -> None:
     """
     if op.SHAPE_RULE is ShapeRule.FROM_INIT:
         return  # the outs define the extents: nothing to contradict
+    assert isinstance(op, Operation)  # a DPSOp: its errors are located at the op
     em = _UnknownsEmitter()
     computed = REIFIERS[op.SHAPE_RULE](op, em, em.operand_dims())
     if isinstance(computed, ShapeFailure):

@@ -37,7 +37,9 @@ from xdsl.irdl import (
     BaseAttr,
     EqAttrConstraint,
     IRDLOperation,
+    OperandDef,
     ParamAttrConstraint,
+    ResultDef,
     VarOperandDef,
     VarResultDef,
     irdl_attr_definition,
@@ -93,9 +95,8 @@ class IntsAttr(Data[tuple[int, ...]], BuiltinAttribute):
     @staticmethod
     def from_array(array: ArrayAttr) -> IntsAttr | None:
         """The IntsAttr spelled by an array of i64 integers, or None if it is not one."""
-        if all(isinstance(e, IntegerAttr) and e.type == i64 for e in array.data):
-            return IntsAttr(tuple(e.value.data for e in array.data))  # pyright: ignore
-        return None
+        ints = tuple(e.value.data for e in array.data if isinstance(e, IntegerAttr) and e.type == i64)
+        return IntsAttr(ints) if len(ints) == len(array.data) else None
 
 
 # Constraints and ONNX attribute declarations
@@ -262,10 +263,10 @@ class OnnxOp(IRDLOperation):
             raise VerifyException(f"{self.name}: axis {axis.value.data} is out of range [{-r}, {high}] for rank {r}")
 
 
-def _kind(definition: VarOperandDef | VarResultDef | object) -> str:
+def _kind(definition: OperandDef | ResultDef) -> str:
     if isinstance(definition, VarOperandDef | VarResultDef):
         return "variadic"
-    if definition.constr.verifies((NoneType(),)):  # pyright: ignore[reportAttributeAccessIssue]
+    if definition.constr.verifies((NoneType(),)):
         return "optional"
     return "required"
 

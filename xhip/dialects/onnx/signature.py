@@ -32,9 +32,9 @@ DIM_PARAMS_ATTR = "onnx.dim_params"
 def entry_attributes(attrs: ArrayAttr | None, index: int) -> dict[str, Attribute]:
     """The attributes of argument or result #`index` from a function's `arg_attrs` /
     `res_attrs` (empty when there are none)."""
-    if attrs is None or index >= len(attrs.data) or not isinstance(attrs.data[index], DictionaryAttr):
+    if attrs is None or index >= len(attrs.data) or not isinstance(entry := attrs.data[index], DictionaryAttr):
         return {}
-    return dict(attrs.data[index].data)
+    return dict(entry.data)
 
 
 def format_dim_params(symbols: Mapping[int, str]) -> StringAttr:

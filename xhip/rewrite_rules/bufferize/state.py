@@ -47,7 +47,9 @@ class BufferizationState:
         self._unhoisted_index = {
             op.value.value.data: op
             for op in reversed(list(block.ops))
-            if isinstance(op, arith.ConstantOp) and isinstance(op.result.type, IndexType)
+            if isinstance(op, arith.ConstantOp)
+            and isinstance(op.result.type, IndexType)
+            and isinstance(op.value, IntegerAttr)
         }
         """The function's own index constants, reused (moved to the top) when asked for."""
         self.at: Operation | None = None

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     IndexType,
+    IntegerAttr,
     MemRefType,
     TensorType,
 )
@@ -82,9 +83,13 @@ def _empty(op: tensor.EmptyOp, state: BufferizationState) -> None:
 def _dim(op: tensor.DimOp, state: BufferizationState) -> None:
     source = op.source
     axis = op.index.owner
-    if isinstance(source.owner, tensor.EmptyOp) and isinstance(axis, arith.ConstantOp):
+    if (
+        isinstance(source.owner, tensor.EmptyOp)
+        and isinstance(axis, arith.ConstantOp)
+        and isinstance(axis.value, IntegerAttr)
+    ):
         # The extent is known without a buffer: don't make one just to ask it.
-        extent = _empty_dims(source.owner)[axis.value.value.data]  # type: ignore[union-attr]
+        extent = _empty_dims(source.owner)[axis.value.value.data]
         op.result.replace_all_uses_with(state.index(extent) if isinstance(extent, int) else extent)
         return
     dim = state.insert(memref.DimOp(state.buffer(source), op.index))

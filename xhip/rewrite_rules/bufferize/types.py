@@ -49,8 +49,8 @@ def static_or_dynamic(dims: Sequence[Dim]) -> list[int]:
     return [d if isinstance(d, int) else DYNAMIC_INDEX for d in dims]
 
 
-def groups_of(reassociation: ArrayAttr) -> Groups:
-    return [[int(index.value.data) for index in group] for group in reassociation.data]  # type: ignore[union-attr]
+def groups_of(reassociation: ArrayAttr[ArrayAttr[IntegerAttr]]) -> Groups:
+    return [[int(index.value.data) for index in group] for group in reassociation.data]
 
 
 def collapsed_shape(shape: Sequence[int], groups: Groups) -> list[int]:
@@ -65,7 +65,7 @@ def collapsed_shape(shape: Sequence[int], groups: Groups) -> list[int]:
     return collapsed
 
 
-def collapse(source: SSAValue, reassociation: ArrayAttr) -> memref.CollapseShapeOp:
+def collapse(source: SSAValue, reassociation: ArrayAttr[ArrayAttr[IntegerAttr]]) -> memref.CollapseShapeOp:
     """`memref.collapse_shape` of an identity-layout buffer, with the inferred result type."""
     source_type = source.type
     assert isinstance(source_type, MemRefType) and is_identity(source_type)

@@ -84,8 +84,9 @@ def _fold_on_host(op: Operation, state: ConversionState, dims: list[Dim]) -> Low
         outcomes = [em.cmp(HOST_COMPARISONS[op.name], a, b) for a, b in zip(*operands)]
         # Only statically decided comparisons stay on the host: an i1 vector
         # decided at run time is a device tensor like any other.
-        if all(isinstance(o, bool) for o in outcomes):
-            return Lowered(dims, element_type, host=[int(o) for o in outcomes])
+        decided = [o for o in outcomes if isinstance(o, bool)]
+        if len(decided) == len(outcomes):
+            return Lowered(dims, element_type, host=[int(o) for o in decided])
     return None
 
 

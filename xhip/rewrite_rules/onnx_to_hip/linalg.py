@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -145,6 +146,7 @@ def _layer_norm_stats(
     Only models that use the statistics (training graphs, the backend tests) pay
     for these launches: mean, x - mean, its square, their mean, + epsilon, sqrt, 1/.
     """
+    assert isinstance(element_type, AnyFloat)  # ONNX's stash types are float types
     rank = len(x_dims)
     reduce_props: dict[str, Attribute] = {
         "axes": DenseArrayBase.from_list(i64, list(range(axis + rank if axis < 0 else axis, rank))),

@@ -84,7 +84,7 @@ def convert_split(op: Operation, state: ConversionState) -> list[Lowered]:
     axis = op.axis.value.data  # type: ignore[attr-defined]
     sizes = None if is_none(split) else state.elements(split)
     count = len(op.results) if op.num_outputs is None else op.num_outputs.value.data  # type: ignore[attr-defined]
-    chunks = state.check(shapes.split(state.emitter, state.dims(x), axis, sizes, count))  # type: ignore[arg-type]
+    chunks = state.check(shapes.split(state.emitter, state.dims(x), axis, sizes, count))
     if len(chunks) != len(op.results):
         raise state.error(f"Split makes {len(chunks)} parts but the op has {len(op.results)} results")
     outputs = [_result_dims(op, state, dims, i) for i, dims in enumerate(chunks)]
@@ -92,16 +92,18 @@ def convert_split(op: Operation, state: ConversionState) -> list[Lowered]:
     element_type = source.element_type
     host = _host_vector(source)
     if host is not None and all(_all_static(dims) for dims in outputs):
-        parts, start = [], 0
+        parts, cursor = [], 0
         for (extent,) in outputs:
-            parts.append(Lowered([extent], element_type, host=host[start : start + extent]))  # type: ignore[operator]
-            start += extent  # type: ignore[operator]
+            assert isinstance(extent, int)  # all static
+            parts.append(Lowered([extent], element_type, host=host[cursor : cursor + extent]))
+            cursor += extent
         return parts
     # Each part is a window of x: a view, no copy and no buffer of its own (GPT-2's fused
     # QKV projection splits into Q, K and V, which the head transposes read strided).
     rank, data = len(source.dims), state.tensor(x)
     along = axis % rank
-    parts, start = [], 0
+    parts = []
+    start: Dim = 0
     for dims in outputs:
         first = [start if d == along else 0 for d in range(rank)]
         view = tensor.ExtractSliceOp(data, first, dims, [1] * rank, tensor_type(dims, element_type))
@@ -123,11 +125,13 @@ def convert_slice(op: Operation, state: ConversionState) -> list[Lowered]:
         None if is_none(axes) else state.static_ints(axes, "Slice axes"),
         None if is_none(steps) else state.elements(steps),
     )
-    first, strides, extents = state.check(window)  # type: ignore[misc]
+    first, strides, extents = state.check(window)
     dims = _result_dims(op, state, extents)
     host = _host_vector(source)
     if host is not None and _all_static([*first, *strides, *dims]):
-        picked = [host[first[0] + i * strides[0]] for i in range(dims[0])]  # type: ignore[operator]
+        begin, stride, extent = first[0], strides[0], dims[0]
+        assert isinstance(begin, int) and isinstance(stride, int) and isinstance(extent, int)  # all static
+        picked = [host[begin + i * stride] for i in range(extent)]
         return [Lowered(dims, source.element_type, host=picked)]
     if all(isinstance(s, int) and s > 0 for s in strides):
         result_type = tensor_type(dims, source.element_type)

@@ -23,6 +23,7 @@ from xdsl.dialects import arith, tensor
 from xdsl.dialects import math as math_dialect
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AnyFloat,
     ArrayAttr,
     BFloat16Type,
     DenseIntOrFPElementsAttr,
@@ -67,7 +68,8 @@ def _host_constant(value: Attribute, result_type: TensorType) -> list[Dim] | Non
         return None
     elements = [int(v) for v in value.get_values()]
     # i1 elements read back as -1 for true; host elements of a bool are 0 or 1.
-    return [e & 1 for e in elements] if element_type.width.data == 1 else elements
+    is_bool = element_type.width.data == 1
+    return [e & 1 if is_bool else e for e in elements]
 
 
 @converts("Constant")
@@ -367,8 +369,9 @@ def _reshape_through_ones(state: ConversionState, source: SSAValue, rank: int) -
 def _index_vector(state: ConversionState, dims: Sequence[Dim]) -> SSAValue:
     """A `tensor<N x index>` holding `dims` (a shape operand)."""
     vector_type = TensorType(IndexType(), [len(dims)])
-    if all(isinstance(d, int) for d in dims):
-        attr = DenseIntOrFPElementsAttr.from_list(vector_type, list(dims))  # type: ignore[arg-type]
+    static = [d for d in dims if isinstance(d, int)]
+    if len(static) == len(dims):
+        attr = DenseIntOrFPElementsAttr.from_list(vector_type, static)
         return state.insert(arith.ConstantOp(attr, vector_type)).results[0]
     values = [state.emitter.materialize(d) for d in dims]
     return state.insert(tensor.FromElementsOp(*values, result_type=vector_type)).results[0]
@@ -392,7 +395,8 @@ def _host_fill(dims: Sequence[Dim], element_type: Attribute) -> int | None:
 def _scalar_attr(value: float, element_type: Attribute) -> IntegerAttr | FloatAttr:
     if isinstance(element_type, IntegerType):
         return IntegerAttr(int(value), element_type)
-    return FloatAttr(float(value), element_type)  # type: ignore[arg-type]
+    assert isinstance(element_type, AnyFloat)
+    return FloatAttr(float(value), element_type)
 
 
 @converts("ConstantOfShape")
@@ -404,7 +408,8 @@ def convert_constant_of_shape(op: Operation, state: ConversionState) -> list[Low
     value: DenseIntOrFPElementsAttr = op.value  # type: ignore[attr-defined]
     element_type = value.get_element_type()
     (fill,) = value.get_values()
-    if element_type == i1:
+    assert isinstance(fill, int | float)  # ConstantOfShape fills with a real number
+    if isinstance(fill, int) and element_type == i1:
         fill = fill & 1  # a true i1 element reads back as -1
     count = _host_fill(dims, element_type)
     if count is not None:
@@ -440,7 +445,9 @@ def _float_range(op: Operation, state: ConversionState, element_type: Attribute)
         raise state.error("Range delta must not be 0")
     # onnxruntime subtracts in the element type, then divides in double.
     length = max(math.ceil(float(limit - start) / float(delta)), 0)
-    scalars = [state.insert(arith.ConstantOp(_scalar_attr(b, element_type))).results[0] for b in (start, delta)]
+    scalars: list[SSAValue] = [
+        state.insert(arith.ConstantOp(_scalar_attr(b, element_type))).results[0] for b in (start, delta)
+    ]
     return [length], scalars
 
 
@@ -450,12 +457,15 @@ def _runtime_float_range(op: Operation, state: ConversionState, element_type: At
         state.insert(tensor.ExtractOp(state.tensor(v), [], element_type)).results[0] for v in op.operands
     )
     difference = state.insert(arith.SubfOp(limit, start)).results[0]
-    wide = [d if element_type == f64 else state.insert(arith.ExtFOp(d, f64)).results[0] for d in (difference, delta)]
-    quotient = state.insert(arith.DivfOp(*wide)).results[0]
+    numerator, denominator = (
+        d if element_type == f64 else state.insert(arith.ExtFOp(d, f64)).results[0] for d in (difference, delta)
+    )
+    quotient = state.insert(arith.DivfOp(numerator, denominator)).results[0]
     rounded = state.insert(math_dialect.CeilOp(quotient)).results[0]
     count = state.insert(arith.FPToSIOp(rounded, i64)).results[0]
     length = state.emitter.max(state.to_index(count), 0)
-    return [length], [start, delta]
+    scalars: list[SSAValue] = [start, delta]
+    return [length], scalars
 
 
 def _int_scalar(state: ConversionState, onnx_value: SSAValue, element: Dim, element_type: Attribute) -> SSAValue:

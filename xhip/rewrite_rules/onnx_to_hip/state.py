@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
@@ -37,7 +38,11 @@ MAX_HOST_ELEMENTS = 64
 """Integer tensors up to this size are tracked element-wise (shape vectors)."""
 
 
-def tensor_type(dims: Sequence[Dim], element_type: Attribute) -> TensorType:
+_Element = TypeVar("_Element", bound=Attribute)
+_Answer = TypeVar("_Answer")
+
+
+def tensor_type(dims: Sequence[Dim], element_type: _Element) -> TensorType[_Element]:
     """The tensor type of `dims`: static where a dim is an int, `?` elsewhere."""
     return TensorType(element_type, [d if isinstance(d, int) else DYNAMIC_INDEX for d in dims])
 
@@ -95,8 +100,8 @@ class ConversionState:
         assert self.current is not None
         return op_error(self.current, message)
 
-    def check(self, result: ShapeResult) -> list[Dim]:
-        """A shape rule's answer, or the located error of its failure."""
+    def check(self, result: _Answer | ShapeFailure) -> _Answer:
+        """A shape rule's answer (dims, or several lists of them), or the located error of its failure."""
         if isinstance(result, ShapeFailure):
             raise result.error(self.current)  # type: ignore[arg-type]
         return result
@@ -198,16 +203,18 @@ class ConversionState:
 
     def _materialize_host(self, lowered: Lowered) -> SSAValue:
         """A tensor holding host elements: a dense constant, or from_elements of casts."""
-        result_type = tensor_type(lowered.dims, lowered.element_type)
         elements = lowered.host
         assert elements is not None
-        if all(isinstance(e, int) for e in elements):
-            attr = DenseIntOrFPElementsAttr.from_list(result_type, list(elements))  # type: ignore[arg-type]
-            return self.insert(arith.ConstantOp(attr, result_type)).results[0]
         element_type = lowered.element_type
-        assert isinstance(element_type, IntegerType)
+        assert isinstance(element_type, IntegerType)  # host elements are integers
+        result_type = tensor_type(lowered.dims, element_type)
+        static = [e for e in elements if isinstance(e, int)]
+        if len(static) == len(elements):
+            attr = DenseIntOrFPElementsAttr.from_list(result_type, static)
+            return self.insert(arith.ConstantOp(attr, result_type)).results[0]
         casted = []
         for e in elements:
+            cast: Operation
             if isinstance(e, int):
                 cast = arith.ConstantOp(IntegerAttr(e, element_type))
             else:
@@ -259,7 +266,7 @@ class ConversionState:
         inputs: Sequence[SSAValue],
         outputs: Sequence[tuple[Sequence[Dim], Attribute]],
         scalars: Sequence[SSAValue] = (),
-        properties: dict[str, Attribute] | None = None,
+        properties: Mapping[str, Attribute] | None = None,
     ) -> list[Lowered]:
         """A tensor-mode hip op writing fresh destinations of the given dims and types."""
         inits = [self.empty(dims, element_type) for dims, element_type in outputs]
