@@ -112,15 +112,23 @@ def _pick(draw, tensors: Sequence[_Tensor], wanted: Callable[[_Tensor], bool] = 
     return chosen[-1] if draw(st.booleans()) else draw(st.sampled_from(chosen))
 
 
+def _take(draw, tensors: Sequence[_Tensor], wanted: Callable[[_Tensor], bool] = lambda t: True) -> _Tensor:
+    """`_pick` where one is sure to qualify: the graph's inputs are floats, and a tensor
+    matches the shape (or broadcasts with the shape) it has itself."""
+    picked = _pick(draw, tensors, wanted)
+    assert picked is not None
+    return picked
+
+
 def _step_unary(draw, g: GraphBuilder) -> str | None:
-    t = _pick(draw, g.floats)
+    t = _take(draw, g.floats)
     op = draw(st.sampled_from(["Relu", "Neg", "Tanh", "Sigmoid", "Abs", "Identity"]))
     g.node(op, [t.name], t.shape)
     return op
 
 
 def _step_binary(draw, g: GraphBuilder) -> str | None:
-    t = _pick(draw, g.floats)
+    t = _take(draw, g.floats)
     other, other_shape = _partner(draw, g, t)
     op = draw(st.sampled_from(["Add", "Sub", "Mul", "Max", "Min"]))
     operands = [t.name, other] if draw(st.booleans()) else [other, t.name]
@@ -129,7 +137,7 @@ def _step_binary(draw, g: GraphBuilder) -> str | None:
 
 
 def _step_where(draw, g: GraphBuilder) -> str | None:
-    t = _pick(draw, g.floats)
+    t = _take(draw, g.floats)
     other, other_shape = _partner(draw, g, t)
     mask = g.node("Greater", [t.name, g.const([0.0], TensorProto.FLOAT, [])], t.shape, TensorProto.BOOL)
     g.node("Where", [mask.name, t.name, other], _broadcast(t.shape, other_shape))
@@ -183,7 +191,7 @@ def _step_reduce(draw, g: GraphBuilder) -> str | None:
 
 
 def _step_reshape(draw, g: GraphBuilder) -> str | None:
-    t = _pick(draw, g.floats)
+    t = _take(draw, g.floats)
     form = draw(st.sampled_from(["flatten", "keep-first", "like-other", "unsqueeze", "squeeze"]))
     if form == "flatten":
         g.node("Reshape", [t.name, g.const([-1])], ("?",))
@@ -220,7 +228,7 @@ def _step_layout(draw, g: GraphBuilder) -> str | None:
         perm = draw(st.permutations(range(len(t.shape))))
         g.node("Transpose", [t.name], tuple(t.shape[p] for p in perm), perm=list(perm))
     elif form == "Concat":
-        same = _pick(draw, g.floats, lambda u: u.shape == t.shape)
+        same = _take(draw, g.floats, lambda u: u.shape == t.shape)
         g.node("Concat", [t.name, same.name], t.shape[:axis] + ("?",) + t.shape[axis + 1:], axis=axis)
     elif form == "Split":
         out = [g.fresh("split"), g.fresh("split") + "b"]
@@ -255,7 +263,7 @@ def _step_shape_math(draw, g: GraphBuilder) -> str | None:
         r = g.node("Range", [g.const([0], dims=[]), extent, g.const([1], dims=[])], ("?",), TensorProto.INT64)
         g.node("Cast", [r.name], ("?",), to=TensorProto.FLOAT)
     elif form == "Expand":
-        target = _pick(draw, g.floats, lambda u: _broadcast(t.shape, u.shape) is not None)
+        target = _take(draw, g.floats, lambda u: _broadcast(t.shape, u.shape) is not None)
         shape = g.node("Shape", [target.name], (len(target.shape),), TensorProto.INT64)
         g.node("Expand", [t.name, shape.name], _broadcast(t.shape, target.shape))
     elif form == "ConstantOfShape":
@@ -269,7 +277,7 @@ def _step_shape_math(draw, g: GraphBuilder) -> str | None:
 
 
 def _step_nonzero(draw, g: GraphBuilder) -> str | None:
-    t = _pick(draw, g.floats)
+    t = _take(draw, g.floats)
     mask = g.node("Greater", [t.name, g.const([0.0], TensorProto.FLOAT, [])], t.shape, TensorProto.BOOL)
     # One index row per input dim; a scalar reads as a 1-element vector (one row).
     rows = max(len(t.shape), 1)

@@ -22,13 +22,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 import onnx
 import onnxruntime
 from onnx import TensorProto, helper
 
-import xhip
+from xhip.api import compile as compile_model
 from xhip.diagnostics import XhipError
 from xhip.runtime.check import compare, onnxruntime_outputs
 from xhip.testing.fuzz import Bindings, Dim, FuzzGraph, graphs
@@ -118,17 +119,24 @@ def _first_line(err: Exception) -> str:
     return f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:300]
 
 
-SANITIZED = {"sanitize": True}
-RACY = {"deferred": True}
+class RunMode(TypedDict, total=False):
+    """The flags of `xhip.compile` that choose how a fuzzer run executes."""
+
+    sanitize: bool
+    deferred: bool
+
+
+SANITIZED: RunMode = {"sanitize": True}
+RACY: RunMode = {"deferred": True}
 """The racy order without the sanitizer: kernels queued, host accesses at once, as on a GPU."""
 
 
-def run_pipeline(model: onnx.ModelProto, pipeline: str | os.PathLike[str], cases, mode: Mapping[str, bool] = SANITIZED) -> list[Outcome]:
+def run_pipeline(model: onnx.ModelProto, pipeline: str | os.PathLike[str], cases, mode: RunMode = SANITIZED) -> list[Outcome]:
     """Compile under `pipeline` (with the sanitizer unless `mode` says otherwise) and run
     each (bindings, feeds, reference)."""
     name = Path(pipeline).name
     try:
-        executable = xhip.compile(model, pipeline, **mode)
+        executable = compile_model(model, pipeline, **mode)
     except Exception as err:  # noqa: BLE001 - classified, never hidden
         return [Outcome(name, dims, _classify_error(err), _first_line(err)) for dims, _, _ in cases]
     outcomes = []
