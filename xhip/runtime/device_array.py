@@ -72,6 +72,7 @@ class DeviceArray:
         """A host copy (after the work that wrote it)."""
         with self._lock:
             self._require_fresh()
+            self._backend.enter_thread()
             self._backend.sync()
             return self._backend.to_host(self._memref)
 
@@ -87,6 +88,7 @@ class DeviceArray:
             self._require_fresh()
             if self._backend.name != "cuda" or not self._memref.is_dense:
                 raise AttributeError("__cuda_array_interface__: only dense arrays of the cuda backend")
+            self._backend.enter_thread()
             self._backend.sync()  # a run on_device returns with its work in flight
         address = self._memref.buffer.address + self._memref.offset
         return {"shape": self.shape, "typestr": self.dtype.str, "data": (address, False), "strides": None, "version": 3}

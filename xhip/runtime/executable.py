@@ -73,6 +73,7 @@ class Executable:
         # the cost; the reference backend takes them when asked (tests).
         wanted = self.backend.name != "reference" if graphs is None else graphs
         compiles = self.backend.stats.kernel_compiles
+        self.backend.enter_thread()
         self.bound = bind(module, self.session, graphs=wanted)
         signature = self.signature = self.bound.signature
         self.inputs, self.outputs, self.out_params = list(signature.inputs), list(signature.outputs), signature.out_params
@@ -171,6 +172,7 @@ class Executable:
         its input buffer, so a replay fed a different array copies that one over it, and it
         goes stale (reading or feeding it again raises)."""
         with self._lock:
+            self.backend.enter_thread()
             memref = self._holding(values, f"device array '{name}'", "input")
         return DeviceArray(memref, self.backend, memref.owner.label, staged_by=self, lock=self._lock)
 
@@ -184,6 +186,7 @@ class Executable:
             expected = ", ".join(spec.describe() for spec in self.inputs) or "none"
             raise XhipError(f"run takes a mapping of input name -> array, not {type(feeds).__name__} (inputs: {expected})")
         with self._lock:
+            self.backend.enter_thread()
             return self._run(feeds, on_device)
 
     def _run(self, feeds: Mapping[str, np.ndarray | DeviceArray], on_device: bool) -> dict[str, Any]:

@@ -54,6 +54,9 @@ class NullDriver:
     def launch(self, function: object, grid: tuple[int, int, int], block: tuple[int, int, int], shared_bytes: int, args: PackedArgs) -> None:
         self.launches += 1
 
+    def enter_thread(self) -> None:
+        pass
+
     def malloc(self, nbytes: int) -> int:
         return next(self._addresses)
 

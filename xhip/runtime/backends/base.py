@@ -44,6 +44,12 @@ class Backend(Protocol):
         """What runs the work, for the report (the device, or the reference modes)."""
         ...
 
+    def enter_thread(self) -> None:
+        """Make the backend's device current in the calling thread (a CUDA context and a HIP
+        device are per thread): called by an Executable before it uses the backend from a
+        thread, so that one built in one thread runs in any."""
+        ...
+
     # -- memory ----------------------------------------------------------------------------
     def allocate(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
         """Fresh memory filled with the poison byte; `kind` "scratch" is host-mapped."""

@@ -150,6 +150,9 @@ class GpuBackend:
 
     # -- device work ---------------------------------------------------------------------
 
+    def enter_thread(self) -> None:
+        self.driver.enter_thread()
+
     def load(self, site: Site, location: str) -> Launcher:
         return self.kernels.launcher(site, location, self)
 

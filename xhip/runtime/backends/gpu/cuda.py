@@ -10,6 +10,7 @@ as ints, no array framework), which is what a driver needs.
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,8 @@ class CudaDriver:
             raise DriverUnavailable(f"backend 'cuda': no NVIDIA GPU with index {device_index} ({count} found)")
         self._device = self._ok(cu.cuDeviceGet(device_index), "cuDeviceGet")
         self._context = self._ok(cu.cuDevicePrimaryCtxRetain(self._device), "cuDevicePrimaryCtxRetain")
-        self._ok(cu.cuCtxSetCurrent(self._context), "cuCtxSetCurrent")
+        self._threads = threading.local()
+        self.enter_thread()
         attribute = cu.CUdevice_attribute
         major = self._ok(cu.cuDeviceGetAttribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self._device), "cuDeviceGetAttribute")
         minor = self._ok(cu.cuDeviceGetAttribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self._device), "cuDeviceGetAttribute")
@@ -53,6 +55,11 @@ class CudaDriver:
         self._blas: Any = None
         self._blas_handle = 0
         self._workspace = 0
+
+    def enter_thread(self) -> None:
+        if not getattr(self._threads, "current", False):
+            self._ok(cu.cuCtxSetCurrent(self._context), "cuCtxSetCurrent")
+            self._threads.current = True
 
     # -- error handling ------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ asked for, so a CPU-only run never loads the ROCm libraries.
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,9 @@ class HipDriver:
         count = self._ok(hip.hipGetDeviceCount(), "hipGetDeviceCount")
         if count <= device_index:
             raise DriverUnavailable(f"backend 'hip': no AMD GPU with index {device_index} ({count} found)")
-        self._ok(hip.hipSetDevice(device_index), "hipSetDevice")
+        self._device_index = device_index
+        self._threads = threading.local()
+        self.enter_thread()
         props = self._ok(hip.hipGetDeviceProperties(device_index), "hipGetDeviceProperties")
         self._target = _text(props.gcnArchName).split(":")[0]
         self._device_name = _text(props.name)
@@ -48,6 +51,11 @@ class HipDriver:
         self._stream = self._ok(hip.hipStreamCreate(), "hipStreamCreate")
         self._blas: Any = None
         self._blas_handle: Any = None
+
+    def enter_thread(self) -> None:
+        if not getattr(self._threads, "current", False):
+            self._ok(hip.hipSetDevice(self._device_index), "hipSetDevice")
+            self._threads.current = True
 
     def _check(self, status: Any, call: str) -> None:
         if status != hip.hipError_t.hipSuccess:

@@ -75,6 +75,9 @@ class ReferenceBackend:
         modes = [m for m, on in (("deferred", self.deferred and not self.sanitize), ("sanitize", self.sanitize)) if on]
         return "NumPy reference" + (f" ({', '.join(modes)})" if modes else "")
 
+    def enter_thread(self) -> None:
+        """Host memory is every thread's."""
+
     # -- memory --------------------------------------------------------------------------
 
     def allocate(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
