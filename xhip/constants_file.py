@@ -16,7 +16,11 @@ them in memory and write nothing.
 
 The runtime reads a recorded name from the compile's store, else from the file
 beside the IR, and refuses a file whose size or checksum is not the recorded one:
-weights of another compile would run silently wrong. SHA-256 because hashlib has
+weights of another compile would run silently wrong. `xhip-opt -o` commits the IR
+and its constants file as one (`xhip.output_files`): for the moment between the
+IR's rename and the constants file's own, the new file is `pending_path(path,
+checksum)` (`.out.constants.bin.sha256-<16 hex digits>`), where `read_recorded`
+looks when the file at the recorded name is not the recorded one. SHA-256 because hashlib has
 it everywhere, no accident makes two files agree, and with SHA-NI it is the
 fastest stdlib hash (measured on a loaded 2-core dev machine: 400 MB/s, blake2b
 255 MB/s): the file is hashed once per Executable, 0.1 ms for the attention
@@ -51,6 +55,9 @@ from xhip.onnx_wire import release_mapped_pages
 CONSTANTS_SUFFIX = ".constants.bin"
 CONTENT_NAME_DIGITS = 16
 """Hex digits of the checksum in a content-named file (64 bits: no two models meet)."""
+PENDING_MARK = "sha256-"
+"""`.NAME.sha256-<CONTENT_NAME_DIGITS hex digits>`: a constants file that its IR names at NAME
+while the commit that puts it there is under way (`pending_path`)."""
 CHUNK_BYTES = 1 << 22
 """Small parts (biases, padding) are hashed and written joined into chunks of about this size:
 each call on a part hands the GIL over twice, which costs up to a switch interval while
@@ -217,20 +224,69 @@ class ConstantsStore:
         if name.data in self.files:
             return ConstantsData(self.files[name.data], name.data)
         path = self.directory / name.data
-        try:
-            data = path.read_bytes()
-        except OSError as err:
-            raise XhipError(f"cannot read constants file: {err.strerror}", str(path)) from None
-        _check_recorded(module, data, str(path))
+        size = module.attributes.get(CONSTANTS_SIZE_ATTR)
+        digest = module.attributes.get(CONSTANTS_SHA256_ATTR)
+        data = read_recorded(
+            path,
+            size.value.data if isinstance(size, IntegerAttr) else None,
+            digest.data if isinstance(digest, StringAttr) else None,
+        )
         return ConstantsData(data, str(path))
 
 
-def _check_recorded(module: ModuleOp, data: bytes, where: str) -> None:
-    """Refuse bytes that are not the file the IR was compiled with (hand-written IR may omit the facts)."""
+def pending_path(path: Path, sha256: str) -> Path:
+    """Where the constants file with checksum `sha256` waits, beside the file `path` resolves to,
+    while the commit that puts it at `path` is under way (`xhip.output_files`)."""
+    real = Path(os.path.realpath(path))
+    return real.with_name(f".{real.name}.{PENDING_MARK}{sha256[:CONTENT_NAME_DIGITS]}")
+
+
+def read_recorded(path: Path, size: int | None, sha256: str | None) -> bytes:
+    """The bytes of the constants file `path`, refused unless they have the `size` and `sha256` the
+    IR records (hand-written IR may omit them).
+
+    A file at `path` that is not the recorded one may be the old pair's while xhip-opt commits
+    a new pair (or was killed between its renames): the recorded file is then at `pending_path`."""
+    data, problem, seen = _read(path, size, sha256)
+    if problem is None:
+        return data
+    del data  # not two large files in memory at once
+    if sha256 is not None:
+        pending, pending_problem, _ = _read(pending_path(path, sha256), size, sha256)
+        if pending_problem is None:
+            return pending
+        del pending
+        try:
+            moved = seen is None or not _same_file(seen, os.stat(path))
+        except OSError:
+            moved = False
+        if moved:  # the commit's last rename has just put the pending file at `path`
+            again, again_problem, _ = _read(path, size, sha256)
+            if again_problem is None:
+                return again
+    raise XhipError(problem, str(path))
+
+
+def _read(path: Path, size: int | None, sha256: str | None) -> tuple[bytes, str | None, os.stat_result | None]:
+    """The file's bytes, why they are not the recorded ones (or None), and the file's status."""
+    try:
+        with open(path, "rb") as handle:
+            seen = os.fstat(handle.fileno())
+            data = handle.read()
+    except OSError as err:
+        return b"", f"cannot read constants file: {err.strerror}", None
+    return data, _mismatch(data, size, sha256), seen
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns) == (b.st_dev, b.st_ino, b.st_size, b.st_mtime_ns)
+
+
+def _mismatch(data: bytes, size: int | None, sha256: str | None) -> str | None:
+    """Why `data` is not the file the IR was compiled with, or None."""
     advice = "it is not the file this IR was compiled with (recompile, or use the file written with it)"
-    size = module.attributes.get(CONSTANTS_SIZE_ATTR)
-    if isinstance(size, IntegerAttr) and size.value.data != len(data):
-        raise XhipError(f"constants file has {len(data)} bytes, the IR records {size.value.data}: {advice}", where)
-    digest = module.attributes.get(CONSTANTS_SHA256_ATTR)
-    if isinstance(digest, StringAttr) and digest.data != checksum(data):
-        raise XhipError(f"constants file's sha256 is not the one the IR records: {advice}", where)
+    if size is not None and size != len(data):
+        return f"constants file has {len(data)} bytes, the IR records {size}: {advice}"
+    if sha256 is not None and sha256 != checksum(data):
+        return f"constants file's sha256 is not the one the IR records: {advice}"
+    return None
