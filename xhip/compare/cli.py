@@ -15,13 +15,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from xhip import __version__
-from xhip.diagnostics import XhipError
 from xhip.tools.cli import ArgumentParser, emit, main_with
 
-if TYPE_CHECKING:  # the modules that load NumPy and the compiler wait until a comparison runs
+if TYPE_CHECKING:  # the modules that load NumPy and the compiler wait until a comparison runs (and
+    # the signal handlers are installed: xhip.tools.cli)
     from xhip.compare.report import PipelineInfo
     from xhip.compare.suite import Suite
 
@@ -119,6 +120,7 @@ MAX_PIPELINES = 26
 
 
 def _pipeline_paths(specs: Sequence[str]) -> tuple[str, ...]:
+    from xhip.diagnostics import XhipError
     from xhip.shipped import resolve_pipeline
 
     if not 2 <= len(specs) <= MAX_PIPELINES:
@@ -144,6 +146,7 @@ def _pipelines(paths: Sequence[str]) -> list[PipelineInfo]:
 
 def _suite(args: argparse.Namespace) -> Suite:
     from xhip.compare.suite import load_suite, suite_from_command_line
+    from xhip.diagnostics import XhipError
 
     if args.suite:
         if args.shapes:
@@ -154,6 +157,7 @@ def _suite(args: argparse.Namespace) -> Suite:
 
 def _check_reports(paths: Sequence[str]) -> None:
     from xhip.compare.report import REPORT_FORMATS
+    from xhip.diagnostics import XhipError
     from xhip.output_files import check_writable
 
     for path in paths:
@@ -185,8 +189,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     files = OutputFiles()
     for path in args.report:
         files.add(path, render_report(comparison, path), "report")
-    files.commit()
-    emit(render_text(comparison))
+    files.commit(then=partial(emit, render_text(comparison)))
     regressions = comparison.regressions()
     if args.fail_on_regression and regressions:
         print(f"xhip-compare: {len(regressions)} regression(s) against A, first: {regressions[0]}", file=sys.stderr)
@@ -195,7 +198,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    main_with(run, argv)
+    main_with(run, argv, "xhip-compare")
 
 
 if __name__ == "__main__":

@@ -10,12 +10,19 @@ Each worker first compiles and runs a one-op model under every pipeline
 (`warm_up`), so no job's compile time carries the worker's imports.
 On a GPU, measure jobs run one at a time (compile jobs still in parallel): two
 models timed on one device at once would slow each other down.
+
+Ctrl-C belongs to the parent: a worker ignores SIGINT from its first instruction
+(it is spawned with SIGINT blocked, and unblocks it only once it ignores it), so a
+terminal's Ctrl-C to the whole process group prints no worker tracebacks; the
+parent, interrupted (or failing) with jobs under way, kills the workers instead of
+waiting for their jobs to end.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import sys
 import time
 from collections import deque
@@ -151,16 +158,49 @@ class _Run:
               file=sys.stderr, flush=True)
 
 
+def _start_worker(pipelines: Sequence[str]) -> None:
+    """A worker's first job: SIGINT ignored (a pending one dropped), then the warm-up."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    warm_up(pipelines)
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT held back in this thread: the processes it spawns start with it blocked (a SIGINT to
+    this process meanwhile waits, and its handler runs when the block ends)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End the pool now: no job is waited for (SIGKILL: a worker ignores SIGINT and may be mid-job)."""
+    workers = list(pool._processes.values()) if pool._processes else []  # private: no public handle on them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.kill()
+    for worker in workers:
+        worker.join(timeout=5)
+
+
 @contextmanager
 def worker_pool(settings: Settings) -> Iterator[ProcessPoolExecutor]:
     """The workers, started now: their imports and warm-up overlap what the caller checks meanwhile."""
     context = get_context("spawn")
     with one_blas_thread_per_worker(), ProcessPoolExecutor(
-        settings.workers, mp_context=context, initializer=warm_up, initargs=(settings.pipelines,)
+        settings.workers, mp_context=context, initializer=_start_worker, initargs=(settings.pipelines,)
     ) as pool:
-        for _ in range(settings.workers):
-            pool.submit(int)  # an executor spawns a worker per job it cannot hand to an idle one
-        yield pool
+        try:
+            with _sigint_blocked():
+                for _ in range(settings.workers):
+                    pool.submit(int)  # an executor spawns a worker per job it cannot hand to an idle one
+            yield pool
+        except BaseException:
+            _stop_workers(pool)
+            raise
 
 
 def measure_suite(pool: ProcessPoolExecutor, suite: Suite, settings: Settings) -> list[ModelResult]:

@@ -4,7 +4,10 @@ Behaves like mlir-opt: `--pipeline FILE.yaml` or `-p 'a,b{opt=v}'` picks the
 passes, `--split-input-file` runs each `// -----` chunk on its own, and with
 `--verify-diagnostics` an error is printed to stdout as one line (for FileCheck)
 instead of failing the run. Every user mistake ends as one line on stderr and
-exit code 1; the output file is written only when everything succeeded.
+exit code 1; the output file is written only when everything succeeded, with its
+constants file as one pair (`xhip.output_files`); SIGINT and SIGTERM end it with
+one line and status 130 or 143, leaving no temp file (`xhip.tools.cli`). The
+compiler's modules are imported inside functions, after the signal handlers.
 """
 
 from __future__ import annotations
@@ -12,28 +15,26 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from collections.abc import Sequence
-from concurrent.futures import Future
+from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
-
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from typing import TYPE_CHECKING
 
 from xhip import __version__
-from xhip.constants_file import ConstantsBytes, ConstantsStore
-from xhip.context import make_context
-from xhip.diagnostics import XhipError, check_not_directory, did_you_mean
-from xhip.output_files import OutputFiles, check_writable, writes_through
-from xhip.parsing import parse_module
-from xhip.pass_runner import VERIFY_EACH_HELP, PassRunner
-from xhip.passes.externalize_constants import storing_constants_into
-from xhip.printing import print_ir
-from xhip.report.request import MemoryReportRequest, add_memory_report_arguments, graph_symbols
-from xhip.shipped import resolve_pipeline
 from xhip.timing import Timings
 from xhip.tools.cli import ArgumentParser, emit, main_with
-from xhip.verify import verify_module
+
+if TYPE_CHECKING:  # the compiler's modules load in main(), after the signal handlers (xhip.tools.cli)
+    from concurrent.futures import Future
+
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.passes import ModulePass
+
+    from xhip.constants_file import ConstantsBytes, ConstantsStore
+    from xhip.diagnostics import XhipError
+    from xhip.output_files import OutputFiles
+    from xhip.report.request import MemoryReportRequest
 
 CONSTANTS_HELP = """\
 externalized constants (hip-externalize-constants): with -o OUT.mlir they are
@@ -44,13 +45,17 @@ refuses a file that is not the one compiled with it. Printing to stdout (or to
 current directory (or the pass's externalize-output-dir): named by content, so
 two models never share one. Nothing is written unless the whole command succeeds:
 the constants file is written into a temp file beside its path while the later
-passes run, and renamed into place with the IR at the end.
+passes run, and committed with the IR at the end, as one: a kill at any moment
+leaves the old OUT.mlir and OUT.constants.bin or the new ones, never a mix.
 """
 
 CHUNK_SEPARATOR = "// -----"
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
+    from xhip.pass_runner import VERIFY_EACH_HELP
+    from xhip.report.request import add_memory_report_arguments
+
     ap = ArgumentParser(
         prog="xhip-opt",
         description="Run xhip passes over MLIR or ONNX input and print the resulting MLIR.",
@@ -106,6 +111,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
 
 def _select_passes(args: argparse.Namespace) -> list[ModulePass]:
     from xhip import pipeline as pipelines
+    from xhip.diagnostics import XhipError
+    from xhip.shipped import resolve_pipeline
 
     if args.pipeline and args.passes:
         raise XhipError("use either --pipeline or -p, not both")
@@ -121,17 +128,21 @@ def _select_passes(args: argparse.Namespace) -> list[ModulePass]:
 
 
 def _print_after_names(args: argparse.Namespace, passes: Sequence[ModulePass]) -> set[str]:
+    from xhip.diagnostics import XhipError, did_you_mean, shorten
+
     requested = {n.strip() for item in args.print_ir_after for n in item.split(",") if n.strip()}
     known = [p.name for p in passes]
     for name in sorted(requested):
         if name not in known:
             hint = did_you_mean(name, known) or f"; the pipeline has: {', '.join(known) or 'no passes'}"
-            raise XhipError(f"--print-ir-after: pass '{name}' is not in the pipeline{hint}")
+            raise XhipError(f"--print-ir-after: pass '{shorten(name)}' is not in the pipeline{hint}")
     return requested
 
 
 def _read_chunks(args: argparse.Namespace) -> list[tuple[str, int]]:
     """The input text split into (chunk, line offset) pairs."""
+    from xhip.diagnostics import XhipError
+
     if args.input == "-":
         text = sys.stdin.read()
     else:
@@ -149,8 +160,13 @@ def _read_chunks(args: argparse.Namespace) -> list[tuple[str, int]]:
     return chunks
 
 
-def _load_modules(args: argparse.Namespace, timings: Timings):
+def _load_modules(args: argparse.Namespace, timings: Timings) -> Iterator[tuple[Context, ModuleOp | XhipError]]:
     """Yield (module or error) per input chunk, parsed and verified."""
+    from xhip.context import make_context
+    from xhip.diagnostics import XhipError, check_not_directory
+    from xhip.parsing import parse_module
+    from xhip.verify import verify_module
+
     ctx = make_context(allow_unregistered=args.allow_unregistered_dialect)
     if args.input.endswith(".onnx"):
         if args.split_input_file:
@@ -179,13 +195,18 @@ def _constants_store(args: argparse.Namespace, files: OutputFiles) -> ConstantsS
     """Constants go beside a real -o file; otherwise, content-named, into the current directory.
 
     Each file is written (into its temp file) from the moment a pass adds it, while the
-    later passes run; it takes its place with the IR, at the end, if everything succeeded."""
+    later passes run; it takes its place with the IR, at the end, if everything succeeded:
+    a file beside a real -o file commits with it, as one (`referenced`: the IR records its checksum)."""
+    from xhip.constants_file import ConstantsStore
+    from xhip.output_files import writes_through
 
     content_named = args.output is None or writes_through(Path(args.output))
 
     def write_early(path: Path, data: ConstantsBytes) -> Future[str | None] | None:
         # Hashed as it is written, unless its name needed the checksum already.
-        return files.add(path, data, "constants file", early=True, hashed=not content_named)
+        return files.add(
+            path, data, "constants file", early=True, hashed=not content_named, referenced=not content_named
+        )
 
     if not content_named:
         output = Path(args.output)
@@ -198,19 +219,22 @@ def _write_outputs(
     text: str, args: argparse.Namespace, files: OutputFiles, timings: Timings,
     memory_report: MemoryReportRequest | None = None, reported: ModuleOp | None = None,
 ) -> None:
-    """The IR after the constants files (added by then: an IR on disk never names a missing file), then the memory report."""
+    """The IR after the constants files (added by then: an IR on disk never names a missing file), then the
+    memory report; IR to stdout last, and if stdout fails the files this commit created go again."""
     if args.output is not None:
         files.add(args.output, text)
     with timings.measure("write output"):
         if memory_report is not None and reported is not None:
             memory_report.add_to(files, reported)
-        files.commit()
-        if args.output is None:
-            emit(text)
+        files.commit(then=partial(emit, text) if args.output is None else None)
 
 
 def run(argv: Sequence[str] | None = None, timings: Timings | None = None) -> int:
     """The command; `timings` (main's counts the process's start-up) collects the --timing rows."""
+    from xhip.diagnostics import XhipError
+    from xhip.output_files import OutputFiles, check_writable
+    from xhip.report.request import MemoryReportRequest
+
     timings = Timings() if timings is None else timings
     args = build_arg_parser().parse_args(argv)
     if args.list_passes:
@@ -237,6 +261,12 @@ def _compile(
     args: argparse.Namespace, files: OutputFiles, memory_report: MemoryReportRequest | None, timings: Timings
 ) -> None:
     """Load, run the passes over each module, print, and write `files` (the constants files come in as passes add them)."""
+    from xhip.diagnostics import XhipError
+    from xhip.pass_runner import PassRunner
+    from xhip.passes.externalize_constants import storing_constants_into
+    from xhip.printing import print_ir
+    from xhip.report.request import graph_symbols
+
     store = _constants_store(args, files)
     with timings.measure("load pipeline"):
         passes = storing_constants_into(_select_passes(args), store)
@@ -277,9 +307,20 @@ COMPILE_GC_THRESHOLD = (20_000, 20, 20)
 rescans them 400 times (0.15 s of GPT-2 124M's 2 s of CPU), at this 11 times."""
 
 
+def _import_compiler() -> None:
+    """What every compile loads, imported before --timing's clock starts (its start-up row)."""
+    import xhip.output_files  # noqa: F401
+    import xhip.parsing  # noqa: F401
+    import xhip.pass_runner  # noqa: F401
+    import xhip.passes.externalize_constants  # noqa: F401
+    import xhip.printing  # noqa: F401
+    import xhip.report.request  # noqa: F401
+
+
 def _process_command(argv: Sequence[str] | None) -> int:
     """`run` as the whole process: the collector tuned for a compile, start-up in --timing."""
     gc.set_threshold(*COMPILE_GC_THRESHOLD)
+    _import_compiler()
     code = run(argv, Timings.since_process_start())
     # The process ends here: the OS takes the IR back at once, while the collector at
     # interpreter exit would walk its million objects first (0.2 s after --timing's total).
@@ -289,7 +330,7 @@ def _process_command(argv: Sequence[str] | None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     # Without argv this is the process's command; with argv a caller (a test, a script) goes on after it.
-    main_with(_process_command if argv is None else partial(run, timings=Timings()), argv)
+    main_with(_process_command if argv is None else partial(run, timings=Timings()), argv, "xhip-opt")
 
 if __name__ == "__main__":
     main()

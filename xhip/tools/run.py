@@ -15,16 +15,17 @@ import json
 import textwrap
 import zipfile
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from xhip import __version__
-from xhip.diagnostics import XhipError
-from xhip.output_files import OutputFiles, check_writable
-from xhip.pass_runner import VERIFY_EACH_HELP
-from xhip.report.request import MemoryReportRequest, add_memory_report_arguments
 from xhip.tools.cli import ArgumentParser, emit, main_with
+
+if TYPE_CHECKING:  # NumPy and the compiler load in main(), after the signal handlers (xhip.tools.cli)
+    import numpy as np
+
+    from xhip.report.request import MemoryReportRequest
 
 EPILOG = """\
 The model runs as is: an .mlir written by `xhip-opt -o OUT.mlir` finds its
@@ -42,6 +43,9 @@ def _epilog() -> str:
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
+    from xhip.pass_runner import VERIFY_EACH_HELP
+    from xhip.report.request import add_memory_report_arguments
+
     ap = ArgumentParser(
         prog="xhip-run", description=__doc__.splitlines()[0], epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
@@ -87,6 +91,10 @@ ZIP_MAGIC = b"PK\x03\x04"
 
 def read_npz(path: str) -> dict[str, np.ndarray]:
     """The arrays of an .npz file; anything else (text, .npy, a truncated zip) is one located line."""
+    import numpy as np
+
+    from xhip.diagnostics import XhipError
+
     try:
         with open(path, "rb") as handle:
             is_zip = handle.read(len(ZIP_MAGIC)) == ZIP_MAGIC
@@ -115,6 +123,8 @@ def _feeds(args: argparse.Namespace, executable) -> dict[str, np.ndarray]:
 
 
 def _references(args: argparse.Namespace, feeds: dict[str, np.ndarray]):
+    from xhip.diagnostics import XhipError
+
     if not args.model.endswith(".onnx"):
         raise XhipError("--check needs an .onnx model to run on onnxruntime")
     from xhip.runtime.check import references
@@ -124,6 +134,7 @@ def _references(args: argparse.Namespace, feeds: dict[str, np.ndarray]):
 
 def _check_each_pass(args: argparse.Namespace) -> int:
     from xhip.api import compile_stages
+    from xhip.diagnostics import XhipError
     from xhip.runtime.check import check_outputs
     from xhip.runtime.executable import Executable
 
@@ -138,6 +149,7 @@ def _check_each_pass(args: argparse.Namespace) -> int:
         if feeds is None:
             feeds = _feeds(args, executable)
             refs = _references(args, feeds)
+        assert refs is not None  # made with the feeds, at the first stage
         try:
             result = check_outputs(executable.run(feeds), refs, executable.backend.name)
             error, verdict = _stage_errors(result), "pass" if result.passed else "FAIL: " + result.problems[0]
@@ -184,20 +196,28 @@ def _report_table(report) -> str:
 
 def _check_output_paths(args: argparse.Namespace) -> None:
     """An unwritable --report or --save-outputs fails before the run, not after it."""
+    from xhip.output_files import check_writable
+
     for path, what in ((args.report, "report"), (args.save_outputs, "outputs")):
         if path is not None:
             check_writable(Path(path), what)
 
 
 def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    import numpy as np
+
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    np.savez(buffer, **arrays)  # type: ignore[arg-type]  # (the stub's allow_pickle: no output is named so)
     return buffer.getvalue()
 
 
 def _write_files(
-    args: argparse.Namespace, executable, outputs: dict[str, np.ndarray], memory_report: MemoryReportRequest | None
+    args: argparse.Namespace, executable, outputs: dict[str, np.ndarray], memory_report: MemoryReportRequest | None,
+    text: str,
 ) -> None:
+    """The files, then `text` to stdout; if stdout fails, the files this commit created go again."""
+    from xhip.output_files import OutputFiles
+
     files = OutputFiles()
     if args.report:
         files.add(args.report, json.dumps(executable.report.as_dict(), indent=2) + "\n", "report")
@@ -205,7 +225,7 @@ def _write_files(
         files.add(args.save_outputs, _npz_bytes(outputs), "outputs")
     if memory_report is not None:
         memory_report.add_run(files, executable)
-    files.commit()
+    files.commit(then=partial(emit, text))
 
 
 def _check_text(result) -> str:
@@ -217,6 +237,9 @@ def _check_text(result) -> str:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
+    from xhip.diagnostics import XhipError
+    from xhip.report.request import MemoryReportRequest
+
     args = build_arg_parser().parse_args(argv)
     memory_report = MemoryReportRequest.from_args(args, infers_shape=True)
     if args.check_each_pass:
@@ -245,13 +268,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.sanitize:
         text += "sanitizer: clean\n"
     text += _report_table(executable.report)
-    _write_files(args, executable, outputs, memory_report)
-    emit(text)
+    _write_files(args, executable, outputs, memory_report, text)
     return status
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    main_with(run, argv)
+    main_with(run, argv, "xhip-run")
 
 if __name__ == "__main__":
     main()
