@@ -78,9 +78,18 @@ def compile_target(specs: list[KernelSpec], compiler: OfflineCompiler, cache: Co
     }
 
 
+def _compilers() -> list:
+    """nvcc, hipcc and the runtime's NVRTC (None where cuda-bindings is not installed)."""
+    try:
+        from xhip.runtime.backends.gpu.nvrtc import NvrtcCompiler
+    except ImportError:
+        return [*offline_compilers(), None]
+    return [*offline_compilers(), NvrtcCompiler()]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--require-all", action="store_true", help="fail when nvcc or hipcc is missing (CI)")
+    ap.add_argument("--require-all", action="store_true", help="fail when nvcc, hipcc or NVRTC is missing (CI)")
     ap.add_argument("--no-cache", action="store_true", help="compile everything, bypassing the compile cache")
     ap.add_argument("--units", type=int, default=2, help="translation units (parallel compiler calls) per target (default 2)")
     ap.add_argument("--json", type=Path, help="also write the summary as JSON to this file")
@@ -89,10 +98,18 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     used, covered = testset_specs(), coverage_specs()
     specs = unique([*used, *covered])
-    print(f"templates: rendered {len(specs)} specializations ({len(used)} used by the test-set models, {len(specs) - len(used)} more for coverage)")
+    half = sum(1 for spec in specs if {"XHIP_NEEDS_FP16", "XHIP_NEEDS_BF16"} & set(spec.needs))
+    print(
+        f"templates: rendered {len(specs)} specializations ({len(used)} used by the test-set models, "
+        f"{len(specs) - len(used)} more for coverage; {half} of them fp16 or bf16)"
+    )
     cache = None if args.no_cache else CompileCache()
     summaries, status = [], 0
-    for compiler in offline_compilers():
+    for compiler in _compilers():
+        if compiler is None:
+            print("templates: nvrtc not found (pip install cuda-bindings nvidia-cuda-nvrtc): sm_90 not compiled through NVRTC")
+            status |= int(args.require_all)
+            continue
         if not compiler.available:
             print(f"templates: {compiler.tool} not found: {compiler.target} not compiled")
             status |= int(args.require_all)

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from cuda.bindings import driver as cu
-from cuda.bindings import nvrtc
 
 from xhip.kernels.abi import GemmCall
+from xhip.runtime.backends.gpu import nvrtc
 from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs
 
 WORKSPACE_BYTES = 32 << 20
@@ -91,36 +91,10 @@ class CudaDriver:
     # -- code ----------------------------------------------------------------------------
 
     def compiler_version(self) -> str:
-        status, major, minor = nvrtc.nvrtcVersion()
-        return f"nvrtc-{major}.{minor}"
+        return nvrtc.version()
 
     def compile(self, source: str, name: str) -> bytes:
-        status, program = nvrtc.nvrtcCreateProgram(source.encode(), f"{name}.cu".encode(), 0, [], [])
-        self._check_nvrtc(status, "nvrtcCreateProgram")
-        options = [f"--gpu-architecture={self._target}".encode(), b"--std=c++17", b"-default-device"]
-        try:
-            (status,) = nvrtc.nvrtcCompileProgram(program, len(options), options)
-            if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-                raise DriverError(f"NVRTC could not compile '{name}': {self._nvrtc_log(program)}")
-            status, size = nvrtc.nvrtcGetCUBINSize(program)
-            self._check_nvrtc(status, "nvrtcGetCUBINSize")
-            image = b" " * size
-            (status,) = nvrtc.nvrtcGetCUBIN(program, image)
-            self._check_nvrtc(status, "nvrtcGetCUBIN")
-            return image
-        finally:
-            nvrtc.nvrtcDestroyProgram(program)
-
-    def _nvrtc_log(self, program: Any) -> str:
-        status, size = nvrtc.nvrtcGetProgramLogSize(program)
-        log = b" " * size
-        nvrtc.nvrtcGetProgramLog(program, log)
-        lines = [line for line in log.decode(errors="replace").splitlines() if "error" in line]
-        return "; ".join(lines[:3]) or log.decode(errors="replace").strip()[:400]
-
-    def _check_nvrtc(self, status: Any, call: str) -> None:
-        if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            raise DriverError(f"{call} failed: {status}")
+        return nvrtc.compile_cubin(source, name, self._target)
 
     def load_module(self, image: bytes) -> object:
         return self._ok(cu.cuModuleLoadData(image), "cuModuleLoadData")
