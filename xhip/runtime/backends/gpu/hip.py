@@ -9,7 +9,10 @@ asked for, so a CPU-only run never loads the ROCm libraries.
 from __future__ import annotations
 
 import ctypes
+import functools
+import os
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +22,21 @@ from hip import hip, hiprtc
 from xhip.kernels.abi import GemmCall
 from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs
 
+
+
+MISSING_HIP_HEADERS = (
+    "hiprtc found no HIP headers for half-precision kernels (hip/hip_fp16.h, hip/hip_bf16.h): "
+    "install ROCm's HIP development headers (hip-dev), or set ROCM_PATH to a ROCm install"
+)
+
+
+@functools.cache
+def hip_include_dirs() -> tuple[str, ...]:
+    """`$ROCM_PATH/include`, `$HIP_PATH/include` where set and holding hip/hip_fp16.h: hiprtc
+    carries the HIP headers of its own ROCm, and is pointed elsewhere only when asked."""
+    homes = [os.environ.get(name) for name in ("ROCM_PATH", "HIP_PATH")]
+    folders = [Path(home) / "include" for home in homes if home]
+    return tuple(dict.fromkeys(str(f) for f in folders if (f / "hip" / "hip_fp16.h").is_file()))
 
 
 class HipDriver:
@@ -87,11 +105,14 @@ class HipDriver:
     def compile(self, source: str, name: str) -> bytes:
         status, program = hiprtc.hiprtcCreateProgram(source.encode(), f"{name}.hip".encode(), 0, [], [])
         self._check_rtc(status, "hiprtcCreateProgram")
-        options = [f"--offload-arch={self._target}".encode(), b"-std=c++17"]
+        options = [f"--offload-arch={self._target}".encode(), b"-std=c++17", *(f"-I{d}".encode() for d in hip_include_dirs())]
         try:
             (status,) = hiprtc.hiprtcCompileProgram(program, len(options), options)
             if status != hiprtc.hiprtcResult.HIPRTC_SUCCESS:
-                raise DriverError(f"hiprtc could not compile '{name}': {self._log(program)}")
+                log = self._log(program)
+                if "file not found" in log and "hip_" in log:
+                    raise DriverError(f"hiprtc could not compile '{name}': {MISSING_HIP_HEADERS}")
+                raise DriverError(f"hiprtc could not compile '{name}': {log}")
             status, size = hiprtc.hiprtcGetCodeSize(program)
             self._check_rtc(status, "hiprtcGetCodeSize")
             image = bytearray(size)
