@@ -211,3 +211,27 @@ def test_blas_gemms_are_warmed_up_at_bind_in_the_forms_a_run_makes(tmp_path):
     calls.clear()
     Executable(module, backend, constants=constants)
     assert calls == []
+
+
+@pytest.mark.parametrize("element", [TensorProto.FLOAT16, TensorProto.BFLOAT16])
+def test_a_half_precision_matmul_goes_to_the_vendor_blas(element, tmp_path):
+    """fp16 / bf16 MatMul launches the driver's GEMM (cuBLAS GemmEx with float32 accumulation
+    on the cuda backend), not the templated matmul, whose kernel is not even compiled."""
+    if element == TensorProto.BFLOAT16:
+        pytest.importorskip("ml_dtypes")
+    a = helper.make_tensor_value_info("a", element, ["m", 64])
+    y = helper.make_tensor_value_info("y", element, ["m", 32])
+    rng = np.random.default_rng(0)
+    weight = helper.make_tensor("w", TensorProto.FLOAT, (64, 32), rng.standard_normal((64, 32)).astype(np.float32).ravel())
+    nodes = [helper.make_node("Cast", ["w"], ["wh"], to=element), helper.make_node("MatMul", ["a", "wh"], ["y"])]
+    model = helper.make_model(helper.make_graph(nodes, "g", [a], [y], [weight]), opset_imports=[helper.make_opsetid("", 18)])
+    driver = NullDriver()
+    calls = []
+    driver.gemm = lambda call: calls.append(call) or True  # type: ignore[method-assign]
+    module, constants = _module(model)
+    executable = Executable(module, _backend(driver, tmp_path), constants=constants)
+    calls.clear()
+    dtype = executable.inputs[0].dtype
+    executable.run({"a": rng.standard_normal((5, 64)).astype(dtype)})
+    assert [(c.m, c.n, c.k, np.dtype(c.dtype).name) for c in calls] == [(5, 32, 64, dtype.name)]
+    assert driver.launches == 0  # no templated kernel ran

@@ -34,6 +34,8 @@ INT_DTYPES = frozenset(
     np.dtype(t)
     for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
 )
+HALF_DTYPES = frozenset(d for d in FLOAT_DTYPES if d.itemsize == 2)
+"""float16 and (with ml_dtypes) bfloat16: stored in half precision, computed in float32."""
 BOOL_DTYPE = np.dtype(np.bool_)
 SUPPORTED_DTYPES = FLOAT_DTYPES | INT_DTYPES | {BOOL_DTYPE}
 """The element types the runtime runs: what `numpy_dtype` can answer."""

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xhip.dialects import hip
+from xhip.dtypes import HALF_DTYPES
 from xhip.kernels.abi import GemmCall, KernelABI, Launch, Param, dims, index, pointer, value
 from xhip.kernels.family import OpFacts, Site, Values, View, ViewLike, broadcast_strides, matrix_strides
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, compute_scalar, register, shape_text
@@ -24,8 +25,9 @@ from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 
 TEMPLATES = ("matmul",)
 
-BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-"""The dtypes a vendor BLAS takes (the drivers' `gemm`)."""
+BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), *sorted(HALF_DTYPES, key=str))
+"""The dtypes a vendor BLAS may take (a driver's `gemm` answers False for one it does not:
+the launch runs the template then); half precision accumulates in float32."""
 
 
 def matmul_spec(dtype: np.dtype, batch_rank: int, has_bias: bool) -> KernelSpec:

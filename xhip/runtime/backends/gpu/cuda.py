@@ -21,6 +21,13 @@ from xhip.kernels.abi import GemmCall
 from xhip.runtime.backends.gpu import nvrtc
 from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs
 
+HALF_DATA_TYPES = {"float16": 2, "bfloat16": 14}
+"""cudaDataType of the half-precision element types (CUDA_R_16F, CUDA_R_16BF)."""
+CUBLAS_COMPUTE_32F = 68
+"""cublasComputeType_t: accumulate in float32 (tensor cores for 16-bit inputs)."""
+CUBLAS_GEMM_DEFAULT = -1
+"""cublasGemmAlgo_t: cuBLAS's heuristic choice."""
+
 WORKSPACE_BYTES = 32 << 20
 """cuBLAS workspace, set once so that no BLAS call allocates (graph capture forbids it)."""
 
@@ -201,6 +208,8 @@ class CudaDriver:
 
     def gemm(self, call: GemmCall) -> bool:
         kind = np.dtype(call.dtype)
+        if kind.name in HALF_DATA_TYPES:
+            return self._half_gemm(call, HALF_DATA_TYPES[kind.name])
         if kind not in (np.dtype(np.float32), np.dtype(np.float64)):
             return False
         cublas = self._cublas()
@@ -220,4 +229,23 @@ class CudaDriver:
             call.c, call.ldc, call.stride_c,
             call.batch,
         )
+        return True
+
+    def _half_gemm(self, call: GemmCall, data_type: int) -> bool:
+        """fp16 / bf16 operands, float32 accumulation and scalars (cublasGemmStridedBatchedEx:
+        tensor-core kernels), the result rounded once into the output's type."""
+        cublas = self._cublas()
+        alpha, beta = ctypes.c_float(call.alpha), ctypes.c_float(call.beta)
+        cublas.gemm_strided_batched_ex(
+            self._blas_handle,
+            cublas.Operation.T if call.trans_b else cublas.Operation.N,
+            cublas.Operation.T if call.trans_a else cublas.Operation.N,
+            call.n, call.m, call.k,
+            ctypes.addressof(alpha),
+            call.b, data_type, call.ldb, call.stride_b,
+            call.a, data_type, call.lda, call.stride_a,
+            ctypes.addressof(beta),
+            call.c, data_type, call.ldc, call.stride_c,
+            call.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT,
+        )  # fmt: skip
         return True
