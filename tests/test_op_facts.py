@@ -89,11 +89,27 @@ def _tree_with_softplus(root: Path) -> Path:
 
 
 def _add_op(module: Path, op_class: str, op_list: str) -> None:
-    """The two edits a new op takes in its module: the class, and its entry in the op list."""
+    """What a new op takes in its module: the class, its entry in the op list, and its name in
+    the module's `__all__` (spelled out for type checkers: see test_every_op_is_exported)."""
     text = module.read_text()
     assert text.count(op_list) == 1, f"{module}: no op list {op_list!r}"
+    assert text.count("\n__all__ = [\n") == 1, f"{module}: no __all__ list"
     text = text.replace(f"\n\n{op_list}", f"{op_class}\n\n{op_list}\n    SoftplusOp,")
+    text = text.replace("\n__all__ = [\n", '\n__all__ = [\n    "SoftplusOp",\n')
     module.write_text(text)
+
+
+def test_every_op_is_exported():
+    """Each dialect module's `__all__` names every op of its op list (the package re-exports
+    the ops through it, statically, so that mypy sees them)."""
+    from xhip.dialects import onnx as onnx_dialect
+    from xhip.dialects.hip import compute
+    from xhip.dialects.onnx import ops
+
+    assert {op.__name__ for op in compute.COMPUTE_OPS} <= set(compute.__all__)
+    assert {op.__name__ for op in ops.OPERATORS} <= set(ops.__all__)
+    assert all(hasattr(hip, op.__name__) for op in compute.COMPUTE_OPS)
+    assert all(hasattr(onnx_dialect, op.__name__) for op in ops.OPERATORS)
 
 
 def test_a_new_unary_op_is_two_edits_in_two_files(tmp_path):

@@ -66,7 +66,9 @@ def rule_text() -> str:
         "err_ort = max|ort32-f64|, ort32 being onnxruntime's fp32 outputs. The output passes when "
         "err_xhip <= K*err_ort + U*eps*max|f64| (eps: the output dtype's machine epsilon), "
         f"K={ref.factor:g} and U={ref.ulps:g} on the reference backend, K={gpu.factor:g} and U={gpu.ulps:g} on a GPU. "
-        "The report gives both errors and xhip's error against ort32. Without a float64 run (no engine "
+        "The report gives both errors and xhip's error against ort32. float16 and bfloat16 are widened to "
+        "float64 too (eps is then the half type's); where onnxruntime has no kernel for a type (bfloat16 on "
+        "its CPU provider), ort32 is the float64 run rounded to the outputs' types. Without a float64 run (no engine "
         f"runs the widened model), every element must be within rtol {_num(ref.rtol)} and atol {_num(ref.atol)} "
         f"of ort32 (rtol {_num(gpu.rtol)}, atol {_num(gpu.atol)} on a GPU). Shapes, dtypes, integer and boolean "
         "outputs and the positions of NaN, +Inf and -Inf must equal onnxruntime's exactly; NaN where "
@@ -149,6 +151,8 @@ class CheckResult:
         """`passed (float64 rule by onnxruntime-cpu; worst output ...)`: the verdict, the rule and the worst output."""
         if self.float64_engine is not None:
             rule = f"float64 rule, float64 by {self.float64_engine}"
+            if self.reference != "onnxruntime-cpu":
+                rule += f", ort32 stands for {self.reference}"
         else:
             rule = f"fixed rule rtol {_num(self.tolerance.rtol)} atol {_num(self.tolerance.atol)}, no float64 run: {self.float64_unavailable}"
         worst = self.worst
@@ -179,6 +183,7 @@ def compare(
     ulps: float = REFERENCE_TOLERANCE.ulps,
     rtol: float = RTOL,
     atol: float = ATOL,
+    reference_name: str = "onnxruntime-cpu",
 ) -> CheckResult:
     """Every output of onnxruntime's (`reference`) present with its shape and dtype, values per `rule_text()`.
 
@@ -195,14 +200,14 @@ def compare(
             problems.append(f"output '{name}' is missing")
         elif got.shape != expected.shape or got.dtype != expected.dtype:
             problems.append(f"output '{name}' is {list(got.shape)} {got.dtype}, onnxruntime gives {list(expected.shape)} {expected.dtype}")
-        elif np.issubdtype(expected.dtype, np.floating):
+        elif _is_float(expected.dtype):
             problems += _special_value_problems(name, got, expected)
             checks.append(_float_check(name, got, expected, wide.get(name), tolerance))
         else:
             checks.append(_exact_check(name, got, expected))
     problems += [_failure(check) for check in checks if not check.passed]
     return CheckResult(
-        "onnxruntime-cpu",
+        reference_name,
         max((c.err_vs_onnxruntime for c in checks), default=0.0),
         max((c.rel_err_vs_onnxruntime for c in checks), default=0.0),
         not problems,
@@ -233,9 +238,22 @@ def _float_check(name: str, got: np.ndarray, expected: np.ndarray, wide: np.ndar
     err_x = float(np.max(np.abs(ours - exact), initial=0.0))
     err_o = float(np.max(np.abs(theirs - exact), initial=0.0))
     scale = float(np.max(np.abs(exact), initial=0.0))
-    bound = tol.factor * err_o + tol.ulps * float(np.finfo(expected.dtype).eps) * scale
+    bound = tol.factor * err_o + tol.ulps * _epsilon(expected.dtype) * scale
     return OutputCheck(name, "float64", err_x <= bound, **common, err_vs_float64=err_x,
                        onnxruntime_err_vs_float64=err_o, scale=scale, bound=bound)  # fmt: skip
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    """NumPy's floats, and ml_dtypes' bfloat16 (which NumPy does not count as floating)."""
+    return bool(np.issubdtype(dtype, np.floating)) or dtype.name == "bfloat16"
+
+
+def _epsilon(dtype: np.dtype) -> float:
+    if dtype.name == "bfloat16":
+        import ml_dtypes
+
+        return float(ml_dtypes.finfo(dtype).eps)
+    return float(np.finfo(dtype).eps)
 
 
 def _exact_check(name: str, got: np.ndarray, expected: np.ndarray) -> OutputCheck:

@@ -1,13 +1,17 @@
-"""A float64 run of an fp32 model: the yardstick that says how far fp32 can be from the exact result.
+"""A float64 run of a float model: the yardstick that says how far fp32 (or fp16, bf16) can be
+from the exact result.
 
-`to_float64(model)` rewrites every float32 in the model to float64: initializers
+`to_float64(model)` rewrites every float32, float16 and bfloat16 in the model to float64
+(the half-precision types too: a half model's yardstick is the exact result, not its own
+type run by another engine): initializers
 (dense and sparse), graph inputs, outputs and value_info, tensor attributes
 (Constant, ConstantOfShape's value), `Constant`'s value_float(s), Cast targets
 and the `dtype` of the ops that create floats (EyeLike, Random*, Bernoulli),
 inside subgraphs and model-local functions too. Integer and boolean tensors and
 ops on them stay as they are, so shape code computes the same extents, and a
 float32 value cast to an integer is rounded to float32 before the Cast, so
-integer results (T5's position buckets) are the fp32 model's.
+integer results (T5's position buckets) are the fp32 model's (a half value is rounded
+to its own type likewise).
 LayerNormalization's `stash_type` stays float: both engines compute a double
 LayerNormalization's statistics in double anyway, and onnx.reference refuses
 any other stash type.
@@ -34,6 +38,8 @@ from onnx import AttributeProto, TensorProto, numpy_helper
 from xhip.runtime.check.onnxruntime_reference import onnxruntime_reason, onnxruntime_session, run_session
 
 FLOAT, DOUBLE = TensorProto.FLOAT, TensorProto.DOUBLE
+WIDENED = (TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16)
+"""The element types the float64 run widens."""
 DTYPE_ATTRIBUTES = {"Cast": "to", "EyeLike": "dtype", "Bernoulli": "dtype", "RandomNormal": "dtype",
                     "RandomUniform": "dtype", "RandomNormalLike": "dtype", "RandomUniformLike": "dtype"}  # fmt: skip
 """Ops whose integer attribute names the float type they create."""
@@ -52,19 +58,20 @@ INTEGER_TYPES = {TensorProto.INT8, TensorProto.INT16, TensorProto.INT32, TensorP
                  TensorProto.UINT8, TensorProto.UINT16, TensorProto.UINT32, TensorProto.UINT64}  # fmt: skip
 
 
-def _float32_values(model: onnx.ModelProto) -> set[str]:
-    """The names of the graph's float32 values, by ONNX shape inference (empty if it fails)."""
+def _float_values(model: onnx.ModelProto) -> dict[str, int]:
+    """The graph's float32 / float16 / bfloat16 values and their element types, by ONNX shape
+    inference (empty if it fails)."""
     try:
         inferred = onnx.shape_inference.infer_shapes(model)
     except Exception:  # noqa: BLE001 -- a model shape inference cannot take keeps every Cast as it is
-        return set()
+        return {}
     graph = inferred.graph
     infos = (*graph.input, *graph.output, *graph.value_info)
-    names = {i.name for i in infos if i.type.tensor_type.elem_type == FLOAT}
-    return names | {t.name for t in graph.initializer if t.data_type == FLOAT}
+    found = {i.name: i.type.tensor_type.elem_type for i in infos if i.type.tensor_type.elem_type in WIDENED}
+    return found | {t.name: t.data_type for t in graph.initializer if t.data_type in WIDENED}
 
 
-def _round_before_integer_casts(graph: onnx.GraphProto, float32_values: set[str]) -> None:
+def _round_before_integer_casts(graph: onnx.GraphProto, float_values: dict[str, int]) -> None:
     """A float32 value cast to an integer is rounded to float32 first, in the widened model too:
     the integers an fp32 model computes are part of its definition, not of its rounding error
     (T5's relative-position buckets: log ratios that are exactly 2.0 in fp32 are 1.9999999 in
@@ -72,9 +79,9 @@ def _round_before_integer_casts(graph: onnx.GraphProto, float32_values: set[str]
     nodes = []
     for node in graph.node:
         to = next((a.i for a in node.attribute if a.name == "to"), None)
-        if node.op_type == "Cast" and to in INTEGER_TYPES and node.input[0] in float32_values:
+        if node.op_type == "Cast" and to in INTEGER_TYPES and node.input[0] in float_values:
             rounded = f"{node.input[0]}__as_float32_for_{node.output[0]}"
-            nodes.append(onnx.helper.make_node("Cast", [node.input[0]], [rounded], to=FLOAT))
+            nodes.append(onnx.helper.make_node("Cast", [node.input[0]], [rounded], to=float_values[node.input[0]]))
             node.input[0] = rounded
         nodes.append(node)
     del graph.node[:]
@@ -84,10 +91,10 @@ def _round_before_integer_casts(graph: onnx.GraphProto, float32_values: set[str]
 def to_float64(model: onnx.ModelProto, in_place: bool = False) -> onnx.ModelProto:
     """`model` (a copy unless `in_place`) with every float32 tensor, type and float-creating attribute
     widened to float64; a float32 value cast to an integer is still rounded to float32 first."""
-    float32_values = _float32_values(model)
+    float_values = _float_values(model)
     wide = model if in_place else copy.deepcopy(model)
     _widen_graph(wide.graph)
-    _round_before_integer_casts(wide.graph, float32_values)
+    _round_before_integer_casts(wide.graph, float_values)
     for function in wide.functions:
         for node in function.node:
             _widen_node(node)
@@ -109,7 +116,7 @@ def _widen_graph(graph: onnx.GraphProto) -> None:
 
 def _widen_tensor(tensor: TensorProto) -> None:
     """In place, as little-endian raw bytes (no second message: GPT-2 124M's weights are 1 GB widened)."""
-    if tensor.data_type != FLOAT:
+    if tensor.data_type not in WIDENED:
         return
     wide = numpy_helper.to_array(tensor).astype("<f8")
     tensor.ClearField("float_data")
@@ -122,7 +129,7 @@ def _widen_type(type_proto: onnx.TypeProto) -> None:
     kind = type_proto.WhichOneof("value")
     if kind in ("tensor_type", "sparse_tensor_type"):
         element = getattr(type_proto, kind)
-        if element.elem_type == FLOAT:
+        if element.elem_type in WIDENED:
             element.elem_type = DOUBLE
     elif kind in ("sequence_type", "optional_type"):
         _widen_type(getattr(type_proto, kind).elem_type)
@@ -135,7 +142,7 @@ def _widen_node(node: onnx.NodeProto) -> None:
         _widen_float_defaults(node)
     dtype_name = DTYPE_ATTRIBUTES.get(node.op_type)
     for attribute in node.attribute:
-        if attribute.name == dtype_name and attribute.i == FLOAT:
+        if attribute.name == dtype_name and attribute.i in WIDENED:
             attribute.i = DOUBLE
         for tensor in _attribute_tensors(attribute):
             _widen_tensor(tensor)
@@ -182,8 +189,13 @@ def _attribute_graphs(attribute: AttributeProto) -> Iterator[onnx.GraphProto]:
 
 
 def widen_feeds(feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """float32 feeds as float64 (exactly: every float32 is a float64); other dtypes as they are."""
-    return {name: array.astype(np.float64) if array.dtype == np.float32 else array for name, array in feeds.items()}
+    """Float feeds (float32, float16, bfloat16) as float64, exactly: every one of their values
+    is a float64; other dtypes as they are."""
+    return {name: array.astype(np.float64) if _is_narrow_float(array.dtype) else array for name, array in feeds.items()}
+
+
+def _is_narrow_float(dtype: np.dtype) -> bool:
+    return dtype in (np.float32, np.float16) or dtype.name == "bfloat16"
 
 
 def float64_outputs(model: str | os.PathLike[str] | onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> Float64Outputs:
