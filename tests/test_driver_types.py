@@ -37,8 +37,9 @@ def test_the_hip_driver_matches_hip_pythons_stubs(tmp_path):
     [
         ("hip.hipMalloc(", "hip.hipMallocc("),
         ("self._stream, args.address, None)", "self._stream, args.address)"),
+        (", hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT,", ","),
     ],
-    ids=["misspelled-call", "missing-argument"],
+    ids=["misspelled-call", "missing-argument", "half-gemm-missing-algo"],
 )
 def test_a_broken_call_fails_the_check(tmp_path, broken):
     source = DRIVER.read_text()

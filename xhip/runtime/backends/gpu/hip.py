@@ -242,6 +242,8 @@ class HipDriver:
 
     def gemm(self, call: GemmCall) -> bool:
         kind = np.dtype(call.dtype)
+        if kind.name in ("float16", "bfloat16"):
+            return self._half_gemm(call, kind.name)
         if kind not in (np.dtype(np.float32), np.dtype(np.float64)):
             return False
         hipblas = self._hipblas()
@@ -263,6 +265,30 @@ class HipDriver:
             call.batch,
         )
         self._check_blas(hipblas, status, "hipblasSgemmStridedBatched")
+        return True
+
+    def _half_gemm(self, call: GemmCall, kind: str) -> bool:
+        """fp16 / bf16 operands, float32 accumulation and scalars (hipblasGemmStridedBatchedEx:
+        MFMA kernels on gfx90a/gfx942), the result rounded once into the output's type."""
+        self._hipblas()
+        from rocm.bindings import hipblas  # typed against its stubs (hip.hipblas is untyped); _hipblas() loaded it
+
+        data = hip.hipDataType.HIP_R_16F if kind == "float16" else hip.hipDataType.HIP_R_16BF
+        op = hipblas.hipblasOperation_t
+        alpha, beta = ctypes.c_float(call.alpha), ctypes.c_float(call.beta)
+        (status,) = hipblas.hipblasGemmStridedBatchedEx(
+            self._blas_handle,
+            op.HIPBLAS_OP_T if call.trans_b else op.HIPBLAS_OP_N,
+            op.HIPBLAS_OP_T if call.trans_a else op.HIPBLAS_OP_N,
+            call.n, call.m, call.k,
+            ctypes.addressof(alpha),
+            call.b, data, call.ldb, call.stride_b,
+            call.a, data, call.lda, call.stride_a,
+            ctypes.addressof(beta),
+            call.c, data, call.ldc, call.stride_c,
+            call.batch, hipblas.hipblasComputeType_t.HIPBLAS_COMPUTE_32F, hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT,
+        )  # fmt: skip
+        self._check_blas(hipblas, status, "hipblasGemmStridedBatchedEx")
         return True
 
 
