@@ -31,7 +31,6 @@ from xhip.kernels.matmul import gemm_call, warmup_calls
 from xhip.kernels.render import Target, render, render_unit
 from xhip.kernels.spec_types import KernelSpec
 from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs
-from xhip.runtime.backends.base import Launcher
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import MemRef
 
@@ -88,33 +87,6 @@ class GpuLauncher:
         self._dtype = site.facts.outputs[0].dtype if site.facts.outputs else None
         self._status = library.status.word_for(location) if any(k.status for k in kernels.values()) else 0
         self._location = location
-
-    def single_kernel(self) -> Launcher | None:
-        """The launch of a site that is one kernel in one form, with no BLAS and no status word
-        (most ops), as a closure over what it needs: the same steps as `__call__`, without its
-        per-launch lookups of the general case (it is on every launch's path). None otherwise."""
-        if self._blas or self._form is not None or len(self._forms) != 1 or len(self._forms[0]) != 1:
-            return None
-        (kernel,) = self._forms[0]
-        if kernel.status:
-            return None
-        stream, values_of, grid_of, write, block, args = self._stream, self._values, kernel.grid, kernel.write, kernel.block, kernel.args
-        driver_launch, location = self._driver.launch, self._location
-
-        def launch(inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
-            stream.queued = True
-            (values,) = values_of(inputs, outputs, scalars)
-            grid = grid_of(values)
-            if 0 in grid:
-                return
-            write(values)
-            try:
-                driver_launch(kernel.function, grid, block, 0, args)  # the function is loaded after bind
-            except DriverError as err:
-                raise XhipError(err.message, location) from None
-            stream.stats.kernel_launches += 1
-
-        return launch
 
     def __call__(self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
         stream = self._stream
@@ -194,9 +166,8 @@ class KernelLibrary:
     def target(self) -> Target:
         return "cuda" if self.driver.name == "cuda" else "hip"
 
-    def launcher(self, site: Site, location: str, stream: StreamState) -> Launcher:
-        launcher = GpuLauncher(self, site, location, stream)
-        return launcher.single_kernel() or launcher
+    def launcher(self, site: Site, location: str, stream: StreamState) -> GpuLauncher:
+        return GpuLauncher(self, site, location, stream)
 
     def kernel(self, spec: KernelSpec, location: str) -> LoadedKernel:
         """A kernel for the launcher of the op at `location`: its function now if loaded, else
