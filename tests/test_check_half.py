@@ -66,3 +66,18 @@ def test_a_half_model_passes_the_float64_rule_and_a_wrong_one_fails(name):
     wrong = outputs["y"].astype(np.float64)
     wrong[0, 0] += 40 * float(np.finfo(dtype).eps) * max(abs(wrong[0, 0]), 0.5)
     assert not check_outputs({"y": wrong.astype(dtype)}, refs, "reference").passed
+
+
+def test_xhip_run_checks_a_bfloat16_model(tmp_path, capsys):
+    """`xhip-run --check` on a bfloat16 model: before, onnxruntime's refusal ended the run
+    (`Could not find an implementation for Add(14)`); now it passes the float64 rule."""
+    from xhip.tools.run import main
+
+    path = tmp_path / "bf16.onnx"
+    onnx.save(_model(*HALF["bfloat16"]), path)
+    with pytest.raises(SystemExit) as done:
+        main([str(path), "--backend", "reference", "--shape", "x=5x32", "--check"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0, out
+    assert "check against the float64 run: passed (float64 rule" in out
+    assert "ort32 stands for float64 rounded to the output types" in out

@@ -229,7 +229,8 @@ def _write_files(
 
 
 def _check_text(result) -> str:
-    lines = [f"check against onnxruntime: {result.summary()}"]
+    against = "onnxruntime" if result.reference == "onnxruntime-cpu" else "the float64 run"  # bfloat16: no ort32
+    lines = [f"check against {against}: {result.summary()}"]
     if len(result.outputs) > 1:
         lines += [f"  output {output.describe()}" for output in result.outputs]
     lines += [f"  {problem}" for problem in result.problems]
