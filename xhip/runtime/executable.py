@@ -146,13 +146,14 @@ class Executable:
 
     def _holding(self, value: np.ndarray | DeviceArray | MemRef, label: str, kind: str) -> MemRef:
         """A fresh dense buffer of `kind` holding `value`: uploaded, or copied on the device."""
-        if not isinstance(value, DeviceArray | MemRef):
+        on_host = not isinstance(value, DeviceArray | MemRef)
+        if on_host:
             value = np.asarray(value)  # a view, never a copy, of an array
         nbytes = math.prod(value.shape) * value.dtype.itemsize
         # Before any copy: a stride-0 view of a few bytes can stand for gigabytes.
         expression = f"size = {' * '.join(map(str, [*value.shape, value.dtype.itemsize]))} bytes"
         self.session.cap.require(nbytes, label, expression, value.shape)
-        if not isinstance(value, DeviceArray | MemRef):
+        if on_host:
             value = np.require(value, requirements="C")  # not ascontiguousarray: it makes rank 0 [1]
         memref = MemRef.contiguous(self.backend.allocate(nbytes, label, kind), value.shape, value.dtype, Owner(label))
         self._feed_into(memref, value, label)
