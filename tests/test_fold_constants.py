@@ -71,3 +71,31 @@ def test_gpt2_lm_head_needs_no_launch_no_pool_buffer_and_no_copy_of_wte(unfolded
     assert isinstance(lm_head.inputs[1].owner, hip.GetConstantOp)
     model_weights = sum(numpy_helper.to_array(t).nbytes for t in onnx.load(GPT2).graph.initializer)
     assert folded.module.attributes[CONSTANTS_SIZE_ATTR].value.data < model_weights + weight_bytes
+
+
+def test_a_layer_norm_of_constants_folds_with_its_absent_optional_outputs():
+    """LayerNormalization's Mean and InvStdDev, left out by the model, are results typed none:
+    folding the op (its operands constant) drops them with it. Before, the pass stopped on an
+    AssertionError (DeBERTa-v2's export)."""
+    from onnx import TensorProto, helper
+
+    from xhip.runtime.check import check_outputs, references
+
+    rng = np.random.default_rng(0)
+    initializers = [
+        numpy_helper.from_array(rng.standard_normal((4, 8)).astype(np.float32), "c"),
+        numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "g"),
+    ]
+    nodes = [
+        helper.make_node("LayerNormalization", ["c", "g"], ["ln"], axis=-1),
+        helper.make_node("ReduceSum", ["ln"], ["s"], keepdims=0),
+        helper.make_node("Add", ["x", "s"], ["y"]),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 8])
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], [y], initializers), opset_imports=[helper.make_opsetid("", 18)])
+    executable = xhip.compile(model, backend="reference")
+    assert not any(isinstance(op, hip.LayerNormOp) for op in executable.module.walk())  # folded at compile time
+    feeds = {"x": rng.standard_normal((3, 8)).astype(np.float32)}
+    result = check_outputs(executable.run(feeds), references(model, feeds), "reference")
+    assert result.passed, result.summary()

@@ -36,7 +36,7 @@ from xdsl.traits import is_side_effect_free
 
 from xhip.diagnostics import XhipError, op_error
 from xhip.dialects.onnx import ConstantOp, NoValueOp
-from xhip.dialects.onnx.base import NODE_NAME_ATTR, OnnxOp
+from xhip.dialects.onnx.base import NODE_NAME_ATTR, OnnxOp, is_none
 from xhip.dtypes import numpy_dtype
 from xhip.onnx_nodes import dense_array, node_model
 from xhip.rewrite_rules.transposed_weights import read_through
@@ -112,14 +112,16 @@ def _accepts(result: SSAValue, value: DenseIntOrFPElementsAttr) -> bool:
     return value.type == result.type or all(isinstance(use.operation, OnnxOp) for use in result.uses)
 
 
-def _replace_by_constants(op: Operation, values: list[DenseIntOrFPElementsAttr]) -> None:
+def _replace_by_constants(op: Operation, values: list[DenseIntOrFPElementsAttr | None]) -> None:
+    """Each result by the constant of its value; a None value is an absent optional result
+    (typed none, unused), erased."""
     attributes = {}
     if isinstance(node := op.attributes.get(NODE_NAME_ATTR), StringAttr):
         attributes[NODE_NAME_ATTR] = node  # errors about the constant still name the node
     constants = [
-        ConstantOp.create(result_types=[v.type], attributes={"value": v, **attributes}) for v in values
+        None if v is None else ConstantOp.create(result_types=[v.type], attributes={"value": v, **attributes}) for v in values
     ]
-    Rewriter.replace_op(op, constants, [c.results[0] for c in constants])
+    Rewriter.replace_op(op, [c for c in constants if c is not None], [None if c is None else c.results[0] for c in constants])
 
 
 def _erase_if_unused(operands: list[Operation | Block]) -> None:
@@ -141,8 +143,12 @@ def _fold(op: Operation, max_result_elements: int) -> bool:
     arrays = _evaluate(op)
     if len(arrays) != len(op.results) or any(a.size > max_result_elements for a in arrays):
         return False
-    values = [_dense_result(op, i, a) for i, a in enumerate(arrays)]
-    if not all(_accepts(result, value) for result, value in zip(op.results, values)):
+    # An optional result the model leaves out (LayerNormalization's Mean) is typed none: the
+    # evaluator computes it anyway, and it goes with the op.
+    if any(is_none(r) and r.uses for r in op.results):
+        return False
+    values = [None if is_none(r) else _dense_result(op, i, a) for i, (r, a) in enumerate(zip(op.results, arrays))]
+    if not all(value is None or _accepts(result, value) for result, value in zip(op.results, values)):
         return False
     operand_owners = list({id(v.owner): v.owner for v in op.operands}.values())
     _replace_by_constants(op, values)
