@@ -186,12 +186,19 @@ a vendor BLAS picks its kernels per shape and the driver loads each on its first
 first call), which a first run at a new shape would otherwise wait for."""
 
 
-def _dense(shape: tuple[int, ...], itemsize: int, address: int, dtype: np.dtype) -> tuple[View, int]:
+def _dense(shape: tuple[int, ...], dtype: np.dtype, address: int) -> tuple[View, int]:
+    """A row-major view at `address`, and its bytes."""
     strides, step = [], 1
     for extent in reversed(shape):
         strides.append(step)
         step *= extent
-    return View(address, dtype, shape, tuple(reversed(strides))), step * itemsize
+    return View(address, dtype, shape, tuple(reversed(strides))), step * dtype.itemsize
+
+
+def _with_rows(shape: tuple[int | None, ...], rows: int) -> tuple[int, ...]:
+    """`shape` with its last run-time extent `rows` and every other one 1."""
+    last = max(d for d, extent in enumerate(shape) if extent is None)
+    return tuple(rows if d == last else (1 if extent is None else extent) for d, extent in enumerate(shape))
 
 
 def warmup_calls(site: Site, scratch: int, scratch_bytes: int) -> list[GemmCall]:
@@ -205,19 +212,13 @@ def warmup_calls(site: Site, scratch: int, scratch_bytes: int) -> list[GemmCall]
     a, b, c = facts.inputs[0], facts.inputs[1], facts.outputs[0]
     if not (a.contiguous and b.contiguous and c.contiguous) or None in b.shape or None in (a.shape[-1], c.shape[-1]):
         return []
-    rows_a = [d for d, extent in enumerate(a.shape) if extent is None]
-    rows_c = [d for d, extent in enumerate(c.shape) if extent is None]
-    if not rows_a or not rows_c:
+    if None not in a.shape or None not in c.shape:
         return []
-    itemsize = a.dtype.itemsize
     calls = []
     for rows in WARM_ROWS:
-        def at(shape: tuple[int | None, ...], last: int) -> tuple[int, ...]:
-            return tuple(rows if d == last else (1 if e is None else e) for d, e in enumerate(shape))
-
-        view_a, bytes_a = _dense(at(a.shape, rows_a[-1]), itemsize, scratch, a.dtype)
-        view_b, bytes_b = _dense(tuple(e for e in b.shape if e is not None), itemsize, scratch + bytes_a, b.dtype)
-        view_c, bytes_c = _dense(at(c.shape, rows_c[-1]), itemsize, scratch + bytes_a + bytes_b, c.dtype)
+        view_a, bytes_a = _dense(_with_rows(a.shape, rows), a.dtype, scratch)
+        view_b, bytes_b = _dense(tuple(e for e in b.shape if e is not None), b.dtype, scratch + bytes_a)
+        view_c, bytes_c = _dense(_with_rows(c.shape, rows), c.dtype, scratch + bytes_a + bytes_b)
         if bytes_a + bytes_b + bytes_c > scratch_bytes:
             break
         call = gemm_call(site.values([view_a, view_b], [view_c], [])[0], c.dtype)
