@@ -28,6 +28,20 @@ Shape = Callable[[Registers], tuple[int, ...]]
 """A runtime shape (or offsets, strides): static entries with `?` filled from registers."""
 Check = Callable[[Registers], None]
 
+class Last:
+    """A view step's last result and what it was made from. Views are pure functions of
+    their source view (by identity: memrefs are immutable) and their run-time extents, so
+    a run that repeats them gets the same memref object back: no new object per view per
+    run, and the launchers downstream see operands they can recognise (`is`) as last
+    run's. Runs of one program are serialized (the executable's lock)."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self) -> None:
+        self.key: object = None
+        self.value: object = None
+
+
 # ---- mixed static / dynamic lists ---------------------------------------------------------
 
 
@@ -154,11 +168,16 @@ def view(shape: Shape, source: Slot, shift: Slot, dtype: np.dtype, owner: Owner,
     """`memref.view`: a new logical buffer at a byte shift into a pool; `strides` when the
     type fixes them (no `?` but the leading dim), else row-major strides of each run's dims."""
 
+    last = Last()
+
     def step(regs: Registers) -> None:
         pool: MemRef = regs[source]  # type: ignore[assignment]
         dims = shape(regs)
         start = pool.offset + int(regs[shift])  # type: ignore[call-overload]
-        regs[out] = MemRef(pool.buffer, start, dims, strides or contiguous_strides(dims), dtype, owner, start)
+        key = (pool, start, dims)
+        if key != last.key:
+            last.key, last.value = key, MemRef(pool.buffer, start, dims, strides or contiguous_strides(dims), dtype, owner, start)
+        regs[out] = last.value
 
     return step
 
@@ -171,9 +190,15 @@ def subview(offsets: Shape, sizes: Shape, strides: Shape, source: Slot, out: Slo
     """`memref.subview`: a window of the same logical buffer, unit dims dropped as `kept`
     (None: the result keeps every dim)."""
 
+    last = Last()
+
     def step(regs: Registers) -> None:
         view: MemRef = regs[source]  # type: ignore[assignment]
         starts, dims, slice_strides = offsets(regs), sizes(regs), strides(regs)
+        key = (view, starts, dims, slice_strides)
+        if key == last.key:
+            regs[out] = last.value
+            return
         source_strides = view.strides
         within(view.shape, starts, dims, slice_strides)
         start = view.offset + sum([o * s for o, s in zip(starts, source_strides)]) * view.dtype.itemsize
@@ -181,7 +206,8 @@ def subview(offsets: Shape, sizes: Shape, strides: Shape, source: Slot, out: Slo
         if kept is not None:
             keep = kept(dims)
             dims, steps = tuple([dims[i] for i in keep]), tuple([steps[i] for i in keep])
-        regs[out] = MemRef(view.buffer, start, dims, steps, view.dtype, view.owner, view.base)
+        last.key, last.value = key, MemRef(view.buffer, start, dims, steps, view.dtype, view.owner, view.base)
+        regs[out] = last.value
 
     return step
 
@@ -194,16 +220,21 @@ def reinterpret_cast(offsets: Shape, sizes: Shape, strides: Shape, source: Slot,
     """A reshape (`owner` None: the same logical buffer) or a slot taken over in place by a
     new logical buffer (`owner`); `count` checks a reshape of a dynamic shape."""
 
+    last = Last()
+
     def step(regs: Registers) -> None:
         source_view: MemRef = regs[source]  # type: ignore[assignment]
         (offset,) = offsets(regs) or (0,)
-        dims = sizes(regs)
-        if count is not None:
-            count(source_view.shape, dims)
-        regs[out] = MemRef(
-            source_view.buffer, source_view.base + offset * dtype.itemsize, dims, strides(regs), dtype,
-            owner or source_view.owner, source_view.base,
-        )  # fmt: skip
+        dims, element_strides = sizes(regs), strides(regs)
+        key = (source_view, offset, dims, element_strides)
+        if key != last.key:
+            if count is not None:
+                count(source_view.shape, dims)
+            last.key, last.value = key, MemRef(
+                source_view.buffer, source_view.base + offset * dtype.itemsize, dims, element_strides, dtype,
+                owner or source_view.owner, source_view.base,
+            )  # fmt: skip
+        regs[out] = last.value
 
     return step
 
@@ -214,9 +245,15 @@ def expand_shape(groups: Sequence[Sequence[int]], output_shape: Shape, source: S
     reversed_groups = [tuple(reversed(group)) for group in groups]
     singles = all(len(group) == 1 for group in groups)
 
+    last = Last()
+
     def step(regs: Registers) -> None:
         view: MemRef = regs[source]  # type: ignore[assignment]
         dims = output_shape(regs)
+        key = (view, dims)
+        if key == last.key:
+            regs[out] = last.value
+            return
         source_shape, source_strides = view.shape, view.strides
         if singles:  # only unit dims added: every stride is its source dim's
             strides = [0] * len(dims)
@@ -234,7 +271,8 @@ def expand_shape(groups: Sequence[Sequence[int]], output_shape: Shape, source: S
                     elements *= dims[d]
                 if elements != source_shape[source_dim]:
                     count(source_shape[source_dim : source_dim + 1], [dims[d] for d in reversed(group)])
-        regs[out] = MemRef(view.buffer, view.offset, dims, tuple(strides), view.dtype, view.owner, view.base)
+        last.key, last.value = key, MemRef(view.buffer, view.offset, dims, tuple(strides), view.dtype, view.owner, view.base)
+        regs[out] = last.value
 
     return step
 
@@ -248,11 +286,15 @@ def collapse_shape(groups: Sequence[Sequence[int]], source: Slot, out: Slot) -> 
     else:  # an empty group (a unit dim of its own) has stride 1
         strides_of = lambda strides: tuple([strides[g[-1]] if g else 1 for g in groups])  # noqa: E731
 
+    last = Last()
+
     def step(regs: Registers) -> None:
         view: MemRef = regs[source]  # type: ignore[assignment]
-        shape = view.shape
-        dims = tuple([math.prod([shape[d] for d in group]) for group in groups])
-        regs[out] = MemRef(view.buffer, view.offset, dims, strides_of(view.strides), view.dtype, view.owner, view.base)
+        if view is not last.key:
+            shape = view.shape
+            dims = tuple([math.prod([shape[d] for d in group]) for group in groups])
+            last.key, last.value = view, MemRef(view.buffer, view.offset, dims, strides_of(view.strides), view.dtype, view.owner, view.base)
+        regs[out] = last.value
 
     return step
 
@@ -300,13 +342,17 @@ def _grown(session: Session, current: DeviceBuffer | None, nbytes: int, label: s
 
 def get_pool(session: Session, domain: int, size: Slot, out: Slot, owner: Owner, location: str, expression: str) -> Step:
     uint8 = np.dtype(np.uint8)
+    last = Last()
 
     def step(regs: Registers) -> None:
         nbytes = int(regs[size])  # type: ignore[call-overload]
         session.cap.require(nbytes, location, expression)
         session.run.request_pool(domain, nbytes)
         pool = session.pools[domain] = _grown(session, session.pools.get(domain), nbytes, owner.label, "pool")
-        regs[out] = MemRef(pool, 0, (nbytes,), (1,), uint8, owner, 0)
+        key = (pool, nbytes)
+        if key != last.key:
+            last.key, last.value = key, MemRef(pool, 0, (nbytes,), (1,), uint8, owner, 0)
+        regs[out] = last.value
 
     return step
 
