@@ -8,8 +8,11 @@ from torch.manual_seed(0)) with 2 layers and with 12 (124M) at (1,128) and (8,51
 exported here with torch.onnx (dynamo, opset 18, dynamic batch and seq). PyTorch runs
 the same weights. `gpt2-124m-fp16` / `gpt2-124m-bf16`: the 124M module converted to half
 precision before the export, PyTorch eager in the same precision beside it (the check is the
-float64 rule in the output's precision). Those rows are not in the default run: ask with
-`--models`.
+float64 rule in the output's precision). `gpt2-124m-via-fp16` / `-via-bf16`: the fp32 export
+compiled through `--pipeline fp16` / `bf16` (onnx-convert-precision), PyTorch running the
+module in that precision; `attention-fp16`: the seed attention through `--pipeline fp16`
+next to PyTorch eager and SDPA in fp16 (the check counts ulps of the compute precision).
+Those rows are not in the default run: ask with `--models`.
 
 Latency: the median over `--repeats` runs after 3 warm-ups of the device time between two
 CUDA events recorded on the stream that does the work, measured as PyTorch is: input
@@ -200,9 +203,13 @@ def xhip_bytes(executable, feeds, outputs) -> int:
 # -- models ---------------------------------------------------------------------------------
 
 
-def attention_rows(torch, rates, repeats: int) -> list[dict]:
+def attention_rows(torch, rates, repeats: int, precision: str = "fp32") -> list[dict]:
+    """The seed attention; in fp16 / bf16 through that shipped pipeline (the float32 model's
+    weights converted at compile time, casts at its input and output), PyTorch in the same
+    precision beside it."""
     model = onnx.load(ROOT / "examples" / "attention.onnx")
-    weights = {t.name: torch.tensor(numpy_helper.to_array(t), device="cuda") for t in model.graph.initializer}
+    dtype = TORCH_DTYPES[precision](torch)
+    weights = {t.name: torch.tensor(numpy_helper.to_array(t), device="cuda").to(dtype) for t in model.graph.initializer}
     weight_bytes = sum(numpy_helper.to_array(t).nbytes for t in model.graph.initializer)
     scale = float(weights["scale"])
 
@@ -215,11 +222,12 @@ def attention_rows(torch, rates, repeats: int) -> list[dict]:
         q, k, v = x @ weights["w_q"], x @ weights["w_k"], x @ weights["w_v"]
         return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
 
-    pipelines = _pipelines()
+    pipelines = _pipelines(precision)
+    name = "attention" + ("" if precision == "fp32" else f"-{precision}")
     rows = []
     for batch, seq in ATTENTION_SHAPES:
         x = np.random.default_rng(batch * seq).standard_normal((batch, seq, 64)).astype(np.float32)
-        torch_x = (torch.tensor(x, device="cuda"),)
+        torch_x = (torch.tensor(x, device="cuda").to(dtype),)
         peers = {
             "eager": time_torch(torch, eager, torch_x, repeats),
             "eager_graph": time_torch(torch, eager, torch_x, repeats, graph=True),
@@ -230,7 +238,7 @@ def attention_rows(torch, rates, repeats: int) -> list[dict]:
         for label, pipeline in pipelines.items():
             executables = [xhip.compile(model, pipeline, backend="cuda") for _ in range(2)]
             executables.append(xhip.compile(model, pipeline, backend="cuda", graphs=False))
-            row = _xhip_row(f"attention/{label}", (batch, seq), executables, {"X": x}, model, repeats)
+            row = _xhip_row(f"{name}/{label}", (batch, seq), executables, {"X": x}, model, repeats)
             rows.append(_with_peers(row, peers, floor_ms(rates, nbytes, attention_flops(batch, seq))))
     return rows
 
@@ -266,14 +274,18 @@ def export_gpt2(torch, layers: int, folder: Path, precision: str = "fp32"):
     return config, wrapper, path
 
 
-def gpt2_rows(torch, rates, repeats: int, layers: int, precision: str = "fp32") -> list[dict]:
+def gpt2_rows(torch, rates, repeats: int, layers: int, precision: str = "fp32", via: str | None = None) -> list[dict]:
+    """GPT-2 exported in `precision`; or (`via` fp16 / bf16) exported in fp32 and compiled
+    through that shipped pipeline, PyTorch running the module in `via`'s precision."""
     folder = Path(tempfile.mkdtemp(prefix="xhip-gpu-bench-"))
     config, wrapper, path = export_gpt2(torch, layers, folder, precision)
-    name = f"gpt2-{layers}layer" + ("" if precision == "fp32" else f"-{precision}")
+    name = f"gpt2-{layers}layer" + ("" if precision == "fp32" else f"-{precision}") + (f"-via-{via}" if via else "")
+    if via is not None:
+        wrapper = wrapper.to(TORCH_DTYPES[via](torch))
     weight_bytes = sum(p.numel() * p.element_size() for p in wrapper.parameters())
     cuda_module = wrapper.cuda()
     rows = []
-    for label, pipeline in _pipelines().items():
+    for label, pipeline in _pipelines(via or "fp32").items():
         start = time.perf_counter()
         executable = xhip.compile(path, pipeline, backend="cuda")
         print(f"{name} ({label}): compiled in {time.perf_counter() - start:.2f} s", flush=True)
@@ -294,8 +306,11 @@ PIPELINES: list[str] = ["default", "unfused-attention"]
 """The pipelines measured (--pipelines)."""
 
 
-def _pipelines() -> dict[str, Path | None]:
-    """The shipping pipeline, and the unfused-attention experiment where it exists."""
+def _pipelines(precision: str = "fp32") -> dict[str, Path | str | None]:
+    """The shipping pipeline, and the unfused-attention experiment where it exists; for
+    fp16 / bf16, the shipped pipeline that computes in it."""
+    if precision != "fp32":
+        return {precision: precision}
     known = {"default": None, **({"unfused-attention": UNFUSED_ATTENTION} if UNFUSED_ATTENTION.exists() else {})}
     return {name: path for name, path in known.items() if name in PIPELINES}
 
@@ -314,7 +329,7 @@ def _xhip_row(name, shape, executables, feeds, model, repeats) -> dict:
     except XhipError as err:  # e.g. onnxruntime's CPU provider has no bfloat16 Add
         verdict, summary, max_abs = "n/a", f"no reference: {err}", None
     else:
-        checks = [check_outputs(o, refs, "cuda") for o in (outputs, host_outputs, plain_outputs)]
+        checks = [check_outputs(o, refs, "cuda", shipped.compute_dtype) for o in (outputs, host_outputs, plain_outputs)]
         verdict = "pass" if all(c.passed for c in checks) else "FAIL"
         summary, max_abs = checks[0].summary(), checks[0].max_abs_err
     return {
@@ -402,6 +417,9 @@ MODELS = {
     "gpt2-124m": lambda torch, rates, repeats: gpt2_rows(torch, rates, repeats, 12),
     "gpt2-124m-fp16": lambda torch, rates, repeats: gpt2_rows(torch, rates, repeats, 12, "fp16"),
     "gpt2-124m-bf16": lambda torch, rates, repeats: gpt2_rows(torch, rates, repeats, 12, "bf16"),
+    "gpt2-124m-via-fp16": lambda torch, rates, repeats: gpt2_rows(torch, rates, repeats, 12, via="fp16"),
+    "gpt2-124m-via-bf16": lambda torch, rates, repeats: gpt2_rows(torch, rates, repeats, 12, via="bf16"),
+    "attention-fp16": lambda torch, rates, repeats: attention_rows(torch, rates, repeats, "fp16"),
 }
 """The rows --models picks, by name."""
 
@@ -412,7 +430,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=30, help="timed runs per measurement (after 3 warm-ups)")
     parser.add_argument("--skip-124m", action="store_true", help="leave out GPT-2 124M (its export takes a minute)")
     parser.add_argument(
-        "--models", nargs="+", choices=MODELS, default=[m for m in MODELS if not m.endswith(("-fp16", "-bf16"))],
+        "--models", nargs="+", choices=MODELS, default=[m for m in MODELS if not m.endswith(("fp16", "bf16"))],
         help="which models' rows to measure (the fp32 ones by default; split a long run across calls)",
     )
     parser.add_argument(

@@ -30,11 +30,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import SSAValue
 
 from xhip.constants_file import ConstantsStore
 from xhip.diagnostics import XhipError
+from xhip.dialects.hip.attributes import COMPUTE_PRECISION_ATTR
 from xhip.memory.model_bound import HonestBounds
 from xhip.runtime.backends import Backend, make_backend
 from xhip.runtime.bind import bind
@@ -46,7 +47,19 @@ from xhip.runtime.replay import Captured, GraphReplays
 from xhip.runtime.report import MemoryFigures, Report
 from xhip.runtime.signature import Bound, TensorSpec, out_param_dims
 
-__all__ = ["Executable", "Report", "TensorSpec"]
+__all__ = ["Executable", "Report", "TensorSpec", "compute_dtype"]
+
+
+def compute_dtype(module: ModuleOp) -> np.dtype | None:
+    """The dtype named by the module's compute-precision attribute (None: as declared)."""
+    named = module.attributes.get(COMPUTE_PRECISION_ATTR)
+    if not isinstance(named, StringAttr):
+        return None
+    if named.data == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(named.data)
 
 
 class Executable:
@@ -80,8 +93,11 @@ class Executable:
         self.model_buffers = self.bound.model_buffers
         why_not = self.bound.why_not_replayable if wanted else "graphs are off"
         self._replays = GraphReplays(why_not)
+        self.compute_dtype = compute_dtype(module)
+        """The float the module computes in where narrower than it declares (onnx-convert-precision), else None."""
         self._built = Report(
             backend=f"{self.backend.name}: {self.backend.describe()}",
+            compute_precision="" if self.compute_dtype is None else self.compute_dtype.name,
             kernel_compiles=self.backend.stats.kernel_compiles - compiles,
             replay=why_not if wanted and why_not else "",
         )

@@ -24,6 +24,8 @@ class Report:
 
     backend: str = ""
     """What ran the device work (`auto` resolved): e.g. 'cuda: NVIDIA H200 (sm_90)'."""
+    compute_precision: str = ""
+    """The float the model computed in where a pass narrowed it ('float16'); '' as declared."""
     pool_bytes: int = 0
     host_scratch_bytes: int = 0
     kernel_launches: int = 0

@@ -151,7 +151,7 @@ def _check_each_pass(args: argparse.Namespace) -> int:
             refs = _references(args, feeds)
         assert refs is not None  # made with the feeds, at the first stage
         try:
-            result = check_outputs(executable.run(feeds), refs, executable.backend.name)
+            result = check_outputs(executable.run(feeds), refs, executable.backend.name, executable.compute_dtype)
             error, verdict = _stage_errors(result), "pass" if result.passed else "FAIL: " + result.problems[0]
         except XhipError as err:
             error, verdict, result = f"{'-':>12} {'-':>12} {'-':>12}", f"FAIL: {err}", None
@@ -175,6 +175,7 @@ def _or_dash(value: object) -> object:
 def _report_table(report) -> str:
     rows = [
         ("backend", report.backend),
+        ("compute precision", report.compute_precision or "as declared"),
         ("pool bytes", report.pool_bytes),
         ("lower bound (model)", _or_dash(report.lower_bound_bytes)),
         ("lower bound (in place)", _or_dash(report.in_place_lower_bound_bytes)),
@@ -262,7 +263,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.check:
         from xhip.runtime.check import check_outputs
 
-        result = check_outputs(outputs, _references(args, feeds), executable.backend.name)
+        result = check_outputs(outputs, _references(args, feeds), executable.backend.name, executable.compute_dtype)
         executable.report.check = result.as_dict()
         text += _check_text(result)
         status = 0 if result.passed else 1

@@ -56,6 +56,8 @@ RUNTIME_OFFSET = -1
 """A `hip.buffer_offsets` entry whose offset is only known at run time."""
 
 CONSTANTS_FILE_ATTR = "hip.constants_file"
+COMPUTE_PRECISION_ATTR = "hip.compute_precision"
+"""A module computed in a narrower float than it declares (onnx-convert-precision): its name."""
 CONSTANTS_SIZE_ATTR = "hip.constants_size"
 CONSTANTS_SHA256_ATTR = "hip.constants_sha256"
 EXTERNAL_DATA_ATTR = "hip.external_data"

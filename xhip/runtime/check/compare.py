@@ -64,7 +64,8 @@ def rule_text() -> str:
         "For each float output, let f64 be the model run in float64 on the same inputs (onnxruntime's CPU "
         "kernels; onnx.reference where onnxruntime lacks a double kernel), err_xhip = max|xhip-f64| and "
         "err_ort = max|ort32-f64|, ort32 being onnxruntime's fp32 outputs. The output passes when "
-        "err_xhip <= K*err_ort + U*eps*max|f64| (eps: the output dtype's machine epsilon), "
+        "err_xhip <= K*err_ort + U*eps*max|f64| (eps: the machine epsilon of the output dtype, or of the "
+        "narrower float the model computed in), "
         f"K={ref.factor:g} and U={ref.ulps:g} on the reference backend, K={gpu.factor:g} and U={gpu.ulps:g} on a GPU. "
         "The report gives both errors and xhip's error against ort32. float16 and bfloat16 are widened to "
         "float64 too (eps is then the half type's); where onnxruntime has no kernel for a type (bfloat16 on "
@@ -140,6 +141,8 @@ class CheckResult:
     float64_engine: str | None = None
     float64_unavailable: str | None = None
     tolerance: Tolerance = REFERENCE_TOLERANCE
+    computed_in: str | None = None
+    """The compute precision whose epsilon the ulp term used (None: each output's own dtype)."""
 
     @property
     def worst(self) -> OutputCheck | None:
@@ -153,6 +156,8 @@ class CheckResult:
             rule = f"float64 rule, float64 by {self.float64_engine}"
             if self.reference != "onnxruntime-cpu":
                 rule += f", ort32 stands for {self.reference}"
+            if self.computed_in is not None:
+                rule += f", ulps of {self.computed_in} (the precision it computed in)"
         else:
             rule = f"fixed rule rtol {_num(self.tolerance.rtol)} atol {_num(self.tolerance.atol)}, no float64 run: {self.float64_unavailable}"
         worst = self.worst
@@ -162,6 +167,7 @@ class CheckResult:
     def as_dict(self) -> dict[str, object]:
         return {
             "reference": self.reference,
+            "computed_in": self.computed_in,
             "float64_reference": self.float64_engine,
             "float64_unavailable": self.float64_unavailable,
             "rule": rule_text(),
@@ -184,11 +190,14 @@ def compare(
     rtol: float = RTOL,
     atol: float = ATOL,
     reference_name: str = "onnxruntime-cpu",
+    compute_dtype: np.dtype | None = None,
 ) -> CheckResult:
     """Every output of onnxruntime's (`reference`) present with its shape and dtype, values per `rule_text()`.
 
     `float64` is the float64 run of the same model on the same inputs; without it
     (None, or a run that failed) float outputs are held to rtol/atol against `reference`.
+    `compute_dtype`: the float the model was computed in where narrower than its outputs
+    (a float32 model through onnx-convert-precision): the ulp term counts its epsilon.
     """
     tolerance = Tolerance(factor, ulps, rtol, atol)
     wide = float64.outputs if float64 is not None and float64.outputs is not None else {}
@@ -202,7 +211,7 @@ def compare(
             problems.append(f"output '{name}' is {list(got.shape)} {got.dtype}, onnxruntime gives {list(expected.shape)} {expected.dtype}")
         elif _is_float(expected.dtype):
             problems += _special_value_problems(name, got, expected)
-            checks.append(_float_check(name, got, expected, wide.get(name), tolerance))
+            checks.append(_float_check(name, got, expected, wide.get(name), tolerance, _ulp(expected.dtype, compute_dtype)))
         else:
             checks.append(_exact_check(name, got, expected))
     problems += [_failure(check) for check in checks if not check.passed]
@@ -216,10 +225,16 @@ def compare(
         float64.engine if float64 is not None else None,
         float64.reason if float64 is not None else "not run",
         tolerance,
+        None if compute_dtype is None else np.dtype(compute_dtype).name,
     )
 
 
-def _float_check(name: str, got: np.ndarray, expected: np.ndarray, wide: np.ndarray | None, tol: Tolerance) -> OutputCheck:
+def _ulp(output: np.dtype, compute: np.dtype | None) -> float:
+    """The epsilon of the ulp term: the output dtype's, or the compute dtype's where coarser."""
+    return _epsilon(output) if compute is None else max(_epsilon(output), _epsilon(np.dtype(compute)))
+
+
+def _float_check(name: str, got: np.ndarray, expected: np.ndarray, wide: np.ndarray | None, tol: Tolerance, eps: float) -> OutputCheck:
     """The errors of one float output, and the verdict of the float64 rule (or the fixed one without f64)."""
     usable = wide is not None and wide.shape == expected.shape
     finite = np.isfinite(got) & np.isfinite(expected)
@@ -238,7 +253,7 @@ def _float_check(name: str, got: np.ndarray, expected: np.ndarray, wide: np.ndar
     err_x = float(np.max(np.abs(ours - exact), initial=0.0))
     err_o = float(np.max(np.abs(theirs - exact), initial=0.0))
     scale = float(np.max(np.abs(exact), initial=0.0))
-    bound = tol.factor * err_o + tol.ulps * _epsilon(expected.dtype) * scale
+    bound = tol.factor * err_o + tol.ulps * eps * scale
     return OutputCheck(name, "float64", err_x <= bound, **common, err_vs_float64=err_x,
                        onnxruntime_err_vs_float64=err_o, scale=scale, bound=bound)  # fmt: skip
 

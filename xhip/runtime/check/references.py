@@ -58,6 +58,7 @@ def _output_dtypes(model: onnx.ModelProto) -> dict[str, np.dtype]:
     }
 
 
-def check_outputs(outputs: Mapping[str, np.ndarray], refs: References, backend: str) -> CheckResult:
-    """`outputs`, computed by `backend`, judged by the rule of `compare` with that backend's tolerance."""
-    return compare(outputs, refs.onnxruntime, refs.float64, reference_name=refs.name, **tolerances(backend))
+def check_outputs(outputs: Mapping[str, np.ndarray], refs: References, backend: str, compute_dtype: np.dtype | None = None) -> CheckResult:
+    """`outputs`, computed by `backend` (in `compute_dtype` where the pipeline narrowed the
+    model's floats), judged by the rule of `compare` with that backend's tolerance."""
+    return compare(outputs, refs.onnxruntime, refs.float64, reference_name=refs.name, compute_dtype=compute_dtype, **tolerances(backend))
