@@ -64,6 +64,11 @@ def test_a_repeated_shape_launches_what_a_fresh_preparation_launches():
     assert len(first) == exe.report.kernel_launches > 20
     assert again == first
     assert after_other == first
+    # A form that launches one kernel several times (a concat's pieces, copies) gives each
+    # launch values of its own: the same kernel twice in a row never has the same arguments.
+    kernels = [entry for entry in first if not isinstance(entry, GemmCall)]
+    back_to_back = [(a, b) for a, b in zip(kernels, kernels[1:]) if a[0] == b[0]]  # type: ignore[index]
+    assert back_to_back and all(a != b for a, b in back_to_back)
 
 
 def test_same_shape_other_input_array_launches_on_that_array():

@@ -16,14 +16,14 @@ program compiles only what it needs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
 from xhip.diagnostics import XhipError
-from xhip.kernels.abi import KernelABI
+from xhip.kernels.abi import ArgValue, KernelABI
 from xhip.kernels.cache import CompileCache, cache_key
 from xhip.kernels.family import Site
 from xhip.kernels.abi import GemmCall
@@ -54,9 +54,9 @@ class RuntimeCompiler:
 
 
 class LoadedKernel:
-    """One kernel of a launcher: its function (once compiled), grid rule and arguments."""
+    """One kernel of a launcher: its function (once compiled) and grid rule."""
 
-    __slots__ = ("spec", "abi", "grid", "function", "block", "args", "write", "status")
+    __slots__ = ("spec", "abi", "grid", "function", "block", "status")
 
     def __init__(self, spec: KernelSpec):
         self.spec = spec
@@ -64,14 +64,13 @@ class LoadedKernel:
         self.grid = spec.abi.grid_rule
         self.function: object = None
         self.block = spec.abi.block_shape()
-        self.args, self.write = PackedArgs.for_abi(spec.abi)
         self.status = spec.abi.reports_status
 
 
 class GpuLauncher:
     """A site's launches on one driver: values, packed arguments, the driver's launch."""
 
-    __slots__ = ("_driver", "_stream", "_forms", "_form", "_values", "_blas", "_dtype", "_status", "_location", "_last", "_queued")
+    __slots__ = ("_driver", "_stream", "_forms", "_form", "_values", "_blas", "_dtype", "_status", "_location", "_last", "_queued", "_buffers")
 
     def __init__(self, library: KernelLibrary, site: Site, location: str, stream: StreamState):
         self._driver = library.driver
@@ -89,9 +88,12 @@ class GpuLauncher:
         self._location = location
         self._last: tuple[object, ...] | None = None
         """The operands of the last launch (memrefs by identity, scalars by value)."""
-        self._queued: list[tuple[LoadedKernel, tuple[int, int, int]]] | GemmCall = []
-        """What the last launch queued: its kernels and grids (their argument buffers still
-        hold its values: each buffer is this launcher's own), or its BLAS call."""
+        self._queued: list[tuple[LoadedKernel, tuple[int, int, int], PackedArgs]] | GemmCall = []
+        """What the last launch queued: its kernels, grids and argument buffers (which still
+        hold its values), or its BLAS call."""
+        self._buffers: dict[tuple[int, int], tuple[PackedArgs, Callable[[Mapping[str, ArgValue]], None]]] = {}
+        """An argument buffer per (form, position in it): a form may launch one kernel several
+        times (a concat's pieces), each with values of its own."""
 
     def __call__(self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
         stream = self._stream
@@ -113,8 +115,8 @@ class GpuLauncher:
             queued = self._queued
             assert not isinstance(queued, GemmCall)
         try:
-            for kernel, grid in queued:
-                driver.launch(kernel.function, grid, kernel.block, 0, kernel.args)
+            for kernel, grid, args in queued:
+                driver.launch(kernel.function, grid, kernel.block, 0, args)
         except DriverError as err:
             raise XhipError(err.message, self._location) from None
         stream.stats.kernel_launches += len(queued)
@@ -128,16 +130,20 @@ class GpuLauncher:
             if call is not None:
                 self._queued = call
                 return
-        form = self._forms[self._form(inputs, outputs)] if self._form is not None else self._forms[0]
+        index = self._form(inputs, outputs) if self._form is not None else 0
         queued = []
-        for kernel, values in zip(form, all_values):
+        for position, (kernel, values) in enumerate(zip(self._forms[index], all_values)):
             grid = kernel.grid(values)
             if 0 in grid:
                 continue
             if kernel.status:
                 values["status"] = self._status
-            kernel.write(values)
-            queued.append((kernel, grid))
+            buffer = self._buffers.get((index, position))
+            if buffer is None:
+                buffer = self._buffers[index, position] = PackedArgs.for_abi(kernel.abi)
+            args, write = buffer
+            write(values)
+            queued.append((kernel, grid, args))
         self._queued = queued
 
 
