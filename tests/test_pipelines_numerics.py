@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import xhip
-from xhip.runtime.check import compare, onnxruntime_outputs
+from xhip.runtime.check import References, check_outputs, compare, onnxruntime_outputs, references as model_references
 from xhip.testing.models import MODELS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,5 +41,14 @@ def test_model_matches_onnxruntime(references, pipeline, model_name):
     model, feeds, expected = references[model_name]
     for mode in ({}, {"sanitize": True}):
         executable = xhip.compile(model, REPO / pipeline, **mode)
-        result = compare(executable.run(feeds), expected)
+        outputs = executable.run(feeds)
+        if executable.compute_dtype is None:
+            result = compare(outputs, expected)
+        else:  # fp16 / bf16: the float64 rule in ulps of the precision it computed in
+            refs = _FLOAT64.get(model_name) or _FLOAT64.setdefault(model_name, model_references(model, feeds))
+            result = check_outputs(outputs, refs, "reference", executable.compute_dtype)
         assert result.passed, f"{model_name} under {pipeline} {mode}: {result.problems}"
+
+
+_FLOAT64: dict[str, References] = {}
+"""Per model, onnxruntime's and the float64 run's outputs (for the half-precision pipelines)."""

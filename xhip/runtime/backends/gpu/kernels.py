@@ -94,6 +94,9 @@ class GpuLauncher:
         self._buffers: dict[tuple[int, int], tuple[PackedArgs, Callable[[Mapping[str, ArgValue]], None]]] = {}
         """An argument buffer per (form, position in it): a form may launch one kernel several
         times (a concat's pieces), each with values of its own."""
+        for index, form in enumerate(self._forms):  # made at bind: a first run allocates none
+            for position, kernel in enumerate(form):
+                self._buffers[index, position] = PackedArgs.for_abi(kernel.abi)
 
     def __call__(self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
         stream = self._stream
