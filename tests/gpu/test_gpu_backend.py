@@ -52,7 +52,7 @@ def _check_at_every_shape(model_name: str, pipeline, backend: str, settings: tup
                 chosen = apply_overrides(chosen, list(settings))
             executable = xhip.compile(model, chosen, backend=backend)
         outputs = executable.run(feeds)
-        result = check_outputs(outputs, references(model, feeds), backend)
+        result = check_outputs(outputs, references(model, feeds), backend, executable.compute_dtype)
         assert result.passed, f"{model_name} {shapes} under {pipeline} {settings} on {backend}: {result.problems}"
         if run == 0 and executable.report.pool_bytes:
             # A fresh session allocates exactly the pools its first run asks for.

@@ -191,7 +191,10 @@ def fused_elementwise_spec(
     spec = elementwise_spec(chain, ins, out, may_alias_input=op_class.MAY_ALIAS_INPUT, assume_equal=assume_equal)
     wiring = hashlib.sha256(repr([(s.expr, s.args) for s in chain]).encode()).hexdigest()[:8]
     name = spec.name.replace("xhip_ew_", f"xhip_ew_fused_{wiring}_", 1)
-    return replace(spec, abi=replace(spec.abi, name=name))
+    # An intermediate may be of a type no operand has (a float32 chain through a cast to half).
+    steps: Sequence[FusedStep] = props["steps"]  # type: ignore[assignment]
+    needs = tuple(sorted({*spec.needs, *header_needs(*(step.dtype for step in steps))}))
+    return replace(spec, abi=replace(spec.abi, name=name), needs=needs)
 
 
 def op_specs(facts: OpFacts, *, assume_equal: bool = False) -> list[KernelSpec]:
