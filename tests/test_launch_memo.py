@@ -95,3 +95,25 @@ def test_reference_outputs_at_alternating_shapes_equal_fresh_runs():
         got = exe.run({"input_ids": _ids(*shape)})
         for name, value in fresh.items():
             np.testing.assert_array_equal(got[name], value, err_msg=f"{name} at {shape}")
+
+
+def test_shape_class_plans_launch_what_computed_values_launch():
+    """Launchers of equal sites share plans by shape class (`launch_plans`): what reaches the
+    driver is what every launch computing its own values gives, at every shape, run after run."""
+    from xhip.runtime.backends.gpu.kernels import KernelLibrary
+
+    logs = {}
+    for share in (False, True):
+        driver = RecordingDriver()
+        library = KernelLibrary.for_driver(driver)
+        library.share_plans = share
+        exe = xhip.compile(EXAMPLES / "gpt2_2layer.onnx", backend=GpuBackend(driver), graphs=False)
+        feeds = [{"input_ids": exe.to_device(_ids(*shape), "input_ids")} for shape in ((2, 24), (1, 9), (3, 5), (2, 24), (1, 9))]
+        logs[share] = [_logged_run(exe, driver, f) for f in feeds]
+    assert logs[True] == logs[False]
+    assert len(logs[True][0]) > 20
+    # Every site's plans passed their check (so the launches above came from plans), and
+    # sites share them: fewer plans than launches at each shape.
+    groups = library.plan_groups
+    assert groups and all(group.affine for group in groups)
+    assert sum(len(group.plans) for group in groups) < 3 * len(logs[True][0])

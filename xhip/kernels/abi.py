@@ -179,27 +179,41 @@ class KernelABI:
             flat.extend(_flatten(param, values[param.name]))
         return struct.pack(self._format, *flat)
 
-    def writer(self, storage: ctypes.Array) -> Callable[[Mapping[str, ArgValue]], None]:  # type: ignore[type-arg]
-        """A function writing a launch's values into `storage` (laid out like `pack`'s
-        buffer): one `struct.pack_into` of one generated argument list, so that a launch
-        costs no per-parameter Python work. It checks less than `pack` (a wrong number of
-        dims entries still fails, in struct, by the count)."""
-        return self._writer_factory(storage)
+    @functools.cached_property
+    def flatten(self) -> Callable[[Mapping[str, ArgValue]], list[int | float]]:
+        """A launch's values as the flat list `struct` packs (dims entries spread out), by
+        generated code like `writer`'s."""
+        code = f"def flatten(v):\n    return [{', '.join(self._flat_parts())}]\n"
+        namespace: dict[str, object] = {}
+        exec(compile(code, f"<argument list of {self.name}>", "exec"), namespace)  # noqa: S102 -- parameter names only
+        return namespace["flatten"]  # type: ignore[return-value]
 
     @functools.cached_property
-    def _writer_factory(self) -> Callable[[ctypes.Array], Callable[[Mapping[str, ArgValue]], None]]:  # type: ignore[type-arg]
-        """`writer`'s code, generated and compiled once per ABI (compiling costs ~0.1 ms; a
-        launcher takes a buffer per launch position), closed over each buffer it is given."""
+    def flat_slots(self) -> dict[str, int]:
+        """Each parameter's first index in `flatten`'s list."""
+        slots, at = {}, 0
+        for param in self.params:
+            slots[param.name] = at
+            at += max(param.count, 1) if param.kind is ParamKind.DIMS else 1
+        return slots
+
+    @functools.cached_property
+    def pointer_slots(self) -> tuple[int, ...]:
+        """The indices of the device addresses in `flatten`'s list."""
+        return tuple(self.flat_slots[p.name] for p in self.params if p.kind is ParamKind.POINTER)
+
+    def packer(self, storage: ctypes.Array) -> Callable[..., None]:  # type: ignore[type-arg]
+        """`pack_into(storage, 0, *flat)` for a flat list of `flatten`'s form."""
+        return functools.partial(struct.Struct(self._format).pack_into, storage, 0)
+
+    def _flat_parts(self) -> list[str]:
         parts = []
         for param in self.params:
             if param.kind is ParamKind.DIMS:
                 parts.append(f"*v[{param.name!r}]" if param.count else "0")
             else:
                 parts.append(f"v[{param.name!r}]")
-        code = f"def make(storage):\n    def write(v):\n        pack_into(storage, 0, {', '.join(parts)})\n    return write\n"
-        namespace: dict[str, object] = {"pack_into": struct.Struct(self._format).pack_into}
-        exec(compile(code, f"<argument writer of {self.name}>", "exec"), namespace)  # noqa: S102 -- parameter names only
-        return namespace["make"]  # type: ignore[return-value]
+        return parts
 
     @functools.cached_property
     def packed_size(self) -> int:

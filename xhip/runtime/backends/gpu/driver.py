@@ -62,16 +62,16 @@ class PackedArgs:
         return PackedArgs(storage, pointers)
 
     @staticmethod
-    def for_abi(abi: KernelABI) -> tuple[PackedArgs, Callable[[Mapping[str, ArgValue]], None]]:
-        """A kernel's argument buffer, allocated once, and the function that writes a
-        launch's values into it (the launch APIs copy the arguments when called, so one
-        buffer serves every launch of the kernel)."""
+    def for_abi(abi: KernelABI) -> tuple[PackedArgs, Callable[..., None]]:
+        """A kernel's argument buffer, allocated once, and the function that packs a
+        launch's flat arguments (`KernelABI.flatten`) into it (the launch APIs copy the
+        arguments when called, so one buffer serves every launch from it)."""
         storage = ctypes.create_string_buffer(max(abi.packed_size, 1))
         base = ctypes.addressof(storage)
         pointers = (ctypes.c_void_p * max(len(abi.params), 1))()
         for i, offset in enumerate(abi.param_offsets):
             pointers[i] = base + offset
-        return PackedArgs(storage, pointers), abi.writer(storage)
+        return PackedArgs(storage, pointers), abi.packer(storage)
 
     @property
     def address(self) -> int:

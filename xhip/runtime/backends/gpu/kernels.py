@@ -31,6 +31,7 @@ from xhip.kernels.matmul import gemm_call, warmup_calls
 from xhip.kernels.render import Target, render, render_unit
 from xhip.kernels.spec_types import KernelSpec
 from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs
+from xhip.runtime.backends.gpu.launch_plans import GemmPlan, Plan, PlanGroup, Planner, fill
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import MemRef
 
@@ -68,9 +69,14 @@ class LoadedKernel:
 
 
 class GpuLauncher:
-    """A site's launches on one driver: values, packed arguments, the driver's launch."""
+    """A site's launches on one driver: values, packed arguments, the driver's launch.
 
-    __slots__ = ("_driver", "_stream", "_forms", "_form", "_values", "_blas", "_dtype", "_status", "_location", "_last", "_queued", "_buffers")
+    A launch with the same operands as the launcher's last re-queues what it prepared
+    then; other operands take the plan of their shape class (`launch_plans`, shared by
+    the launchers of equal sites), filled with their addresses."""
+
+    __slots__ = ("_driver", "_stream", "_forms", "_form", "_values", "_blas", "_dtype", "_status", "_location",
+                 "_last", "_queued", "_buffers", "_plans", "_planner")  # fmt: skip
 
     def __init__(self, library: KernelLibrary, site: Site, location: str, stream: StreamState):
         self._driver = library.driver
@@ -91,12 +97,19 @@ class GpuLauncher:
         self._queued: list[tuple[LoadedKernel, tuple[int, int, int], PackedArgs]] | GemmCall = []
         """What the last launch queued: its kernels, grids and argument buffers (which still
         hold its values), or its BLAS call."""
-        self._buffers: dict[tuple[int, int], tuple[PackedArgs, Callable[[Mapping[str, ArgValue]], None]]] = {}
+        self._buffers: dict[tuple[int, int], tuple[PackedArgs, Callable[..., None]]] = {
+            (index, position): PackedArgs.for_abi(kernel.abi)  # made at bind: a first run allocates none
+            for index, form in enumerate(self._forms)
+            for position, kernel in enumerate(form)
+        }
         """An argument buffer per (form, position in it): a form may launch one kernel several
         times (a concat's pieces), each with values of its own."""
-        for index, form in enumerate(self._forms):  # made at bind: a first run allocates none
-            for position, kernel in enumerate(form):
-                self._buffers[index, position] = PackedArgs.for_abi(kernel.abi)
+        self._plans: PlanGroup | None = library.plans_for(site)
+        """The plans of this site's shape classes, shared with equal sites (None: planning off)."""
+        self._planner = Planner(
+            site.values, site.form, [[k.abi for k in form] for form in self._forms],
+            [[k.grid for k in form] for form in self._forms], self._dtype if site.blas else None,
+        )  # fmt: skip
 
     def __call__(self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
         stream = self._stream
@@ -113,6 +126,7 @@ class GpuLauncher:
                 stream.stats.kernel_launches += 1
                 return
             self._blas = False  # the driver's BLAS does not take this dtype: the kernels, from now on
+            self._plans = None
             self._prepare(inputs, outputs, scalars)
             self._last = operands
             queued = self._queued
@@ -125,8 +139,22 @@ class GpuLauncher:
         stream.stats.kernel_launches += len(queued)
 
     def _prepare(self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
-        """The launch values of these operands, written into the kernels' argument buffers."""
+        """The launch of these operands, its arguments packed into the kernels' buffers."""
         self._last = None  # until the buffers hold these operands' values
+        group = self._plans
+        if group is not None:
+            key = (tuple([(x.shape, x.strides) for x in inputs]), tuple([(x.shape, x.strides) for x in outputs]), tuple(scalars))
+            plan = group.plans.get(key, _UNPLANNED)
+            if plan is _UNPLANNED:
+                if group.affine is None:  # the group's first plan: checked against the real values
+                    plan = self._planner.plan(inputs, outputs, scalars, check=True)
+                    group.affine = plan is not None
+                else:  # none where the site's values are not affine in the addresses
+                    plan = self._planner.plan(inputs, outputs, scalars, check=False) if group.affine else None
+                group.plans[key] = plan
+            if plan is not None:
+                self._queue_plan(plan, [x.address for x in inputs] + [x.address for x in outputs])  # type: ignore[arg-type]
+                return
         all_values = self._values(inputs, outputs, scalars)
         if self._blas:
             call = gemm_call(all_values[0], self._dtype)  # type: ignore[arg-type]
@@ -141,13 +169,24 @@ class GpuLauncher:
                 continue
             if kernel.status:
                 values["status"] = self._status
-            buffer = self._buffers.get((index, position))
-            if buffer is None:
-                buffer = self._buffers[index, position] = PackedArgs.for_abi(kernel.abi)
-            args, write = buffer
-            write(values)
+            args, pack = self._buffers[index, position]
+            pack(*kernel.abi.flatten(values))
             queued.append((kernel, grid, args))
         self._queued = queued
+
+    def _queue_plan(self, plan: Plan, addresses: list[int]) -> None:
+        if isinstance(plan, GemmPlan):
+            self._queued = plan.at(addresses)
+            return
+        form, queued = self._forms[plan.form], []
+        for kernel in plan.kernels:
+            args, pack = self._buffers[plan.form, kernel.position]
+            pack(*fill(kernel, addresses, self._status))
+            queued.append((form[kernel.position], kernel.grid, args))
+        self._queued = queued
+
+
+_UNPLANNED = object()
 
 
 WARMUP_SCRATCH_BYTES = 256 << 20
@@ -197,10 +236,25 @@ class KernelLibrary:
         self._warmed: set[GemmCall] = set()
         """The BLAS calls run once already, by shape and layout (addresses 0)."""
         self.warmup_gemms = 0
+        self.share_plans = True
+        """Launch plans by shape class (`launch_plans`); off: every new operand computes its values."""
+        self._plans: dict[str, PlanGroup] = {}
 
     @property
     def target(self) -> Target:
         return "cuda" if self.driver.name == "cuda" else "hip"
+
+    @property
+    def plan_groups(self) -> list[PlanGroup]:
+        """The plan group of each distinct site loaded so far."""
+        return list(self._plans.values())
+
+    def plans_for(self, site: Site) -> PlanGroup | None:
+        """The shape-class plans of sites equal to `site` (the same op facts decide the same
+        values), or None when planning is off."""
+        if not self.share_plans:
+            return None
+        return self._plans.setdefault(repr(site.facts), PlanGroup())
 
     def launcher(self, site: Site, location: str, stream: StreamState) -> GpuLauncher:
         return GpuLauncher(self, site, location, stream)

@@ -1,0 +1,157 @@
+"""Launch plans by shape class: a launch's packed arguments with its operands' addresses as holes.
+
+A family's launch values are a function of its operands' dtypes, extents, strides and
+addresses and of the op's scalars, and every device address among them is one operand's
+address plus an offset that the extents and strides decide. So launchers of equal sites
+(the same op facts: GPT-2's twelve layers) at operands of equal extents and strides launch
+the same kernels, grids and arguments but for the addresses. A plan is worked out once per
+such shape class, from the values of operands at tag addresses (operand i at
+(i + 1) << TAG_BITS, so that each address in the values names its operand and offset), and
+checked against the values of the real operands (a site's first plan); every other launch
+of the class fills the holes with its operands' addresses. A site whose values are not of that form (none today;
+the check decides) is never planned: its launches compute their values each time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xhip.kernels.abi import GemmCall, KernelABI
+from xhip.kernels.family import FormFn, ValuesFn, View, ViewLike
+from xhip.kernels.matmul import gemm_call
+
+TAG_BITS = 44
+"""Operand i is placed at (i + 1) << TAG_BITS when a plan is derived: offsets up to 8 TiB
+either way decode to their operand."""
+
+Hole = tuple[int, int, int]
+"""(slot in the flat argument list, operand index, byte offset from its address)."""
+
+
+@dataclass(frozen=True)
+class KernelPlan:
+    """One kernel launch of a plan: where it sits in its form, its grid and arguments."""
+
+    position: int
+    grid: tuple[int, int, int]
+    flat: tuple[int | float, ...]
+    """The packed arguments in `KernelABI.flatten` order, each hole 0."""
+    holes: tuple[Hole, ...]
+    status_slot: int | None
+    """Where the launcher's own status word goes (None: the kernel reports none)."""
+
+
+@dataclass(frozen=True)
+class KernelsPlan:
+    form: int
+    kernels: tuple[KernelPlan, ...]
+
+
+@dataclass(frozen=True)
+class GemmPlan:
+    call: GemmCall
+    """The vendor BLAS call, its `a`, `b` and `c` 0."""
+    holes: tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
+    """(operand index, byte offset) of `a`, `b` and `c`."""
+
+    def at(self, addresses: Sequence[int]) -> GemmCall:
+        (ia, oa), (ib, ob), (ic, oc) = self.holes
+        return self.call._replace(a=addresses[ia] + oa, b=addresses[ib] + ob, c=addresses[ic] + oc)
+
+
+Plan = KernelsPlan | GemmPlan
+
+
+@dataclass
+class PlanGroup:
+    """The plans of equal sites, by shape class (None: the class has no plan)."""
+
+    plans: dict[tuple[object, ...], Plan | None] = field(default_factory=dict)
+    affine: bool | None = None
+    """Whether the group's first plan passed the check (None: none made yet)."""
+
+
+def fill(kernel: KernelPlan, addresses: Sequence[int], status: int) -> list[int | float]:
+    """The kernel's flat arguments for operands at `addresses`."""
+    flat = list(kernel.flat)
+    for slot, operand, offset in kernel.holes:
+        flat[slot] = addresses[operand] + offset
+    if kernel.status_slot is not None:
+        flat[kernel.status_slot] = status
+    return flat
+
+
+def _tagged(views: Sequence[ViewLike], first: int) -> list[View]:
+    return [View((first + i + 1) << TAG_BITS, x.dtype, x.shape, x.strides) for i, x in enumerate(views)]
+
+
+def _hole(address: int, operands: int) -> tuple[int, int] | None:
+    """(operand, offset) of a tagged address; None for one that names no operand (0: absent)."""
+    operand = ((address + (1 << (TAG_BITS - 1))) >> TAG_BITS) - 1
+    if not 0 <= operand < operands:
+        return None
+    return operand, address - ((operand + 1) << TAG_BITS)
+
+
+@dataclass(frozen=True)
+class Planner:
+    """What a plan is derived from: the site's values, forms and BLAS choice."""
+
+    values: ValuesFn
+    form: FormFn | None
+    abis: Sequence[Sequence[KernelABI]]
+    """Per form, its kernels' ABIs."""
+    grids: Sequence[Sequence[Callable[[dict], tuple[int, int, int]]]]
+    blas_dtype: object | None
+    """The output dtype when the site may run on the vendor BLAS."""
+
+    def plan(self, inputs: Sequence[ViewLike], outputs: Sequence[ViewLike], scalars: Sequence[int | float], check: bool) -> Plan | None:
+        """The plan of these operands' shape class, or None where the values do not follow
+        from the tags. With `check`, the plan filled with the operands' addresses must give
+        the values the real operands give (a site's first plan: whether its family's values
+        are affine in the addresses is a fact of its code, not of the shapes)."""
+        count = len(inputs) + len(outputs)
+        addresses = [x.address for x in (*inputs, *outputs)]
+        tagged = self.values(_tagged(inputs, 0), _tagged(outputs, len(inputs)), scalars)
+        real = self.values(inputs, outputs, scalars) if check else tagged
+        if self.blas_dtype is not None:
+            call, expected = gemm_call(tagged[0], self.blas_dtype), gemm_call(real[0], self.blas_dtype)  # type: ignore[arg-type]
+            if (call is None) != (expected is None):
+                return None
+            if call is not None:
+                return self._gemm_plan(call, expected, count, addresses, check)
+        form = self.form(inputs, outputs) if self.form is not None else 0
+        kernels = []
+        for position, (abi, grid_of, values, real_values) in enumerate(zip(self.abis[form], self.grids[form], tagged, real)):
+            grid = grid_of(values)
+            if check and grid != grid_of(real_values):
+                return None
+            if 0 in grid:
+                continue
+            status_slot = abi.flat_slots.get("status") if abi.reports_status else None
+            if status_slot is not None:
+                values["status"] = real_values["status"] = 0
+            flat = abi.flatten(values)
+            expected_flat = abi.flatten(real_values) if check else None
+            holes = []
+            for slot in abi.pointer_slots:
+                if slot == status_slot:
+                    continue
+                hole = _hole(int(flat[slot]), count)
+                if hole is not None:
+                    holes.append((slot, *hole))
+                    flat[slot] = 0
+            kernel = KernelPlan(position, grid, tuple(flat), tuple(holes), status_slot)
+            if check and fill(kernel, addresses, 0) != expected_flat:
+                return None
+            kernels.append(kernel)
+        return KernelsPlan(form, tuple(kernels))
+
+    @staticmethod
+    def _gemm_plan(call: GemmCall, expected: GemmCall | None, count: int, addresses: Sequence[int], check: bool) -> GemmPlan | None:
+        a, b, c = (_hole(address, count) for address in (call.a, call.b, call.c))
+        if a is None or b is None or c is None:
+            return None
+        plan = GemmPlan(call._replace(a=0, b=0, c=0), (a, b, c))
+        return plan if not check or plan.at(addresses) == expected else None
