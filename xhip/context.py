@@ -13,6 +13,7 @@ from xdsl.dialects.scf import Scf
 from xdsl.dialects.tensor import Tensor
 
 from xhip.dialects import upstream_fixes  # noqa: F401 (installs corrected verifiers)
+from xhip.dialects.onnx import shape_checks  # noqa: F401 (installs the onnx verifiers' shape checks)
 from xhip.dialects.hip import HIP
 from xhip.dialects.onnx import ONNX
 

@@ -64,6 +64,7 @@ from xdsl.irdl import AttrConstraint
 from xdsl.utils.exceptions import VerifyException
 
 from xhip.diagnostics import ECHO_LIMIT, XhipError, shorten
+from xhip.dialects.onnx import shape_checks  # noqa: F401 (installs the onnx verifiers' shape checks)
 from xhip.onnx_checks import (
     GraphError,
     check_graph,

@@ -10,7 +10,7 @@ func.func @layer(%x: tensor<2x4xf32>, %shape: tensor<2xi64>) -> tensor<2x4xf32> 
   %scale = "onnx.Constant"() {value = dense<1.0> : tensor<4xf32>} : () -> tensor<4xf32>
   %none = "onnx.NoValue"() {value} : () -> none
   %m = "onnx.MatMul"(%x, %w) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
-  %n, %mean, %inv = "onnx.LayerNormalization"(%m, %scale, %none) <{axis = -1 : si64}> : (tensor<2x4xf32>, tensor<4xf32>, none) -> (tensor<2x4xf32>, tensor<2xf32>, tensor<2xf32>)
+  %n, %mean, %inv = "onnx.LayerNormalization"(%m, %scale, %none) <{axis = -1 : si64}> : (tensor<2x4xf32>, tensor<4xf32>, none) -> (tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
   %s = "onnx.Softmax"(%n) <{axis = -1 : si64}> {onnx_node_name = "probs"} : (tensor<2x4xf32>) -> tensor<2x4xf32>
   %r = "onnx.Reshape"(%s, %shape) : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
   func.return %r : tensor<2x4xf32>
@@ -21,7 +21,7 @@ func.func @layer(%x: tensor<2x4xf32>, %shape: tensor<2xi64>) -> tensor<2x4xf32> 
 // CHECK-NOT:     xf32>} : () -> tensor<4x4xf32>
 // CHECK:         %[[W:.*]] = "onnx.Constant"() {value = dense<{{.*}}1.250000e-01, 0x7c00]{{.*}}> : tensor<4x4xf16>}
 // CHECK:         %[[M:.*]] = "onnx.MatMul"(%[[X]], %[[W]]) : (tensor<2x4xf16>, tensor<4x4xf16>) -> tensor<2x4xf16>
-// CHECK:         %[[N:.*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"(%[[M]], %{{.*}}, %{{.*}}) <{axis = -1 : si64}> : (tensor<2x4xf16>, tensor<4xf16>, none) -> (tensor<2x4xf16>, tensor<2xf32>, tensor<2xf32>)
+// CHECK:         %[[N:.*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"(%[[M]], %{{.*}}, %{{.*}}) <{axis = -1 : si64}> : (tensor<2x4xf16>, tensor<4xf16>, none) -> (tensor<2x4xf16>, tensor<2x1xf32>, tensor<2x1xf32>)
 // CHECK:         %[[S:.*]] = "onnx.Softmax"(%[[N]]) <{axis = -1 : si64}> {onnx_node_name = "probs"} : (tensor<2x4xf16>) -> tensor<2x4xf16>
 // CHECK:         %[[R:.*]] = "onnx.Reshape"(%[[S]], %shape) : (tensor<2x4xf16>, tensor<2xi64>) -> tensor<2x4xf16>
 // CHECK-NEXT:    %[[OUT:.*]] = "onnx.Cast"(%[[R]]) <{to = f32}> : (tensor<2x4xf16>) -> tensor<2x4xf32>
@@ -34,7 +34,7 @@ func.func @layer(%x: tensor<2x4xf32>, %shape: tensor<2xi64>) -> tensor<2x4xf32> 
 // keep-fp32 by op type: the softmax reads its operand cast back to float32, and its
 // result (float32) is cast to half for the Reshape.
 // KEEP-LABEL:  func.func @layer
-// KEEP:          %[[N:.*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"{{.*}} -> (tensor<2x4xf16>, tensor<2xf32>, tensor<2xf32>)
+// KEEP:          %[[N:.*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"{{.*}} -> (tensor<2x4xf16>, tensor<2x1xf32>, tensor<2x1xf32>)
 // KEEP-NEXT:     %[[N32:.*]] = "onnx.Cast"(%[[N]]) <{to = f32}> : (tensor<2x4xf16>) -> tensor<2x4xf32>
 // KEEP-NEXT:     %[[S:.*]] = "onnx.Softmax"(%[[N32]]) {{.*}} : (tensor<2x4xf32>) -> tensor<2x4xf32>
 // KEEP-NEXT:     %[[S16:.*]] = "onnx.Cast"(%[[S]]) <{to = f16}> : (tensor<2x4xf32>) -> tensor<2x4xf16>

@@ -25,7 +25,7 @@ func.func @tied_embedding(%ids: tensor<2xi64>) -> (tensor<2x3xf32>, tensor<2x2xf
 // op also reads folds: that op needs the transposed values, so does the MatMul
 // then; so does a Transpose that MatMul reads as A, or one that is not a swap
 // of the last two dims.
-func.func @read_through_or_folded(%x: tensor<2x2xf32>, %y: tensor<3x2x2xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<3x2x2xf32>, tensor<2x2x3xf32>) {
+func.func @read_through_or_folded(%x: tensor<2x2xf32>, %y: tensor<3x3x2xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<3x2x2xf32>, tensor<3x2x2xf32>) {
   %w = "onnx.Constant"() {value = dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>} : () -> tensor<3x2xf32>
   %none = "onnx.NoValue"() {value} : () -> none
   %for_gemm = "onnx.Transpose"(%w) <{perm = [1, 0]}> {onnx_node_name = "for_gemm"} : (tensor<3x2xf32>) -> tensor<2x3xf32>
@@ -38,8 +38,8 @@ func.func @read_through_or_folded(%x: tensor<2x2xf32>, %y: tensor<3x2x2xf32>) ->
   %w3 = "onnx.Constant"() {value = dense<1.0> : tensor<2x3x2xf32>} : () -> tensor<2x3x2xf32>
   %batch_first = "onnx.Transpose"(%w3) <{perm = [1, 0, 2]}> {onnx_node_name = "batch_first"} : (tensor<2x3x2xf32>) -> tensor<3x2x2xf32>
   %bm = "onnx.MatMul"(%x, %batch_first) : (tensor<2x2xf32>, tensor<3x2x2xf32>) -> tensor<3x2x2xf32>
-  %r = "onnx.MatMul"(%as_a, %y) : (tensor<2x3xf32>, tensor<3x2x2xf32>) -> tensor<2x2x3xf32>
-  func.return %g, %g_a, %m, %doubled, %bm, %r : tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<3x2x2xf32>, tensor<2x2x3xf32>
+  %r = "onnx.MatMul"(%as_a, %y) : (tensor<2x3xf32>, tensor<3x3x2xf32>) -> tensor<3x2x2xf32>
+  func.return %g, %g_a, %m, %doubled, %bm, %r : tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<3x2x2xf32>, tensor<3x2x2xf32>
 }
 // CHECK-LABEL: func.func @read_through_or_folded
 // CHECK:         "onnx.Transpose"(%{{.*}}) <{perm = [1, 0]}> {onnx_node_name = "for_gemm"}

@@ -231,3 +231,38 @@ func.func @cumsum_result_type(%x: tensor<2x3xi32>, %a: tensor<i64>) {
   func.return
 }
 // CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.CumSum: x, y must have one element type, got i32, i64
+
+// -----
+
+// Static result dims are checked with the op's shape rule (xhip.shapes, the converter's):
+// operands that do not broadcast, a result that disagrees with its operands. Runtime
+// dims (`?`) never contradict.
+func.func @add_does_not_broadcast(%a: tensor<4xf32>, %b: tensor<5xf32>) {
+  %0 = "onnx.Add"(%a, %b) : (tensor<4xf32>, tensor<5xf32>) -> tensor<4xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Add: operands: cannot broadcast [4] with [5] (extents 4 and 5 at result dim 0)
+
+// -----
+
+func.func @matmul_result_disagrees(%a: tensor<?x8xf32>, %b: tensor<8x3xf32>) {
+  %0 = "onnx.MatMul"(%a, %b) : (tensor<?x8xf32>, tensor<8x3xf32>) -> tensor<?x4xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.MatMul: result #0 has shape [?, 4] but the operands give [?, 3]
+
+// -----
+
+func.func @gather_result_rank(%d: tensor<10x4xf32>, %i: tensor<?x2xi64>) {
+  %0 = "onnx.Gather"(%d, %i) <{axis = 0 : si64}> : (tensor<10x4xf32>, tensor<?x2xi64>) -> tensor<?x4xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Gather: result #0 has shape [?, 4] but the operands give [?, 2, 4]
+
+// -----
+
+func.func @concat_result_extent(%a: tensor<2x3xf32>, %b: tensor<2x?xf32>) {
+  %0 = "onnx.Concat"(%a, %b) <{axis = 0 : si64}> : (tensor<2x3xf32>, tensor<2x?xf32>) -> tensor<5x3xf32>
+  func.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: onnx.Concat: result #0 has shape [5, 3] but the operands give [4, 3]

@@ -17,12 +17,12 @@ from enum import StrEnum
 from typing import ClassVar, Protocol, TypeAlias, cast
 
 from xdsl.dialects import memref, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
-from xdsl.ir import Block, Operation, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, TensorType
+from xdsl.ir import Operation, SSAValue
 
 from xhip import shapes
 from xhip.dialects.hip.common import verify_error, shape_of
+from xhip.index.unknowns import UnknownsEmitter, contradicts, format_declared
 from xhip.shapes import Dim, IndexEmitter, ShapeFailure, ShapeResult
 
 
@@ -242,53 +242,6 @@ def reify_result_shapes(op: ShapedOp, em: IndexEmitter) -> ResultShapes:
 # ---- the verifier's static check ---------------------------------------------------------
 
 
-class _UnknownsEmitter(IndexEmitter):
-    """Folds static dims exactly like `IndexEmitter`, but builds no ops.
-
-    Each runtime expression becomes a fresh unknown (an `index` argument of a detached
-    block), deduplicated like the ops it stands for. The verifier compares static dims
-    only, and constructing the discarded `arith` ops would be most of its cost.
-    """
-
-    def __init__(self) -> None:
-        self._scratch = Block()
-        super().__init__(InsertPoint.at_end(self._scratch))
-
-    def unknown(self) -> SSAValue:
-        return self._scratch.insert_arg(IndexType(), len(self._scratch.args))
-
-    def constant(self, value: int) -> SSAValue:
-        if value not in self._constants:
-            self._constants[value] = self.unknown()
-        return self._constants[value]
-
-    def _create(
-        self, op_type: Callable[..., Operation], *operands: Dim, extent: bool = False, **kw: object
-    ) -> SSAValue:
-        key = (op_type, *(self.materialize(d) for d in operands), *sorted(kw.items()))
-        if key not in self._created:
-            self._created[key] = self.unknown()
-            if extent:
-                self._extents.add(self._created[key])
-        return self._created[key]
-
-    def operand_dims(self) -> OperandDims:
-        """Operand dims where each `?` is an unknown of its own (one per operand and axis)."""
-        return _operand_dims(lambda value, axis: self.unknown())
-
-
-def _contradicts(declared: Sequence[int], computed: Sequence[Dim]) -> bool:
-    """Whether a static out shape disagrees with the rule where both are static."""
-    if len(declared) != len(computed):
-        return True
-    return any(
-        isinstance(c, int) and d != DYNAMIC_INDEX and d != c for d, c in zip(declared, computed)
-    )
-
-
-def _format_declared(shape: Sequence[int]) -> str:
-    return "[" + ", ".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape) + "]"
-
 
 def verify_result_shapes(op: ShapedOp) -> None:
     """Raise a located error when an out's static dims contradict the op's shape rule.
@@ -299,15 +252,15 @@ def verify_result_shapes(op: ShapedOp) -> None:
     if op.SHAPE_RULE is ShapeRule.FROM_INIT:
         return  # the outs define the extents: nothing to contradict
     assert isinstance(op, Operation)  # a DPSOp: its errors are located at the op
-    em = _UnknownsEmitter()
-    computed = REIFIERS[op.SHAPE_RULE](op, em, em.operand_dims())
+    em = UnknownsEmitter()
+    computed = REIFIERS[op.SHAPE_RULE](op, em, _operand_dims(lambda value, axis: em.unknown()))
     if isinstance(computed, ShapeFailure):
         raise verify_error(op, computed.message)
     for index, (out, dims) in enumerate(zip(op.outputs, computed, strict=True)):
         declared = shape_of(out)
-        if _contradicts(declared, dims):
+        if contradicts(declared, dims):
             raise verify_error(
                 op,
-                f"out #{index} has shape {_format_declared(declared)} but "
+                f"out #{index} has shape {format_declared(declared)} but "
                 f"{RULE_PHRASES[op.SHAPE_RULE]} {shapes.format_shape(dims)}",
             )

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     BFloat16Type,
     DenseIntOrFPElementsAttr,
@@ -56,6 +57,7 @@ from xdsl.traits import (
     Pure,
 )
 from xdsl.utils.exceptions import VerifyException
+
 
 NODE_NAME_ATTR = "onnx_node_name"
 """The discardable attribute that keeps an op's ONNX node name."""
@@ -161,6 +163,13 @@ def is_none(value: SSAValue) -> bool:
     return isinstance(value.type, NoneType)
 
 
+RESULT_SHAPE_CHECKS: dict[type, Callable[["OnnxOp"], None]] = {}
+"""Per op class, the check of its results' static dims against its shape rule (raising
+VerifyException), installed by `xhip.dialects.onnx.shape_checks`, which the context and
+the importer load (the rules live in xhip.shapes, which imports the diagnostics, which
+import this module)."""
+
+
 @dataclass(frozen=True)
 class Checks:
     """The structural ONNX constraints of an op, naming operands/results by Python field.
@@ -241,6 +250,16 @@ class OnnxOp(IRDLOperation):
                 raise VerifyException(f"{self.name}: {flag} must be 0 or 1, got {value.value.data}")
         if checks.axis is not None:
             self._check_axis(checks.axis, checks.axis_past_end)
+
+    def verify(self, verify_nested_ops: bool = True) -> None:
+        super().verify(verify_nested_ops)
+        # After every structural check of the op's class (a shape rule assumes them).
+        check = RESULT_SHAPE_CHECKS.get(type(self))
+        if check is not None:
+            try:
+                check(self)
+            except VerifyException as err:
+                self.emit_error(f"Operation does not verify: {err}", err)
 
     def _property(self, name: str) -> Attribute | None:
         """A property's value, or its default when absent."""
