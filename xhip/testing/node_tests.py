@@ -93,7 +93,7 @@ EXACT_OPS = frozenset(
         "Identity", "NonZero", "Range", "Reshape", "Shape", "Slice", "Split", "Squeeze",
         "Transpose", "Trilu", "Unsqueeze",
         # Selection, sign and conversion: no rounding beyond the target type's.
-        "Abs", "Cast", "Max", "Min", "Neg", "Relu", "Where", "IsNaN",
+        "Abs", "Cast", "Max", "Min", "Neg", "Relu", "Where", "IsNaN", "Sign", "Ceil", "Floor", "Round",
     }
 )  # fmt: skip
 """Ops whose float results must match bit for bit."""

@@ -61,6 +61,14 @@ builtin.module {
 // CHECK-NEXT: %24 = "onnx.Abs"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
     %25 = "onnx.Reciprocal"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: %25 = "onnx.Reciprocal"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %sign = "onnx.Sign"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %sign = "onnx.Sign"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %ceil = "onnx.Ceil"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %ceil = "onnx.Ceil"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %floor = "onnx.Floor"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %floor = "onnx.Floor"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %round = "onnx.Round"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %round = "onnx.Round"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
     %26 = "onnx.Identity"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: %26 = "onnx.Identity"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
     %27 = "onnx.Cast"(%x) <{saturate = 1 : si64, to = f16}> : (tensor<2x3xf32>) -> tensor<2x3xf16>

@@ -198,6 +198,42 @@ class AbsOp(UnaryElementwiseOp):
 
 
 @irdl_op_definition
+class SignOp(UnaryElementwiseOp):
+    name = "hip.sign"
+    # NaN stays NaN (numpy.sign); for integers `{a} != {a}` is false.
+    C_EXPR: ClassVar[str | None] = "({a} != {a} ? {a} : (decltype({a}))(({a} > (decltype({a}))0) - ({a} < (decltype({a}))0)))"
+    ONNX: ClassVar[str | None] = "onnx.Sign"
+    REFERENCE: ClassVar[str | None] = "np.sign(a)"
+    ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
+
+
+@irdl_op_definition
+class CeilOp(UnaryElementwiseOp):
+    name = "hip.ceil"
+    C_EXPR: ClassVar[str | None] = "ceil({a})"
+    ONNX: ClassVar[str | None] = "onnx.Ceil"
+    REFERENCE: ClassVar[str | None] = "np.ceil(a)"
+
+
+@irdl_op_definition
+class FloorOp(UnaryElementwiseOp):
+    name = "hip.floor"
+    C_EXPR: ClassVar[str | None] = "floor({a})"
+    ONNX: ClassVar[str | None] = "onnx.Floor"
+    REFERENCE: ClassVar[str | None] = "np.floor(a)"
+
+
+@irdl_op_definition
+class RoundOp(UnaryElementwiseOp):
+    """Halves to even, as ONNX says (rint in the default rounding mode; numpy.round)."""
+
+    name = "hip.round"
+    C_EXPR: ClassVar[str | None] = "rint({a})"
+    ONNX: ClassVar[str | None] = "onnx.Round"
+    REFERENCE: ClassVar[str | None] = "np.round(a)"
+
+
+@irdl_op_definition
 class NotOp(UnaryElementwiseOp):
     name = "hip.not"
     C_EXPR: ClassVar[str | None] = "!{a}"
@@ -491,7 +527,7 @@ COMPUTE_OPS: tuple[type[DPSOp], ...] = (
     AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
     EqualOp, LessOp, GreaterOp, LessEqualOp, GreaterEqualOp, AndOp, OrOp, NotOp, WhereOp,
     ReluOp, SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp,
-    IsNaNOp, CastOp, GeluOp, CopyOp,
+    SignOp, CeilOp, FloorOp, RoundOp, IsNaNOp, CastOp, GeluOp, CopyOp,
     # Linear algebra, normalization, reductions and scans.
     MatmulOp, GemmOp, SoftmaxOp, LayerNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
     CumSumOp,
@@ -516,7 +552,7 @@ __all__ = [
     "AddOp", "SubOp", "MulOp", "DivOp", "PowOp", "MaxOp", "MinOp", "EqualOp", "LessOp",
     "GreaterOp", "LessEqualOp", "GreaterEqualOp", "AndOp", "OrOp", "NotOp", "WhereOp",
     "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp", "CosOp", "LogOp",
-    "NegOp", "AbsOp", "ReciprocalOp", "IsNaNOp", "CastOp", "GeluOp", "CopyOp", "MatmulOp",
+    "NegOp", "AbsOp", "ReciprocalOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "IsNaNOp", "CastOp", "GeluOp", "CopyOp", "MatmulOp",
     "GemmOp", "SoftmaxOp", "LayerNormOp", "ReduceMeanOp", "ReduceSumOp", "ReduceMaxOp",
     "CumSumOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
     "GatherElementsOp", "GatherNDOp", "TriluOp", "ExpandOp", "RangeOp", "NonZeroOp",

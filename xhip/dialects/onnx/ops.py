@@ -204,6 +204,32 @@ class ReciprocalOp(UnaryOp):
 
 
 @irdl_op_definition
+class SignOp(UnaryOp):
+    name = "onnx.Sign"
+
+
+class RoundingOp(UnaryOp):
+    """Ceil, Floor, Round: float in, the same float out."""
+
+    CHECKS: ClassVar = Checks(same=("x", "y"), floats=("x",))
+
+
+@irdl_op_definition
+class CeilOp(RoundingOp):
+    name = "onnx.Ceil"
+
+
+@irdl_op_definition
+class FloorOp(RoundingOp):
+    name = "onnx.Floor"
+
+
+@irdl_op_definition
+class RoundOp(RoundingOp):
+    name = "onnx.Round"
+
+
+@irdl_op_definition
 class NotOp(UnaryOp):
     name = "onnx.Not"
     CHECKS: ClassVar = Checks(bools=("x", "y"))
@@ -616,8 +642,8 @@ class EntryPointOp(IRDLOperation):
 OPERATORS: tuple[type[OnnxOp], ...] = (
     AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
-    SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, CastOp,
-    GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
+    SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp,
+    FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
     ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
     RangeOp, NonZeroOp, IdentityOp, ConstantOp,
@@ -636,7 +662,7 @@ __all__ = [
     "AddOp", "SubOp", "MulOp", "DivOp", "PowOp", "MaxOp", "MinOp", "EqualOp", "LessOp",
     "GreaterOp", "LessOrEqualOp", "GreaterOrEqualOp", "AndOp", "OrOp", "NotOp", "IsNaNOp",
     "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
-    "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "CastOp", "GeluOp", "MatMulOp",
+    "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
     "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "ReduceMeanOp", "ReduceSumOp",
     "ReduceMaxOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
     "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",
