@@ -26,6 +26,13 @@ class UnknownsEmitter(IndexEmitter):
     def __init__(self) -> None:
         self._scratch = Block()
         super().__init__(InsertPoint.at_end(self._scratch))
+        self._dims: dict[tuple[SSAValue, int], SSAValue] = {}
+
+    def operand_dims(self, value: SSAValue) -> list[Dim]:
+        """A shaped value's dims from its type, each `?` an unknown of its own (one per value
+        and axis, the same on every call)."""
+        shape = value.type.get_shape()  # type: ignore[attr-defined]  # a tensor or memref
+        return [self._dims.setdefault((value, axis), self.unknown()) if d == DYNAMIC_INDEX else d for axis, d in enumerate(shape)]
 
     def unknown(self) -> SSAValue:
         return self._scratch.insert_arg(IndexType(), len(self._scratch.args))

@@ -182,7 +182,9 @@ class KernelABI:
     @functools.cached_property
     def flatten(self) -> Callable[[Mapping[str, ArgValue]], list[int | float]]:
         """A launch's values as the flat list `struct` packs (dims entries spread out), by
-        generated code like `writer`'s."""
+        code generated once per ABI (parameter names only), so that a launch costs no
+        per-parameter Python work. It checks less than `pack` (a wrong number of dims
+        entries still fails, in struct, by the count)."""
         code = f"def flatten(v):\n    return [{', '.join(self._flat_parts())}]\n"
         namespace: dict[str, object] = {}
         exec(compile(code, f"<argument list of {self.name}>", "exec"), namespace)  # noqa: S102 -- parameter names only

@@ -36,6 +36,7 @@ from xdsl.ir import SSAValue
 from xhip.constants_file import ConstantsStore
 from xhip.diagnostics import XhipError
 from xhip.dialects.hip.attributes import COMPUTE_PRECISION_ATTR
+from xhip.dtypes import HALF_DTYPES
 from xhip.memory.model_bound import HonestBounds
 from xhip.runtime.backends import Backend, make_backend
 from xhip.runtime.bind import bind
@@ -51,15 +52,14 @@ __all__ = ["Executable", "Report", "TensorSpec", "compute_dtype"]
 
 
 def compute_dtype(module: ModuleOp) -> np.dtype | None:
-    """The dtype named by the module's compute-precision attribute (None: as declared)."""
+    """The half dtype named by the module's compute-precision attribute (None: as declared)."""
     named = module.attributes.get(COMPUTE_PRECISION_ATTR)
     if not isinstance(named, StringAttr):
         return None
-    if named.data == "bfloat16":
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(named.data)
+    for dtype in HALF_DTYPES:
+        if dtype.name == named.data:
+            return dtype
+    raise XhipError(f"module attribute {COMPUTE_PRECISION_ATTR} = '{named.data}' names no half-precision type (float16, bfloat16)")
 
 
 class Executable:

@@ -28,6 +28,7 @@ Shape = Callable[[Registers], tuple[int, ...]]
 """A runtime shape (or offsets, strides): static entries with `?` filled from registers."""
 Check = Callable[[Registers], None]
 
+
 class Last:
     """A view step's last result and what it was made from. Views are pure functions of
     their source view (by identity: memrefs are immutable) and their run-time extents, so

@@ -253,7 +253,7 @@ def verify_result_shapes(op: ShapedOp) -> None:
         return  # the outs define the extents: nothing to contradict
     assert isinstance(op, Operation)  # a DPSOp: its errors are located at the op
     em = UnknownsEmitter()
-    computed = REIFIERS[op.SHAPE_RULE](op, em, _operand_dims(lambda value, axis: em.unknown()))
+    computed = REIFIERS[op.SHAPE_RULE](op, em, em.operand_dims)
     if isinstance(computed, ShapeFailure):
         raise verify_error(op, computed.message)
     for index, (out, dims) in enumerate(zip(op.outputs, computed, strict=True)):

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
     ArrayAttr,
     BFloat16Type,
     DenseIntOrFPElementsAttr,
@@ -57,7 +56,6 @@ from xdsl.traits import (
     Pure,
 )
 from xdsl.utils.exceptions import VerifyException
-
 
 NODE_NAME_ATTR = "onnx_node_name"
 """The discardable attribute that keeps an op's ONNX node name."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, TensorType, UnrankedTensorType
+from xdsl.dialects.builtin import IntegerAttr, TensorType, UnrankedTensorType
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -60,13 +60,7 @@ def check_result_shapes(op: OnnxOp, rule: Rule) -> None:
     if any(isinstance(v.type, UnrankedTensorType) for v in (*op.operands, *op.results)):
         return
     em = UnknownsEmitter()
-    known: dict[tuple[SSAValue, int], SSAValue] = {}
-
-    def dims(value: SSAValue) -> list[Dim]:
-        shape = value.type.get_shape()  # type: ignore[attr-defined]  # a ranked tensor
-        return [known.setdefault((value, axis), em.unknown()) if d == DYNAMIC_INDEX else d for axis, d in enumerate(shape)]
-
-    computed = rule(op, em, dims)
+    computed = rule(op, em, em.operand_dims)
     if isinstance(computed, ShapeFailure):
         # The rules' messages mostly name the op already ("MatMul contraction dims differ").
         named = computed.message.startswith(op.name.removeprefix("onnx."))

@@ -12,14 +12,14 @@ vendor's error string; the backend adds the IR location of the op it served.
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from xhip.diagnostics import XhipError
-from xhip.kernels.abi import ArgValue, GemmCall, KernelABI
+from xhip.kernels.abi import GemmCall, KernelABI
 
 
 class DriverError(XhipError):

@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from xhip.diagnostics import XhipError
-from xhip.kernels.abi import ArgValue, KernelABI
+from xhip.kernels.abi import KernelABI
 from xhip.kernels.cache import CompileCache, cache_key
 from xhip.kernels.family import Site
 from xhip.kernels.abi import GemmCall
