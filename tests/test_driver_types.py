@@ -37,7 +37,7 @@ def test_the_hip_driver_matches_hip_pythons_stubs(tmp_path):
     [
         ("hip.hipMalloc(", "hip.hipMallocc("),
         ("self._stream, args.address, None)", "self._stream, args.address)"),
-        (", hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT,", ","),
+        ("ldc, stride_c, batch, compute, algo)", "ldc, stride_c, batch, compute)"),
     ],
     ids=["misspelled-call", "missing-argument", "half-gemm-missing-algo"],
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import xhip
 from xhip.kernels.abi import GemmCall
@@ -26,9 +27,14 @@ class RecordingDriver(NullDriver):
         super().launch(function, grid, block, shared_bytes, args)
         self.log.append((function, grid, block, args.storage.raw))
 
-    def gemm(self, call) -> bool:  # type: ignore[no-untyped-def]
-        self.log.append(call)
-        return super().gemm(call)
+    def prepare_gemm(self, call):  # type: ignore[no-untyped-def]
+        run = super().prepare_gemm(call)
+
+        def logged(a: int, b: int, c: int) -> None:
+            self.log.append(call._replace(a=a, b=b, c=c))
+            run(a, b, c)
+
+        return logged
 
 
 def _ids(batch: int, seq: int) -> np.ndarray:
@@ -106,7 +112,7 @@ def test_shape_class_plans_launch_what_computed_values_launch():
     for share in (False, True):
         driver = RecordingDriver()
         library = KernelLibrary.for_driver(driver)
-        library.share_plans = share
+        library.plan_sites = 1 if share else None  # every site planned, or none
         exe = xhip.compile(EXAMPLES / "gpt2_2layer.onnx", backend=GpuBackend(driver), graphs=False)
         feeds = [{"input_ids": exe.to_device(_ids(*shape), "input_ids")} for shape in ((2, 24), (1, 9), (3, 5), (2, 24), (1, 9))]
         logs[share] = [_logged_run(exe, driver, f) for f in feeds]
@@ -117,3 +123,68 @@ def test_shape_class_plans_launch_what_computed_values_launch():
     groups = library.plan_groups
     assert groups and all(group.affine for group in groups)
     assert sum(len(group.plans) for group in groups) < 3 * len(logs[True][0])
+
+
+def test_views_of_equal_configuration_share_layouts_and_derive_what_each_would(monkeypatch):
+    """The layers' equal views (expand/collapse_shape, subview) derive a layout once per
+    source layout and extents (`Layouts`): runs give bit-identical outputs with the table
+    off (every view derives its own), and the table holds fewer layouts than views ran."""
+    from xhip.runtime.program import Layouts
+
+    model = EXAMPLES / "gpt2_2layer.onnx"
+    shapes = [(2, 24), (1, 9), (3, 5)]
+    shared = xhip.compile(model, backend="reference", graphs=False)
+    got = [shared.run({"input_ids": _ids(*shape)}) for shape in shapes]
+    names = shared.bound.program.names
+    views = sum(name in ("memref.expand_shape", "memref.collapse_shape", "memref.subview") for name in names)
+    assert 0 < len(shared.session.layouts.table) < views * len(shapes)
+    monkeypatch.setattr(Layouts, "remember", lambda self, key, layout: None)
+    alone = xhip.compile(model, backend="reference", graphs=False)
+    for shape, outputs in zip(shapes, got):
+        for name, value in alone.run({"input_ids": _ids(*shape)}).items():
+            np.testing.assert_array_equal(outputs[name], value, err_msg=f"{name} at {shape}")
+    assert not alone.session.layouts.table
+
+
+def test_a_shared_layout_is_keyed_by_everything_it_is_derived_from():
+    """Two steps of one configuration share `Layouts`: each dynamic start, extent and
+    source stride that changes the layout gives another one, and a layout that breaks a
+    check is never stored (the check fails again at the next step that derives it)."""
+    from xhip.diagnostics import XhipError
+    from xhip.runtime import steps
+    from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner
+    from xhip.runtime.contracts import same_count, within
+    from xhip.runtime.program import Layouts
+
+    layouts, owner = Layouts(), Owner("x")
+    buffer = DeviceBuffer(1 << 20, "x", "pool")
+    f32 = np.dtype(np.float32)
+    config = layouts.config("test")
+    # regs: 0 source, 1 start, 2 size, 3 result
+    sub = [steps.subview(lambda r: (r[1], 0), lambda r: (r[2], 4), lambda r: (1, 1), 0, 3, within("a"), None, layouts, config) for _ in range(2)]
+    expand = [steps.expand_shape([[0, 1], [2]], lambda r: (r[1], r[2], 4), 0, 3, same_count("b"), layouts, config + 1) for _ in range(2)]
+    rows = MemRef(buffer, 0, (8, 4), (4, 1), f32, owner)
+    padded = MemRef(buffer, 0, (8, 4), (8, 1), f32, owner)
+    regs: list[object] = [rows, 2, 3, None]
+    sub[0](regs)
+    first = regs[3]
+    regs[1] = 5
+    sub[1](regs)
+    assert (regs[3].offset, regs[3].shape) == (5 * 4 * 4, (3, 4)) != (first.offset, first.shape)  # type: ignore[attr-defined]
+    regs[:3] = [padded, 5, 3]
+    sub[0](regs)
+    assert regs[3].offset == 5 * 8 * 4 and regs[3].strides == (8, 1)  # type: ignore[attr-defined]
+    regs[:3] = [rows, 7, 3]
+    for step in sub:  # rows 7..9 of 8: out of bounds at both steps
+        with pytest.raises(XhipError, match="out of bounds"):
+            step(regs)
+    regs[:3] = [rows, 2, 4]
+    expand[0](regs)
+    assert regs[3].strides == (16, 4, 1)  # type: ignore[attr-defined]
+    regs[0] = padded
+    expand[1](regs)
+    assert regs[3].strides == (32, 8, 1)  # type: ignore[attr-defined]
+    regs[:3] = [rows, 3, 3]
+    for step in expand:
+        with pytest.raises(XhipError):
+            step(regs)

@@ -61,7 +61,7 @@ from xhip.runtime.binder import READERS, Binder, buffer_label, cast_step, reads
 from xhip.runtime.buffers import MemRef, Owner, contiguous_strides
 from xhip.runtime.contracts import dps_contract, same_count, within
 from xhip.runtime.limits import buffer_size_expression, byte_size_expression
-from xhip.runtime.program import Program, Session, Step
+from xhip.runtime.program import Layouts, Program, Session, Step
 from xhip.runtime.signature import Signature, TensorSpec
 
 DEFAULT_POOL_ALIGNMENT = 256
@@ -391,7 +391,9 @@ def _subview(op: Operation, b: Binder) -> Step:
     result_shape = tuple(op.result.type.get_shape())
     rank = len(op.static_sizes.get_values())
     kept = None if len(result_shape) == rank else (lambda dims: kept_dims(dims, result_shape))
-    return steps.subview(offsets, sizes, strides, b.slot(op.source), b.slot(op.result), within(op_location(op)), kept)
+    return steps.subview(
+        offsets, sizes, strides, b.slot(op.source), b.slot(op.result), within(op_location(op)), kept, *_layout_config(op, b)
+    )  # fmt: skip
 
 
 @reads(memref.ReinterpretCastOp)
@@ -424,12 +426,24 @@ def _groups(op: Operation) -> list[list[int]]:
 @reads(memref.ExpandShapeOp)
 def _expand_shape(op: Operation, b: Binder) -> Step:
     output_shape = b.mixed(op.static_output_shape.get_values(), op.operands[1:])  # type: ignore[attr-defined]
-    return steps.expand_shape(_groups(op), output_shape, b.slot(op.operands[0]), b.slot(op.results[0]), same_count(op_location(op)))
+    return steps.expand_shape(
+        _groups(op), output_shape, b.slot(op.operands[0]), b.slot(op.results[0]), same_count(op_location(op)), *_layout_config(op, b)
+    )  # fmt: skip
 
 
 @reads(memref.CollapseShapeOp)
 def _collapse_shape(op: Operation, b: Binder) -> Step:
-    return steps.collapse_shape(_groups(op), b.slot(op.operands[0]), b.slot(op.results[0]))
+    return steps.collapse_shape(_groups(op), b.slot(op.operands[0]), b.slot(op.results[0]), *_layout_config(op, b))
+
+
+def _layout_config(op: Operation, b: Binder) -> tuple[Layouts, int]:
+    """The session's shared view layouts, and the number of this view's configuration: ops
+    of one name, operand and result types and attributes derive one layout from one source
+    layout and one set of run-time extents (the dynamic operands are in the layout's key)."""
+    description = (op.name, *(str(v.type) for v in op.operands), *(str(r.type) for r in op.results),
+                   *sorted((name, str(value)) for name, value in op.properties.items()),
+                   *sorted((name, str(value)) for name, value in op.attributes.items()))  # fmt: skip
+    return b.session.layouts, b.session.layouts.config(description)
 
 
 @reads(memref.DimOp)

@@ -99,7 +99,7 @@ class MemRef:
     A plain class with slots, not a dataclass: the host plan makes one per view per run,
     so its construction is on every launch's path. Treat it as immutable."""
 
-    __slots__ = ("buffer", "offset", "shape", "strides", "dtype", "owner", "base")
+    __slots__ = ("buffer", "offset", "shape", "strides", "dtype", "owner", "base", "_array")
 
     def __init__(
         self,
@@ -120,6 +120,7 @@ class MemRef:
         self.owner = owner
         self.base = base
         """Byte offset of the aligned pointer (what memref.reinterpret_cast offsets count from)."""
+        self._array: np.ndarray | None = None
 
     def __repr__(self) -> str:
         return f"MemRef({self.buffer.label}+{self.offset}, shape={list(self.shape)}, strides={list(self.strides)}, {self.dtype})"
@@ -145,23 +146,29 @@ class MemRef:
         return (last + 1) * self.dtype.itemsize
 
     def array(self) -> np.ndarray:
-        """A NumPy view of exactly these elements (writes land in the buffer)."""
+        """A NumPy view of exactly these elements (writes land in the buffer), made once:
+        the memref is immutable and its buffer's bytes never move (a pool grows into a
+        new buffer), and the launches that write and read it ask for it in turn."""
+        if self._array is not None:
+            return self._array
         itemsize = self.dtype.itemsize
         spanned = self.nbytes_spanned
         if spanned == 0:
-            return np.empty(self.shape, self.dtype)
+            self._array = np.empty(self.shape, self.dtype)
+            return self._array
         if self.offset < 0 or self.offset + spanned > self.buffer.nbytes:
             raise XhipError(
                 f"memref of shape {list(self.shape)} at byte {self.offset} overruns "
                 f"its {self.buffer.nbytes}-byte buffer ({self.buffer.label})"
             )
-        return np.ndarray(
+        self._array = np.ndarray(
             self.shape,
             self.dtype,
             buffer=self.buffer.data,
             offset=self.offset,
-            strides=tuple(s * itemsize for s in self.strides),
+            strides=tuple([s * itemsize for s in self.strides]),
         )
+        return self._array
 
     @property
     def is_dense(self) -> bool:

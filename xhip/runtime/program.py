@@ -41,6 +41,30 @@ class RunState:
         self.pool_bytes = sum(self.pool_requests.values())
 
 
+class Layouts:
+    """View layouts derived by earlier view steps, shared by the steps of one configuration:
+    the equal views of a model's layers over sources of equal layout derive theirs once per
+    shape (each step still makes its own memref: its source's buffer and offset are its own).
+    A layout's checks (bounds, element counts) depend only on what its key holds, so a
+    layout found here passed them."""
+
+    LIMIT = 1 << 15
+    """Entries kept before the table starts over (a run at a new shape adds one per view)."""
+
+    def __init__(self) -> None:
+        self.table: dict[tuple[object, ...], object] = {}
+        self._configs: dict[object, int] = {}
+
+    def config(self, description: object) -> int:
+        """A small number naming a view configuration (its op's name, types, attributes)."""
+        return self._configs.setdefault(description, len(self._configs))
+
+    def remember(self, key: tuple[object, ...], layout: object) -> None:
+        if len(self.table) >= self.LIMIT:
+            self.table.clear()
+        self.table[key] = layout
+
+
 @dataclass
 class Session:
     """State that outlives a run: pools, host scratch and uploaded constants."""
@@ -53,6 +77,7 @@ class Session:
     constants: dict[object, MemRef] = field(default_factory=dict)
     run: RunState = field(default_factory=RunState)
     cap: AllocationCap = field(default_factory=AllocationCap.resolve)
+    layouts: Layouts = field(default_factory=Layouts)
     generation: int = 0
     """Bumped whenever a session buffer (pool, host scratch) is allocated or grown: graphs
     captured before name the old one (`xhip.runtime.replay`)."""

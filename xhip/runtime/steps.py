@@ -21,7 +21,7 @@ from xhip.kernels.family import picker
 from xhip.memory.greedy import PoolPlanner
 from xhip.runtime.backends.base import Launcher
 from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, contiguous_strides
-from xhip.runtime.program import Registers, Session, Step
+from xhip.runtime.program import Layouts, Registers, Session, Step
 
 Slot = int
 Shape = Callable[[Registers], tuple[int, ...]]
@@ -187,11 +187,12 @@ Within = Callable[[Sequence[int], Sequence[int], Sequence[int], Sequence[int]], 
 Kept = Callable[[tuple[int, ...]], Sequence[int]]
 
 
-def subview(offsets: Shape, sizes: Shape, strides: Shape, source: Slot, out: Slot, within: Within, kept: Kept | None) -> Step:
+def subview(offsets: Shape, sizes: Shape, strides: Shape, source: Slot, out: Slot, within: Within, kept: Kept | None, layouts: Layouts, config: int) -> Step:
     """`memref.subview`: a window of the same logical buffer, unit dims dropped as `kept`
     (None: the result keeps every dim)."""
 
     last = Last()
+    shared = layouts.table
 
     def step(regs: Registers) -> None:
         view: MemRef = regs[source]  # type: ignore[assignment]
@@ -201,13 +202,19 @@ def subview(offsets: Shape, sizes: Shape, strides: Shape, source: Slot, out: Slo
             regs[out] = last.value
             return
         source_strides = view.strides
-        within(view.shape, starts, dims, slice_strides)
-        start = view.offset + sum([o * s for o, s in zip(starts, source_strides)]) * view.dtype.itemsize
-        steps = tuple([st * s for st, s in zip(slice_strides, source_strides)])
-        if kept is not None:
-            keep = kept(dims)
-            dims, steps = tuple([dims[i] for i in keep]), tuple([steps[i] for i in keep])
-        last.key, last.value = key, MemRef(view.buffer, start, dims, steps, view.dtype, view.owner, view.base)
+        layout_key = (config, view.shape, source_strides, starts, dims, slice_strides)
+        layout: tuple[int, tuple[int, ...], tuple[int, ...]] | None = shared.get(layout_key)  # type: ignore[assignment]
+        if layout is None:
+            within(view.shape, starts, dims, slice_strides)
+            shift = sum([o * s for o, s in zip(starts, source_strides)]) * view.dtype.itemsize
+            steps = tuple([st * s for st, s in zip(slice_strides, source_strides)])
+            if kept is not None:
+                keep = kept(dims)
+                dims, steps = tuple([dims[i] for i in keep]), tuple([steps[i] for i in keep])
+            layout = (shift, dims, steps)
+            layouts.remember(layout_key, layout)
+        shift, dims, steps = layout
+        last.key, last.value = key, MemRef(view.buffer, view.offset + shift, dims, steps, view.dtype, view.owner, view.base)
         regs[out] = last.value
 
     return step
@@ -240,13 +247,32 @@ def reinterpret_cast(offsets: Shape, sizes: Shape, strides: Shape, source: Slot,
     return step
 
 
-def expand_shape(groups: Sequence[Sequence[int]], output_shape: Shape, source: Slot, out: Slot, count: CountCheck) -> Step:
+def expand_shape(groups: Sequence[Sequence[int]], output_shape: Shape, source: Slot, out: Slot, count: CountCheck, layouts: Layouts, config: int) -> Step:
     """`memref.expand_shape`: each source dim split into its group's dims (row-major within
     the group), the group's extents checked to multiply to the source's."""
     reversed_groups = [tuple(reversed(group)) for group in groups]
     singles = all(len(group) == 1 for group in groups)
 
     last = Last()
+    shared = layouts.table
+
+    def derive(source_shape: tuple[int, ...], source_strides: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
+        strides = [0] * len(dims)
+        if singles:  # only unit dims added: every stride is its source dim's
+            for source_dim, (d,) in enumerate(reversed_groups):
+                strides[d] = source_strides[source_dim]
+                if dims[d] != source_shape[source_dim]:
+                    count(source_shape[source_dim : source_dim + 1], [dims[d]])
+            return tuple(strides)
+        for source_dim, group in enumerate(reversed_groups):
+            step_size, elements = source_strides[source_dim], 1
+            for d in group:
+                strides[d] = step_size
+                step_size *= max(dims[d], 1)
+                elements *= dims[d]
+            if elements != source_shape[source_dim]:
+                count(source_shape[source_dim : source_dim + 1], [dims[d] for d in reversed(group)])
+        return tuple(strides)
 
     def step(regs: Registers) -> None:
         view: MemRef = regs[source]  # type: ignore[assignment]
@@ -255,30 +281,18 @@ def expand_shape(groups: Sequence[Sequence[int]], output_shape: Shape, source: S
         if key == last.key:
             regs[out] = last.value
             return
-        source_shape, source_strides = view.shape, view.strides
-        if singles:  # only unit dims added: every stride is its source dim's
-            strides = [0] * len(dims)
-            for source_dim, (d,) in enumerate(reversed_groups):
-                strides[d] = source_strides[source_dim]
-                if dims[d] != source_shape[source_dim]:
-                    count(source_shape[source_dim : source_dim + 1], [dims[d]])
-        else:
-            strides = [0] * len(dims)
-            for source_dim, group in enumerate(reversed_groups):
-                step_size, elements = source_strides[source_dim], 1
-                for d in group:
-                    strides[d] = step_size
-                    step_size *= max(dims[d], 1)
-                    elements *= dims[d]
-                if elements != source_shape[source_dim]:
-                    count(source_shape[source_dim : source_dim + 1], [dims[d] for d in reversed(group)])
-        last.key, last.value = key, MemRef(view.buffer, view.offset, dims, tuple(strides), view.dtype, view.owner, view.base)
+        layout_key = (config, view.shape, view.strides, dims)
+        strides: tuple[int, ...] | None = shared.get(layout_key)  # type: ignore[assignment]
+        if strides is None:
+            strides = derive(view.shape, view.strides, dims)
+            layouts.remember(layout_key, strides)
+        last.key, last.value = key, MemRef(view.buffer, view.offset, dims, strides, view.dtype, view.owner, view.base)
         regs[out] = last.value
 
     return step
 
 
-def collapse_shape(groups: Sequence[Sequence[int]], source: Slot, out: Slot) -> Step:
+def collapse_shape(groups: Sequence[Sequence[int]], source: Slot, out: Slot, layouts: Layouts, config: int) -> Step:
     """`memref.collapse_shape`: each group of dims merged into one (their extents multiplied,
     the stride of the group's last dim)."""
     groups = [tuple(group) for group in groups]
@@ -288,13 +302,18 @@ def collapse_shape(groups: Sequence[Sequence[int]], source: Slot, out: Slot) -> 
         strides_of = lambda strides: tuple([strides[g[-1]] if g else 1 for g in groups])  # noqa: E731
 
     last = Last()
+    shared = layouts.table
 
     def step(regs: Registers) -> None:
         view: MemRef = regs[source]  # type: ignore[assignment]
         if view is not last.key:
-            shape = view.shape
-            dims = tuple([math.prod([shape[d] for d in group]) for group in groups])
-            last.key, last.value = view, MemRef(view.buffer, view.offset, dims, strides_of(view.strides), view.dtype, view.owner, view.base)
+            layout_key = (config, view.shape, view.strides)
+            layout: tuple[tuple[int, ...], tuple[int, ...]] | None = shared.get(layout_key)  # type: ignore[assignment]
+            if layout is None:
+                shape = view.shape
+                layout = (tuple([math.prod([shape[d] for d in group]) for group in groups]), strides_of(view.strides))
+                layouts.remember(layout_key, layout)
+            last.key, last.value = view, MemRef(view.buffer, view.offset, *layout, view.dtype, view.owner, view.base)
         regs[out] = last.value
 
     return step

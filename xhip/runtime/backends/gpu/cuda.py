@@ -19,7 +19,7 @@ from cuda.bindings import driver as cu
 
 from xhip.kernels.abi import GemmCall
 from xhip.runtime.backends.gpu import nvrtc
-from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs
+from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs, PreparedGemm
 
 HALF_DATA_TYPES = {"float16": 2, "bfloat16": 14}
 """cudaDataType of the half-precision element types (CUDA_R_16F, CUDA_R_16BF)."""
@@ -206,46 +206,33 @@ class CudaDriver:
     def load_blas(self) -> None:
         self._cublas()
 
-    def gemm(self, call: GemmCall) -> bool:
+    def prepare_gemm(self, call: GemmCall) -> PreparedGemm | None:
         kind = np.dtype(call.dtype)
-        if kind.name in HALF_DATA_TYPES:
-            return self._half_gemm(call, HALF_DATA_TYPES[kind.name])
-        if kind not in (np.dtype(np.float32), np.dtype(np.float64)):
-            return False
+        half = HALF_DATA_TYPES.get(kind.name)
+        if half is None and kind not in (np.dtype(np.float32), np.dtype(np.float64)):
+            return None
         cublas = self._cublas()
-        scalar = ctypes.c_float if kind == np.float32 else ctypes.c_double
-        alpha, beta = scalar(call.alpha), scalar(call.beta)
-        routine = cublas.sgemm_strided_batched if kind == np.float32 else cublas.dgemm_strided_batched
+        handle = self._blas_handle
         # Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
-        routine(
-            self._blas_handle,
-            cublas.Operation.T if call.trans_b else cublas.Operation.N,
-            cublas.Operation.T if call.trans_a else cublas.Operation.N,
-            call.n, call.m, call.k,
-            ctypes.addressof(alpha),
-            call.b, call.ldb, call.stride_b,
-            call.a, call.lda, call.stride_a,
-            ctypes.addressof(beta),
-            call.c, call.ldc, call.stride_c,
-            call.batch,
-        )
-        return True
+        op_b, op_a = (int(cublas.Operation.T if t else cublas.Operation.N) for t in (call.trans_b, call.trans_a))
+        n, m, k, ldb, stride_b, lda, stride_a = call.n, call.m, call.k, call.ldb, call.stride_b, call.lda, call.stride_a
+        ldc, stride_c, batch = call.ldc, call.stride_c, call.batch
+        # fp16 / bf16 take float32 scalars (float32 accumulation); the others their own type.
+        scalar = ctypes.c_float if half is not None or kind == np.float32 else ctypes.c_double
+        scalars = scalar(call.alpha), scalar(call.beta)
+        alpha, beta = (ctypes.addressof(x) for x in scalars)
+        if half is not None:
+            # cublasGemmStridedBatchedEx: tensor-core kernels, the result rounded once.
+            ex = cublas.gemm_strided_batched_ex
 
-    def _half_gemm(self, call: GemmCall, data_type: int) -> bool:
-        """fp16 / bf16 operands, float32 accumulation and scalars (cublasGemmStridedBatchedEx:
-        tensor-core kernels), the result rounded once into the output's type."""
-        cublas = self._cublas()
-        alpha, beta = ctypes.c_float(call.alpha), ctypes.c_float(call.beta)
-        cublas.gemm_strided_batched_ex(
-            self._blas_handle,
-            cublas.Operation.T if call.trans_b else cublas.Operation.N,
-            cublas.Operation.T if call.trans_a else cublas.Operation.N,
-            call.n, call.m, call.k,
-            ctypes.addressof(alpha),
-            call.b, data_type, call.ldb, call.stride_b,
-            call.a, data_type, call.lda, call.stride_a,
-            ctypes.addressof(beta),
-            call.c, data_type, call.ldc, call.stride_c,
-            call.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT,
-        )  # fmt: skip
-        return True
+            def run_half(a: int, b: int, c: int, _keep: object = scalars) -> None:
+                ex(handle, op_b, op_a, n, m, k, alpha, b, half, ldb, stride_b, a, half, lda, stride_a,
+                   beta, c, half, ldc, stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)  # fmt: skip
+
+            return run_half
+        routine = cublas.sgemm_strided_batched if kind == np.float32 else cublas.dgemm_strided_batched
+
+        def run(a: int, b: int, c: int, _keep: object = scalars) -> None:
+            routine(handle, op_b, op_a, n, m, k, alpha, b, ldb, stride_b, a, lda, stride_a, beta, c, ldc, stride_c, batch)
+
+        return run

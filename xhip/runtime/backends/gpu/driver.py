@@ -30,6 +30,9 @@ class DriverUnavailable(XhipError):
     """The vendor runtime or a device is missing: one line saying which."""
 
 
+PreparedGemm = Callable[[int, int, int], None]
+"""A GEMM with its shape and layout fixed: queue it at these `a`, `b` and `c` addresses."""
+
 KernelArg = ctypes.c_void_p | ctypes.c_int64 | ctypes.c_int32 | ctypes.c_float | ctypes.c_double
 
 
@@ -162,8 +165,10 @@ class Driver(Protocol):
     def replay(self, graph: object) -> None: ...
 
     # -- BLAS ------------------------------------------------------------------------------
-    def gemm(self, call: GemmCall) -> bool:
-        """Queue `call` on the vendor BLAS; False when BLAS cannot take its dtype."""
+    def prepare_gemm(self, call: GemmCall) -> PreparedGemm | None:
+        """`call` on the vendor BLAS, its routine and every argument but the operands'
+        addresses resolved now (a launch then costs the library's own call); None when BLAS
+        cannot take its dtype."""
         ...
 
     def load_blas(self) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 from hip import hip, hiprtc
 
 from xhip.kernels.abi import GemmCall
-from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs
+from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs, PreparedGemm
 
 
 
@@ -240,56 +240,42 @@ class HipDriver:
     def load_blas(self) -> None:
         self._hipblas()
 
-    def gemm(self, call: GemmCall) -> bool:
+    def prepare_gemm(self, call: GemmCall) -> PreparedGemm | None:
         kind = np.dtype(call.dtype)
-        if kind.name in ("float16", "bfloat16"):
-            return self._half_gemm(call, kind.name)
-        if kind not in (np.dtype(np.float32), np.dtype(np.float64)):
-            return False
+        half = kind.name in ("float16", "bfloat16")
+        if not half and kind not in (np.dtype(np.float32), np.dtype(np.float64)):
+            return None
         hipblas = self._hipblas()
-        scalar = ctypes.c_float if kind == np.float32 else ctypes.c_double
-        alpha, beta = scalar(call.alpha), scalar(call.beta)
-        routine = hipblas.hipblasSgemmStridedBatched if kind == np.float32 else hipblas.hipblasDgemmStridedBatched
+        handle, check = self._blas_handle, self._check_blas
         op = hipblas.hipblasOperation_t
         # Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
-        (status,) = routine(
-            self._blas_handle,
-            op.HIPBLAS_OP_T if call.trans_b else op.HIPBLAS_OP_N,
-            op.HIPBLAS_OP_T if call.trans_a else op.HIPBLAS_OP_N,
-            call.n, call.m, call.k,
-            ctypes.addressof(alpha),
-            call.b, call.ldb, call.stride_b,
-            call.a, call.lda, call.stride_a,
-            ctypes.addressof(beta),
-            call.c, call.ldc, call.stride_c,
-            call.batch,
-        )
-        self._check_blas(hipblas, status, "hipblasSgemmStridedBatched")
-        return True
+        op_b, op_a = (op.HIPBLAS_OP_T if t else op.HIPBLAS_OP_N for t in (call.trans_b, call.trans_a))
+        n, m, k, ldb, stride_b, lda, stride_a = call.n, call.m, call.k, call.ldb, call.stride_b, call.lda, call.stride_a
+        ldc, stride_c, batch = call.ldc, call.stride_c, call.batch
+        # fp16 / bf16 take float32 scalars (float32 accumulation); the others their own type.
+        scalar = ctypes.c_float if half or kind == np.float32 else ctypes.c_double
+        scalars = scalar(call.alpha), scalar(call.beta)
+        alpha, beta = (ctypes.addressof(x) for x in scalars)
+        if half:
+            # hipblasGemmStridedBatchedEx: MFMA kernels on gfx90a/gfx942, the result rounded once.
+            from rocm.bindings import hipblas as typed  # typed against its stubs; _hipblas() loaded it
 
-    def _half_gemm(self, call: GemmCall, kind: str) -> bool:
-        """fp16 / bf16 operands, float32 accumulation and scalars (hipblasGemmStridedBatchedEx:
-        MFMA kernels on gfx90a/gfx942), the result rounded once into the output's type."""
-        self._hipblas()
-        from rocm.bindings import hipblas  # typed against its stubs (hip.hipblas is untyped); _hipblas() loaded it
+            data = hip.hipDataType.HIP_R_16F if kind.name == "float16" else hip.hipDataType.HIP_R_16BF
+            ex, compute, algo = typed.hipblasGemmStridedBatchedEx, typed.hipblasComputeType_t.HIPBLAS_COMPUTE_32F, typed.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT
 
-        data = hip.hipDataType.HIP_R_16F if kind == "float16" else hip.hipDataType.HIP_R_16BF
-        op = hipblas.hipblasOperation_t
-        alpha, beta = ctypes.c_float(call.alpha), ctypes.c_float(call.beta)
-        (status,) = hipblas.hipblasGemmStridedBatchedEx(
-            self._blas_handle,
-            op.HIPBLAS_OP_T if call.trans_b else op.HIPBLAS_OP_N,
-            op.HIPBLAS_OP_T if call.trans_a else op.HIPBLAS_OP_N,
-            call.n, call.m, call.k,
-            ctypes.addressof(alpha),
-            call.b, data, call.ldb, call.stride_b,
-            call.a, data, call.lda, call.stride_a,
-            ctypes.addressof(beta),
-            call.c, data, call.ldc, call.stride_c,
-            call.batch, hipblas.hipblasComputeType_t.HIPBLAS_COMPUTE_32F, hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT,
-        )  # fmt: skip
-        self._check_blas(hipblas, status, "hipblasGemmStridedBatchedEx")
-        return True
+            def run_half(a: int, b: int, c: int, _keep: object = scalars) -> None:
+                (status,) = ex(handle, op_b, op_a, n, m, k, alpha, b, data, ldb, stride_b, a, data, lda, stride_a,
+                               beta, c, data, ldc, stride_c, batch, compute, algo)  # fmt: skip
+                check(hipblas, status, "hipblasGemmStridedBatchedEx")
+
+            return run_half
+        routine = hipblas.hipblasSgemmStridedBatched if kind == np.float32 else hipblas.hipblasDgemmStridedBatched
+
+        def run(a: int, b: int, c: int, _keep: object = scalars) -> None:
+            (status,) = routine(handle, op_b, op_a, n, m, k, alpha, b, ldb, stride_b, a, lda, stride_a, beta, c, ldc, stride_c, batch)
+            check(hipblas, status, "hipblasSgemmStridedBatched")
+
+        return run
 
 
 RUNTIME_LIBRARIES = ("libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5")

@@ -31,7 +31,7 @@ from xhip.kernels.matmul import gemm_call, warmup_calls
 from xhip.kernels.render import Target, render, render_unit
 from xhip.kernels.spec_types import KernelSpec
 from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs
-from xhip.runtime.backends.gpu.launch_plans import GemmPlan, Plan, PlanGroup, Planner, fill
+from xhip.runtime.backends.gpu.launch_plans import GemmPlan, Plan, PlanGroup, Planner, QueuedGemm, fill
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import MemRef
 
@@ -57,12 +57,15 @@ class RuntimeCompiler:
 class LoadedKernel:
     """One kernel of a launcher: its function (once compiled) and grid rule."""
 
-    __slots__ = ("spec", "abi", "grid", "function", "block", "status")
+    __slots__ = ("spec", "abi", "grid", "flatten", "function", "block", "status")
 
     def __init__(self, spec: KernelSpec):
         self.spec = spec
         self.abi: KernelABI = spec.abi
         self.grid = spec.abi.grid_rule
+        self.flatten = spec.abi.flatten
+        # What a plan reads of the ABI, worked out now (at bind) rather than in a first run.
+        spec.abi.flat_slots, spec.abi.pointer_slots  # noqa: B018
         self.function: object = None
         self.block = spec.abi.block_shape()
         self.status = spec.abi.reports_status
@@ -76,7 +79,7 @@ class GpuLauncher:
     the launchers of equal sites), filled with their addresses."""
 
     __slots__ = ("_driver", "_stream", "_forms", "_form", "_values", "_blas", "_dtype", "_status", "_location",
-                 "_last", "_queued", "_buffers", "_plans", "_planner")  # fmt: skip
+                 "_last", "_queued", "_buffers", "_plans", "_plan_sites", "_planner")  # fmt: skip
 
     def __init__(self, library: KernelLibrary, site: Site, location: str, stream: StreamState):
         self._driver = library.driver
@@ -94,7 +97,7 @@ class GpuLauncher:
         self._location = location
         self._last: tuple[object, ...] | None = None
         """The operands of the last launch (memrefs by identity, scalars by value)."""
-        self._queued: list[tuple[LoadedKernel, tuple[int, int, int], PackedArgs]] | GemmCall = []
+        self._queued: list[tuple[LoadedKernel, tuple[int, int, int], PackedArgs]] | QueuedGemm = []
         """What the last launch queued: its kernels, grids and argument buffers (which still
         hold its values), or its BLAS call."""
         self._buffers: dict[tuple[int, int], tuple[PackedArgs, Callable[..., None]]] = {
@@ -106,9 +109,11 @@ class GpuLauncher:
         times (a concat's pieces), each with values of its own."""
         self._plans: PlanGroup | None = library.plans_for(site)
         """The plans of this site's shape classes, shared with equal sites (None: planning off)."""
+        self._plan_sites = library.plan_sites or 0
         self._planner = Planner(
             site.values, site.form, [[k.abi for k in form] for form in self._forms],
             [[k.grid for k in form] for form in self._forms], self._dtype if site.blas else None,
+            library.driver.prepare_gemm,
         )  # fmt: skip
 
     def __call__(self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
@@ -121,17 +126,11 @@ class GpuLauncher:
         # The same operands as last time (a repeated shape: the views steps hand back the
         # same memrefs) launch what was prepared then, values and packing skipped.
         queued, driver = self._queued, self._driver
-        if isinstance(queued, GemmCall):
-            if driver.gemm(queued):
+        try:
+            if isinstance(queued, QueuedGemm):
+                queued()
                 stream.stats.kernel_launches += 1
                 return
-            self._blas = False  # the driver's BLAS does not take this dtype: the kernels, from now on
-            self._plans = None
-            self._prepare(inputs, outputs, scalars)
-            self._last = operands
-            queued = self._queued
-            assert not isinstance(queued, GemmCall)
-        try:
             for kernel, grid, args in queued:
                 driver.launch(kernel.function, grid, kernel.block, 0, args)
         except DriverError as err:
@@ -142,7 +141,7 @@ class GpuLauncher:
         """The launch of these operands, its arguments packed into the kernels' buffers."""
         self._last = None  # until the buffers hold these operands' values
         group = self._plans
-        if group is not None:
+        if group is not None and group.sites >= self._plan_sites:
             key = (tuple([(x.shape, x.strides) for x in inputs]), tuple([(x.shape, x.strides) for x in outputs]), tuple(scalars))
             plan = group.plans.get(key, _UNPLANNED)
             if plan is _UNPLANNED:
@@ -158,8 +157,9 @@ class GpuLauncher:
         all_values = self._values(inputs, outputs, scalars)
         if self._blas:
             call = gemm_call(all_values[0], self._dtype)  # type: ignore[arg-type]
-            if call is not None:
-                self._queued = call
+            run = None if call is None else self._driver.prepare_gemm(call)
+            if run is not None:
+                self._queued = QueuedGemm(run, call.a, call.b, call.c)  # type: ignore[union-attr]
                 return
         index = self._form(inputs, outputs) if self._form is not None else 0
         queued = []
@@ -170,7 +170,7 @@ class GpuLauncher:
             if kernel.status:
                 values["status"] = self._status
             args, pack = self._buffers[index, position]
-            pack(*kernel.abi.flatten(values))
+            pack(*kernel.flatten(values))
             queued.append((kernel, grid, args))
         self._queued = queued
 
@@ -236,8 +236,10 @@ class KernelLibrary:
         self._warmed: set[GemmCall] = set()
         """The BLAS calls run once already, by shape and layout (addresses 0)."""
         self.warmup_gemms = 0
-        self.share_plans = True
-        """Launch plans by shape class (`launch_plans`); off: every new operand computes its values."""
+        self.plan_sites: int | None = 2
+        """Launch plans by shape class (`launch_plans`) for groups of at least this many equal
+        sites (a single site's plan costs more than the values it saves); None: off, every
+        new operand computes its values."""
         self._plans: dict[str, PlanGroup] = {}
 
     @property
@@ -252,9 +254,11 @@ class KernelLibrary:
     def plans_for(self, site: Site) -> PlanGroup | None:
         """The shape-class plans of sites equal to `site` (the same op facts decide the same
         values), or None when planning is off."""
-        if not self.share_plans:
+        if self.plan_sites is None:
             return None
-        return self._plans.setdefault(repr(site.facts), PlanGroup())
+        group = self._plans.setdefault(repr(site.facts), PlanGroup())
+        group.sites += 1
+        return group
 
     def launcher(self, site: Site, location: str, stream: StreamState) -> GpuLauncher:
         return GpuLauncher(self, site, location, stream)
@@ -289,7 +293,10 @@ class KernelLibrary:
                     if shape in self._warmed:
                         continue
                     self._warmed.add(shape)
-                    self.driver.gemm(call)
+                    run = self.driver.prepare_gemm(shape)
+                    if run is None:
+                        continue
+                    run(call.a, call.b, call.c)
                     self.warmup_gemms += 1
             self.driver.synchronize()
         except Exception:  # noqa: BLE001 -- DriverError or the BLAS bindings' own error type

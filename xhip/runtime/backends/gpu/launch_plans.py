@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from xhip.kernels.abi import GemmCall, KernelABI
 from xhip.kernels.family import FormFn, ValuesFn, View, ViewLike
 from xhip.kernels.matmul import gemm_call
+from xhip.runtime.backends.gpu.driver import PreparedGemm
 
 TAG_BITS = 44
 """Operand i is placed at (i + 1) << TAG_BITS when a plan is derived: offsets up to 8 TiB
@@ -48,16 +49,30 @@ class KernelsPlan:
     kernels: tuple[KernelPlan, ...]
 
 
+class QueuedGemm:
+    """A prepared GEMM at its operands' addresses: what a launch queues on the vendor BLAS."""
+
+    __slots__ = ("run", "a", "b", "c")
+
+    def __init__(self, run: PreparedGemm, a: int, b: int, c: int):
+        self.run, self.a, self.b, self.c = run, a, b, c
+
+    def __call__(self) -> None:
+        self.run(self.a, self.b, self.c)
+
+
 @dataclass(frozen=True)
 class GemmPlan:
     call: GemmCall
     """The vendor BLAS call, its `a`, `b` and `c` 0."""
+    run: PreparedGemm
+    """`call` prepared on the driver (once per shape class)."""
     holes: tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
     """(operand index, byte offset) of `a`, `b` and `c`."""
 
-    def at(self, addresses: Sequence[int]) -> GemmCall:
+    def at(self, addresses: Sequence[int]) -> QueuedGemm:
         (ia, oa), (ib, ob), (ic, oc) = self.holes
-        return self.call._replace(a=addresses[ia] + oa, b=addresses[ib] + ob, c=addresses[ic] + oc)
+        return QueuedGemm(self.run, addresses[ia] + oa, addresses[ib] + ob, addresses[ic] + oc)
 
 
 Plan = KernelsPlan | GemmPlan
@@ -70,6 +85,9 @@ class PlanGroup:
     plans: dict[tuple[object, ...], Plan | None] = field(default_factory=dict)
     affine: bool | None = None
     """Whether the group's first plan passed the check (None: none made yet)."""
+    sites: int = 0
+    """How many launchers share the group: a plan of a single site's costs more than the
+    values it saves (it is used by one launch per shape), so such groups plan nothing."""
 
 
 def fill(kernel: KernelPlan, addresses: Sequence[int], status: int) -> list[int | float]:
@@ -105,6 +123,8 @@ class Planner:
     grids: Sequence[Sequence[Callable[[dict], tuple[int, int, int]]]]
     blas_dtype: object | None
     """The output dtype when the site may run on the vendor BLAS."""
+    prepare_gemm: Callable[[GemmCall], PreparedGemm | None]
+    """The driver's: None where its BLAS does not take the call (then the kernels run)."""
 
     def plan(self, inputs: Sequence[ViewLike], outputs: Sequence[ViewLike], scalars: Sequence[int | float], check: bool) -> Plan | None:
         """The plan of these operands' shape class, or None where the values do not follow
@@ -120,7 +140,10 @@ class Planner:
             if (call is None) != (expected is None):
                 return None
             if call is not None:
-                return self._gemm_plan(call, expected, count, addresses, check)
+                shape = call._replace(a=0, b=0, c=0)
+                run = self.prepare_gemm(shape)
+                if run is not None:
+                    return self._gemm_plan(shape, run, call, expected, count, addresses, check)
         form = self.form(inputs, outputs) if self.form is not None else 0
         kernels = []
         for position, (abi, grid_of, values, real_values) in enumerate(zip(self.abis[form], self.grids[form], tagged, real)):
@@ -149,9 +172,12 @@ class Planner:
         return KernelsPlan(form, tuple(kernels))
 
     @staticmethod
-    def _gemm_plan(call: GemmCall, expected: GemmCall | None, count: int, addresses: Sequence[int], check: bool) -> GemmPlan | None:
+    def _gemm_plan(shape: GemmCall, run: PreparedGemm, call: GemmCall, expected: GemmCall | None, count: int, addresses: Sequence[int], check: bool) -> GemmPlan | None:
         a, b, c = (_hole(address, count) for address in (call.a, call.b, call.c))
         if a is None or b is None or c is None:
             return None
-        plan = GemmPlan(call._replace(a=0, b=0, c=0), (a, b, c))
-        return plan if not check or plan.at(addresses) == expected else None
+        plan = GemmPlan(shape, run, (a, b, c))
+        if not check:
+            return plan
+        queued = plan.at(addresses)
+        return plan if expected == shape._replace(a=queued.a, b=queued.b, c=queued.c) else None
