@@ -11,8 +11,10 @@ precision before the export, PyTorch eager in the same precision beside it (the 
 float64 rule in the output's precision). `gpt2-124m-via-fp16` / `-via-bf16`: the fp32 export
 compiled through `--pipeline fp16` / `bf16` (onnx-convert-precision), PyTorch running the
 module in that precision; `attention-fp16`: the seed attention through `--pipeline fp16`
-next to PyTorch eager and SDPA in fp16 (the check counts ulps of the compute precision).
-Those rows are not in the default run: ask with `--models`.
+next to PyTorch eager and SDPA in fp16 (the check counts ulps of the compute precision);
+`mha12-fp16`: the fused attention alone, 12 heads of 64 in fp16 at (8,1024) and (16,2048),
+next to PyTorch eager and SDPA on the same fp16 tensors (the floor counts fp32 matmul rate:
+read it as a bandwidth floor only). Those rows are not in the default run: ask with `--models`.
 
 Latency: the median over `--repeats` runs after 3 warm-ups of the device time between two
 CUDA events recorded on the stream that does the work, measured as PyTorch is: input
@@ -63,6 +65,7 @@ import xhip  # noqa: E402
 from xhip.diagnostics import XhipError  # noqa: E402
 from xhip.runtime.backends import open_driver  # noqa: E402
 from xhip.runtime.check import check_outputs, references  # noqa: E402
+from xhip.testing.attention_models import attention_feeds, multi_head_attention  # noqa: E402
 
 ATTENTION_SHAPES = ((1, 128), (4, 512), (8, 1024), (16, 2048))
 GPT2_SHAPES = ((1, 128), (8, 512))
@@ -243,6 +246,42 @@ def attention_rows(torch, rates, repeats: int, precision: str = "fp32") -> list[
     return rows
 
 
+MHA_SHAPES = ((8, 1024), (16, 2048))
+MHA_HEADS, MHA_HEAD_DIM = 12, 64
+
+
+def mha_rows(torch, rates, repeats: int) -> list[dict]:
+    """The fused attention alone, in fp16: q, k, v of [batch, 12 heads, seq, 64] built in
+    float16 (xhip.testing.attention_models, the default pipeline: one attention launch),
+    next to PyTorch eager's softmax(q kᵀ scale) v and SDPA on the same fp16 tensors."""
+    model = multi_head_attention("plain", MHA_HEADS, MHA_HEAD_DIM, dtype=np.float16)
+    scale = MHA_HEAD_DIM**-0.5
+
+    def eager(q, k, v):
+        return torch.softmax((q @ k.transpose(-1, -2)) * scale, dim=-1) @ v
+
+    def sdpa(q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
+
+    rows = []
+    for batch, seq in MHA_SHAPES:
+        feeds = attention_feeds(model, batch, seq, seq, np.random.default_rng(batch * seq))
+        torch_in = tuple(torch.tensor(feeds[name], device="cuda") for name in ("q", "k", "v"))
+        peers = {
+            "eager": time_torch(torch, eager, torch_in, repeats),
+            "eager_graph": time_torch(torch, eager, torch_in, repeats, graph=True),
+            "sdpa": time_torch(torch, sdpa, torch_in, repeats),
+            "sdpa_graph": time_torch(torch, sdpa, torch_in, repeats, graph=True),
+        }
+        executables = [xhip.compile(model, backend="cuda") for _ in range(2)]
+        executables.append(xhip.compile(model, backend="cuda", graphs=False))
+        row = _xhip_row(f"mha{MHA_HEADS}-fp16", (batch, seq), executables, feeds, model, repeats)
+        nbytes = 4 * feeds["q"].nbytes
+        flops = 2 * 2 * batch * MHA_HEADS * seq * seq * MHA_HEAD_DIM
+        rows.append(_with_peers(row, peers, floor_ms(rates, nbytes, flops)))
+    return rows
+
+
 def export_gpt2(torch, layers: int, folder: Path, precision: str = "fp32"):
     """GPT-2 with `layers` layers (random weights from seed 0) exported in `precision` (the
     module converted with .half() / .bfloat16() first, as a user exports for a GPU)."""
@@ -420,6 +459,7 @@ MODELS = {
     "gpt2-124m-via-fp16": lambda torch, rates, repeats: gpt2_rows(torch, rates, repeats, 12, via="fp16"),
     "gpt2-124m-via-bf16": lambda torch, rates, repeats: gpt2_rows(torch, rates, repeats, 12, via="bf16"),
     "attention-fp16": lambda torch, rates, repeats: attention_rows(torch, rates, repeats, "fp16"),
+    "mha12-fp16": mha_rows,
 }
 """The rows --models picks, by name."""
 

@@ -1,11 +1,14 @@
 """Every model of the test set at one shape on a GPU backend, for compute-sanitizer.
 
-    compute-sanitizer --tool memcheck python benchmarks/gpu_sanitize.py
+    compute-sanitizer --tool memcheck python benchmarks/gpu_sanitize.py [--half]
     compute-sanitizer --tool racecheck python benchmarks/gpu_sanitize.py
 
 Runs each model (default pipeline, its first shape of SHAPE_VARIANTS) once on `--backend`
 (cuda by default), checks it against onnxruntime, prints one line per model and exits 1 on
-a mismatch. The sanitizer's own summary line ("ERROR SUMMARY: N errors") is the verdict.
+a mismatch. `--half` adds the test set through pipelines/fp16.yaml and bf16.yaml, and the
+multi-head attention forms of xhip.testing.attention_models (matrix-instruction attention:
+partial query and key tiles) through both. The sanitizer's own summary line ("ERROR
+SUMMARY: N errors") is the verdict.
 """
 
 from __future__ import annotations
@@ -20,20 +23,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import xhip  # noqa: E402
 from xhip.runtime.check import check_outputs, references  # noqa: E402
+from xhip.testing.attention_models import FORMS, attention_feeds, multi_head_attention  # noqa: E402
 from xhip.testing.models import MODELS, SHAPE_VARIANTS, feeds_at  # noqa: E402
+
+HALF_PIPELINES = ("fp16", "bf16")
+
+
+def _run(label: str, model, feeds, backend: str, pipeline: str | None) -> bool:
+    executable = xhip.compile(model, pipeline, backend=backend)
+    result = check_outputs(executable.run(feeds), references(model, feeds), backend, executable.compute_dtype)
+    print(f"{label:<40} {'pass' if result.passed else 'FAIL ' + '; '.join(result.problems)}", flush=True)
+    return result.passed
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backend", default="cuda")
+    parser.add_argument("--backend", default="cuda", help="the GPU backend to run on (cuda or hip)")
+    parser.add_argument("--half", action="store_true", help="also the fp16 / bf16 pipelines and the multi-head attention forms")
     args = parser.parse_args()
     failed = 0
-    for name in sorted(MODELS):
-        shapes = SHAPE_VARIANTS[name][0]
-        model, feeds = feeds_at(name, shapes, np.random.default_rng(0))
-        result = check_outputs(xhip.compile(model, backend=args.backend).run(feeds), references(model, feeds), args.backend)
-        failed += not result.passed
-        print(f"{name:<22} {shapes}  {'pass' if result.passed else 'FAIL ' + '; '.join(result.problems)}", flush=True)
+    for pipeline in (None, *(HALF_PIPELINES if args.half else ())):
+        for name in sorted(MODELS):
+            shapes = SHAPE_VARIANTS[name][0]
+            model, feeds = feeds_at(name, shapes, np.random.default_rng(0))
+            failed += not _run(f"{name} {pipeline or 'default'} {shapes}", model, feeds, args.backend, pipeline)
+    if args.half:
+        for pipeline in HALF_PIPELINES:
+            for form in FORMS:
+                model = multi_head_attention(form, 2, 64)
+                feeds = attention_feeds(model, 2, 77, 77 if form == "keep" else 131, np.random.default_rng(0))
+                failed += not _run(f"attention {form} {pipeline} (2, 77, 131)", model, feeds, args.backend, pipeline)
     return 1 if failed else 0
 
 

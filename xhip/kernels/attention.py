@@ -1,9 +1,11 @@
 """The attention family: `y = softmax(scale * q @ kᵀ (+ mask)) @ v` flash style
 (hip.attention, from hip-fuse-attention), the scores never stored.
 
-Kernels: the register-tiled kernel (templates/attention_tiled.hip.j2) in its 64- and
-16-row forms where the head dims fit (each launch runs one: the other gets no tiles),
-else the one-row-per-thread kernel (templates/attention.hip.j2). q, k, v (and the mask)
+Kernels: for fp16 and bf16 whose head dims fit, the matrix-instruction kernel
+(templates/attention_mma.hip.j2: tensor cores on CUDA sm_80+, MFMA on gfx90a / gfx94x);
+else the register-tiled kernel (templates/attention_tiled.hip.j2) in its 64- and 16-row
+forms where the head dims fit (each launch runs one: the other gets no tiles), else the
+one-row-per-thread kernel (templates/attention.hip.j2). q, k, v (and the mask)
 are read through their layouts (`q_perm`, ...), y is stored through `y_perm`.
 
 Reference: the unfused ops it replaced, in order, in the compute dtype (float32 for f32
@@ -25,6 +27,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from xhip.dialects import hip
+from xhip.dtypes import HALF_DTYPES
 from xhip.kernels.abi import KernelABI, Launch, Param, dims, index, pointer, value
 from xhip.kernels.family import OpFacts, Site, Values, View, ViewLike, broadcast_strides, matrix_strides, picker
 from xhip.kernels.reference import Elements, KernelCall, compute_dtype, register, row_tiles, shape_text
@@ -53,6 +56,24 @@ def attention_tiles_fit(itemsize: int, head_dim: int, value_dim: int) -> bool:
     rows per 128 threads (a divisor of 128), 8 lanes of float4 output columns (value dim a
     multiple of 32), and its four fp32 tiles within 48 KiB of shared memory (up to 64)."""
     return itemsize <= 4 and 0 < head_dim <= 64 and 128 % head_dim == 0 and head_dim % 4 == 0 and value_dim in (32, 64)
+
+
+ATTENTION_MMA_THREADS = 128
+"""Threads per block of the matrix-instruction kernel: 4 warps (CUDA), 2 waves (AMD)."""
+
+
+def attention_mma_rows(head_dim: int, value_dim: int) -> int:
+    """Query rows per block of the matrix-instruction kernel: 128 (two row tiles per warp,
+    each fragment of K and V read from shared memory feeding two products) where the head
+    dims leave the registers for it (up to 64 each), else 64."""
+    return 128 if head_dim <= 64 and value_dim <= 64 else 64
+
+
+def attention_mma_fits(dtype: np.dtype, head_dim: int, value_dim: int) -> bool:
+    """Whether templates/attention_mma.hip.j2 takes an attention: fp16 or bf16 elements,
+    a head dim of 16 to 128 in steps of 16 (the k of one m16n8k16 step; two MFMA 32x32x8
+    steps), a value dim of 32 to 128 in steps of 32 (one MFMA output tile)."""
+    return np.dtype(dtype) in HALF_DTYPES and 16 <= head_dim <= 128 and head_dim % 16 == 0 and 32 <= value_dim <= 128 and value_dim % 32 == 0
 
 
 def attention_query_rows(batch: int, sq: int, tiled: bool) -> int:
@@ -99,6 +120,8 @@ def attention_spec(
         ("batch_rank", batch_rank), ("head_dim", head_dim), ("value_dim", value_dim), ("query_rows", query_rows),
         ("mask", mask), ("k_transposed", k_transposed), ("zero_nan_rows", zero_nan_rows), ("c", c.c), ("compute", c.compute),
     )  # fmt: skip
+    if attention_mma_fits(dtype, head_dim, value_dim):
+        return _attention_mma_spec(dtype, tuple(params), shared, (f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags), head_dim, value_dim)
     if attention_tiles_fit(dtype.itemsize, head_dim, value_dim):
         return _attention_tiled_spec(dtype, tuple(params), shared, (f"b{batch_rank}", f"d{head_dim}", f"dv{value_dim}", *tags), query_rows, value_dim)
     assert query_rows == ATTENTION_QUERY_ROWS, "the one-row-per-thread kernel has one block shape"
@@ -133,6 +156,19 @@ def _attention_tiled_spec(
     return KernelSpec("attention_tiled", abi, shared + tiling, header_needs(dtype))
 
 
+def _attention_mma_spec(
+    dtype: np.dtype, params: tuple[Param, ...], shared: tuple[tuple[str, object], ...], tags: tuple[str, ...], head_dim: int, value_dim: int,
+) -> KernelSpec:
+    """templates/attention_mma.hip.j2: `attention_mma_rows` query rows per block of 128
+    threads, key tiles of 64 (32 where the head dims add up past 128, so that two stages of
+    K and V stay within 48 KiB of shared memory)."""
+    name = kernel_name("attention_mma", ctype(dtype).short, *tags)
+    abi = KernelABI(name, params, Launch.ROWS, count="tiles", block=ATTENTION_MMA_THREADS)
+    rows, key_tile = attention_mma_rows(head_dim, value_dim), 64 if head_dim + value_dim <= 128 else 32
+    context = dict(shared) | {"query_rows": rows, "key_tile": key_tile}
+    return KernelSpec("attention_mma", abi, tuple(context.items()), header_needs(dtype))
+
+
 def attention_specs(facts: OpFacts) -> list[KernelSpec]:
     q, v, y = facts.inputs[0], facts.inputs[2], facts.outputs[0]
     head_dim, value_dim = q.shape[-1], v.shape[-1]
@@ -140,6 +176,8 @@ def attention_specs(facts: OpFacts) -> list[KernelSpec]:
         raise ValueError("attention needs static head dims (the last dims of q and v)")
     props = facts.props
     mask, flags = str(props.mask_kind), {"k_transposed": bool(props.k_transposed), "zero_nan_rows": bool(props.zero_nan_rows)}
+    if attention_mma_fits(y.dtype, head_dim, value_dim):
+        return [attention_spec(y.dtype, y.rank - 2, head_dim, value_dim, mask, **flags)]
     if attention_tiles_fit(y.dtype.itemsize, head_dim, value_dim):  # both forms; each launch runs one
         return [attention_spec(y.dtype, y.rank - 2, head_dim, value_dim, mask, **flags, query_rows=rows) for rows in ATTENTION_TILED_ROWS]
     return [attention_spec(y.dtype, y.rank - 2, head_dim, value_dim, mask, **flags)]
@@ -153,7 +191,8 @@ def site(facts: OpFacts) -> Site:
     y_read = _reader(None if props.y_perm is None else inverse(props.y_perm))
     transposed, scale = bool(props.k_transposed), float(props.scale)
     kept, masked = float(props.kept_value), float(props.masked_value)
-    itemsize = np.dtype(facts.outputs[0].dtype).itemsize
+    dtype = np.dtype(facts.outputs[0].dtype)
+    itemsize = dtype.itemsize
 
     def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
         q, k, v, *mask = [read(view) for view, read in zip(ins, reads)]
@@ -177,10 +216,13 @@ def site(facts: OpFacts) -> Site:
             strides = broadcast_strides(mask[0], (*batch, sq, sk))
             result.update(mask=mask[0].address, mask_batch_strides=strides[:-2], mask_row_stride=strides[-2], mask_col_stride=strides[-1])
             result.update(kept_value=kept, masked_value=masked)
+        count = math.prod(batch)
+        if attention_mma_fits(dtype, q.shape[-1], v.shape[-1]):
+            q_tiles = -(-sq // attention_mma_rows(q.shape[-1], v.shape[-1]))
+            return [{**result, "q_tiles": q_tiles, "tiles": count * q_tiles}]
         # The tiled kernel comes in ATTENTION_TILED_ROWS forms: the one not chosen runs no tiles.
         tiled = attention_tiles_fit(itemsize, q.shape[-1], v.shape[-1])
         forms = ATTENTION_TILED_ROWS if tiled else (ATTENTION_QUERY_ROWS,)
-        count = math.prod(batch)
         rows = attention_query_rows(count, sq, tiled)
         return [{**result, "q_tiles": -(-sq // r), "tiles": count * -(-sq // r) if r == rows else 0} for r in forms]
 

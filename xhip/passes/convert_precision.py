@@ -4,7 +4,8 @@ What a user gets from exporting after `.half()`, from the fp32 export: every flo
 tensor the model computes becomes `precision`, so that matmuls run on tensor cores and
 every buffer in the pools takes half the bytes. What changes and what does not:
 
-- Weights and other float32 constants are converted once, here (rounded to nearest);
+- Weights and other float32 constants are converted once, here (rounded to nearest,
+  finite values beyond the half type's range saturated to its largest finite value);
   the float32 originals go with their last user.
 - Graph inputs and outputs keep their declared types: a float32 input is cast to
   `precision` where the model reads it, a float32 output is cast back before it is
@@ -139,9 +140,14 @@ class _Converter:
 
 
 def _dense(values: np.ndarray, element: FloatElement) -> DenseIntOrFPElementsAttr:
-    """`values` rounded to `element` (nearest even), as a dense attribute of their shape."""
-    with np.errstate(over="ignore"):  # beyond the range: +-inf (a mask's float32 min becomes -inf)
-        data = np.ascontiguousarray(values.astype(numpy_dtype(element)))
+    """`values` rounded to `element` (nearest even), as a dense attribute of their shape.
+    A finite value beyond the type's range saturates to its largest finite value (float32's
+    min, the exports' mask value, becomes float16's -65504, not -inf: a row whose keys are
+    all masked keeps the uniform softmax float32 gives it, where -inf would make it NaN);
+    infinities and NaN stay what they are."""
+    dtype = numpy_dtype(element)
+    limit = float(np.finfo(dtype).max)
+    data = np.ascontiguousarray(np.where(np.isfinite(values), np.clip(values, -limit, limit), values).astype(dtype))
     return DenseIntOrFPElementsAttr(TensorType(element, values.shape), BytesAttr(data.tobytes()))
 
 

@@ -19,7 +19,7 @@ func.func @layer(%x: tensor<2x4xf32>, %shape: tensor<2xi64>) -> tensor<2x4xf32> 
 // CHECK-LABEL: func.func @layer
 // CHECK-NEXT:    %[[X:.*]] = "onnx.Cast"(%x) <{to = f16}> : (tensor<2x4xf32>) -> tensor<2x4xf16>
 // CHECK-NOT:     xf32>} : () -> tensor<4x4xf32>
-// CHECK:         %[[W:.*]] = "onnx.Constant"() {value = dense<{{.*}}1.250000e-01, 0x7c00]{{.*}}> : tensor<4x4xf16>}
+// CHECK:         %[[W:.*]] = "onnx.Constant"() {value = dense<{{.*}}1.250000e-01, 6.550400e+04]{{.*}}> : tensor<4x4xf16>}
 // CHECK:         %[[M:.*]] = "onnx.MatMul"(%[[X]], %[[W]]) : (tensor<2x4xf16>, tensor<4x4xf16>) -> tensor<2x4xf16>
 // CHECK:         %[[N:.*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"(%[[M]], %{{.*}}, %{{.*}}) <{axis = -1 : si64}> : (tensor<2x4xf16>, tensor<4xf16>, none) -> (tensor<2x4xf16>, tensor<2x1xf32>, tensor<2x1xf32>)
 // CHECK:         %[[S:.*]] = "onnx.Softmax"(%[[N]]) <{axis = -1 : si64}> {onnx_node_name = "probs"} : (tensor<2x4xf16>) -> tensor<2x4xf16>
@@ -27,7 +27,7 @@ func.func @layer(%x: tensor<2x4xf32>, %shape: tensor<2xi64>) -> tensor<2x4xf32> 
 // CHECK-NEXT:    %[[OUT:.*]] = "onnx.Cast"(%[[R]]) <{to = f32}> : (tensor<2x4xf16>) -> tensor<2x4xf32>
 // CHECK-NEXT:    func.return %[[OUT]] : tensor<2x4xf32>
 
-// 65536 is beyond float16 (max 65504): inf. bfloat16 keeps float32's range.
+// 65536 is beyond float16 (max 65504): it saturates to 65504 (0x7BFF). bfloat16 keeps float32's range.
 // BF16:        "onnx.Constant"() {value = dense<{{.*}}6.553600e+04]{{.*}}> : tensor<4x4xbf16>}
 // BF16:        "onnx.MatMul"{{.*}} -> tensor<2x4xbf16>
 
@@ -43,7 +43,8 @@ func.func @layer(%x: tensor<2x4xf32>, %shape: tensor<2xi64>) -> tensor<2x4xf32> 
 // -----
 
 // Casts to float32 in the model compute in half; a constant-of-shape's fill converts
-// (float32's min, a mask value, is beyond float16: -inf).
+// (float32's min, a mask value, is beyond float16: it saturates to -65504, so that a row
+// whose keys are all masked stays uniform as in float32, not NaN).
 func.func @casts(%ids: tensor<3xi64>, %shape: tensor<1xi64>) -> (tensor<3xf32>, tensor<3xf32>) {
   %f = "onnx.Cast"(%ids) <{to = f32}> : (tensor<3xi64>) -> tensor<3xf32>
   %fill = "onnx.ConstantOfShape"(%shape) <{value = dense<-3.4028234663852886e+38> : tensor<1xf32>}> : (tensor<1xi64>) -> tensor<3xf32>
@@ -53,7 +54,7 @@ func.func @casts(%ids: tensor<3xi64>, %shape: tensor<1xi64>) -> (tensor<3xf32>, 
 // CHECK-LABEL: func.func @casts
 // CHECK-NEXT:    %[[F:.*]] = "onnx.Cast"(%ids) <{to = f16}> : (tensor<3xi64>) -> tensor<3xf16>
 // CHECK-NEXT:    %[[F32:.*]] = "onnx.Cast"(%[[F]]) <{to = f32}> : (tensor<3xf16>) -> tensor<3xf32>
-// CHECK-NEXT:    %[[FILL:.*]] = "onnx.ConstantOfShape"(%shape) <{value = dense<0xfc00> : tensor<1xf16>}> : (tensor<1xi64>) -> tensor<3xf16>
+// CHECK-NEXT:    %[[FILL:.*]] = "onnx.ConstantOfShape"(%shape) <{value = dense<-6.550400e+04> : tensor<1xf16>}> : (tensor<1xi64>) -> tensor<3xf16>
 // CHECK-NEXT:    %[[SUM:.*]] = "onnx.Add"(%[[F]], %[[FILL]]) : (tensor<3xf16>, tensor<3xf16>) -> tensor<3xf16>
 // CHECK-NEXT:    %[[SUM32:.*]] = "onnx.Cast"(%[[SUM]]) <{to = f32}>
 // CHECK-NEXT:    func.return %[[SUM32]], %[[F32]]
