@@ -281,6 +281,8 @@ class GemmCall(NamedTuple):
 
     `lda`/`ldb`/`ldc` are row strides (elements) of the row-major matrices; a batch
     stride of 0 broadcasts that operand. The driver maps it onto its column-major BLAS.
+    `dtype` is A's and B's element type, and C's unless `c_dtype` says otherwise (float32
+    from half operands: accumulated in float32 and rounded once, into float32).
     """
 
     m: int
@@ -301,3 +303,4 @@ class GemmCall(NamedTuple):
     dtype: np.dtype
     alpha: float = 1.0
     beta: float = 0.0
+    c_dtype: np.dtype | None = None

@@ -60,11 +60,18 @@ def coverage_specs() -> list[KernelSpec]:
     specs += _fused_cover(f16) + _fused_cover(i32)
     specs.append(gather_spec("gather_elements", 4, i32, 3, 3, 3, axis=1))
     specs.append(matmul_spec(i32, 1, False))
+    specs.append(matmul_spec(f16, 1, False, f32))  # half operands into float32 (hip-fold-cast-into-matmul)
     specs.append(copy_spec(2, 0, True))
     specs += [copy_spec(4, 3, False, "upper"), copy_spec(1, 2, True, "lower")]  # Trilu
     # Attention: the head dims fusion takes (the seed's 64, 16/32 of the exports, 128), each mask kind, f16.
     specs += [attention_spec(f32, 1, d, d) for d in (16, 32, 64, 128)] + [attention_spec(f32, 2, 64, 64, "keep")]
     specs += [attention_spec(f16, 2, 32, 32, "additive", k_transposed=True, zero_nan_rows=True)]
+    # Matrix-instruction attention (half floats): each mask kind and K layout, both key tiles
+    # (64; 32 at head dims of 128), and a head dim it does not take (8: the tiled kernel in f16).
+    specs += [attention_spec(f16, 2, 64, 64), attention_spec(f16, 2, 64, 64, "keep", k_transposed=True), attention_spec(f16, 1, 128, 128, k_transposed=True)]
+    specs += [attention_spec(f16, 2, 8, 32, "keep")]
+    if bf16 is not None:
+        specs += [attention_spec(bf16, 2, 64, 64, "additive"), attention_spec(bf16, 1, 128, 64, zero_nan_rows=True)]
     return unique(specs)
 
 

@@ -26,18 +26,32 @@ from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 TEMPLATES = ("matmul",)
 
 BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), *sorted(HALF_DTYPES, key=str))
-"""The dtypes a vendor BLAS may take (a driver's `gemm` answers False for one it does not:
-the launch runs the template then); half precision accumulates in float32."""
+"""The dtypes a vendor BLAS may take (a driver's `prepare_gemm` answers None for one it does
+not: the launch runs the template then); half precision accumulates in float32."""
 
 
-def matmul_spec(dtype: np.dtype, batch_rank: int, has_bias: bool) -> KernelSpec:
+def widens_to_float32(a: np.dtype, c: np.dtype) -> bool:
+    """Whether a matmul of `a` operands writes `c` as hip-fold-cast-into-matmul makes it:
+    half operands into float32 (accumulated in float32, rounded once into it)."""
+    return a in HALF_DTYPES and c == np.float32
+
+
+def blas_takes(a: np.dtype, c: np.dtype) -> bool:
+    """Whether a vendor BLAS may take a matmul of `a` operands into `c`: one of BLAS_DTYPES
+    throughout, or half operands into float32."""
+    return a in BLAS_DTYPES and (c == a or widens_to_float32(a, c))
+
+
+def matmul_spec(dtype: np.dtype, batch_rank: int, has_bias: bool, out_dtype: np.dtype | None = None) -> KernelSpec:
     """`c = alpha * a @ b (+ beta * bias)`, tiled, for what BLAS cannot take (integers, odd
-    strides). Row and column strides per operand express transposes and rank-1 operands."""
+    strides). Row and column strides per operand express transposes and rank-1 operands.
+    `out_dtype`: C's element type where it is not the operands' (float32 from half)."""
     c = ctype(dtype)
+    out = ctype(dtype if out_dtype is None else out_dtype)
     params: list[Param] = [index("m"), index("n"), index("k"), dims("batch_extents", batch_rank)]
     for operand in ("a", "b", "c"):
         params += [
-            pointer(operand, c.c, const=operand != "c"),
+            pointer(operand, out.c if operand == "c" else c.c, const=operand != "c"),
             dims(f"{operand}_batch_strides", batch_rank),
             index(f"{operand}_row_stride"),
             index(f"{operand}_col_stride"),
@@ -45,16 +59,17 @@ def matmul_spec(dtype: np.dtype, batch_rank: int, has_bias: bool) -> KernelSpec:
     if has_bias:
         params += [pointer("bias", c.c), index("bias_row_stride"), index("bias_col_stride"), value("beta", "double")]
     params.append(value("alpha", "double"))
-    name = kernel_name("matmul", c.short, f"b{batch_rank}") + ("_bias" if has_bias else "")
+    types = c.short if out is c else f"{c.short}_{out.short}"
+    name = kernel_name("matmul", types, f"b{batch_rank}") + ("_bias" if has_bias else "")
     abi = KernelABI(name, tuple(params), Launch.TILES)
-    context = (("batch_rank", batch_rank), ("c", c.c), ("compute", c.compute), ("bias", has_bias), ("tile", 16))
-    return KernelSpec("matmul", abi, context, header_needs(dtype))
+    context = (("batch_rank", batch_rank), ("c", out.c), ("compute", c.compute), ("bias", has_bias), ("tile", 16))
+    return KernelSpec("matmul", abi, context, header_needs(dtype, out_dtype or dtype))
 
 
 def matmul_specs(facts: OpFacts) -> list[KernelSpec]:
-    ins = facts.inputs
+    ins, out = facts.inputs, facts.outputs[0].dtype
     batch_rank = max(max(x.rank for x in ins[:2]), 2) - 2
-    return [matmul_spec(facts.outputs[0].dtype, batch_rank, len(ins) == 3)]
+    return [matmul_spec(ins[0].dtype, batch_rank, len(ins) == 3, None if out == ins[0].dtype else out)]
 
 
 def _terms(facts: OpFacts) -> tuple[bool, bool, float, float]:
@@ -98,7 +113,7 @@ def site(facts: OpFacts) -> Site:
             result.update(bias=ins[2].address, bias_row_stride=bias_row, bias_col_stride=bias_col, beta=beta)
         return [result]
 
-    blas = len(facts.inputs) == 2 and facts.outputs[0].dtype in BLAS_DTYPES
+    blas = len(facts.inputs) == 2 and blas_takes(facts.inputs[0].dtype, facts.outputs[0].dtype)
     return Site(facts, (tuple(matmul_specs(facts)),), values, blas=blas)
 
 
@@ -138,9 +153,10 @@ def _gemm_ints(values: Values) -> list[int]:
     return [values[name] for name in _GEMM_INTS]  # type: ignore[misc]  # matmul's values for these are ints
 
 
-def gemm_call(values: Values, dtype: np.dtype) -> GemmCall | None:
-    """The strided-batched GEMM of a matmul's launch values, or None when BLAS cannot express it.
-    (On every BLAS launch's path: plain ints, no conversions.)"""
+def gemm_call(values: Values, dtype: np.dtype, c_dtype: np.dtype | None = None) -> GemmCall | None:
+    """The strided-batched GEMM of a matmul's launch values (operands of `dtype`, C of
+    `c_dtype` where that differs), or None when BLAS cannot express it. (On every BLAS
+    launch's path: plain ints, no conversions.)"""
     batch: tuple[int, ...] = values["batch_extents"]  # type: ignore[assignment]
     m, n, k, a_row, a_col, b_row, b_col, c_row, c_col, a_address, b_address, c_address = _gemm_ints(values)
     a = _matrix_layout(a_row, a_col)
@@ -176,6 +192,7 @@ def gemm_call(values: Values, dtype: np.dtype) -> GemmCall | None:
         b_address, max(ldb, 1), b_batch, trans_b,
         c_address, max(ldc, 1), c_batch,
         batch_count, dtype, values["alpha"],  # type: ignore[arg-type]
+        c_dtype=None if c_dtype == dtype else c_dtype,
     )  # fmt: skip
 
 
@@ -221,7 +238,7 @@ def warmup_calls(site: Site, scratch: int, scratch_bytes: int) -> list[GemmCall]
         view_c, bytes_c = _dense(_with_rows(c.shape, rows), c.dtype, scratch + bytes_a + bytes_b)
         if bytes_a + bytes_b + bytes_c > scratch_bytes:
             break
-        call = gemm_call(site.values([view_a, view_b], [view_c], [])[0], c.dtype)
+        call = gemm_call(site.values([view_a, view_b], [view_c], [])[0], a.dtype, c.dtype)
         if call is not None:
             calls.append(call)
     return calls
@@ -233,8 +250,9 @@ def warmup_calls(site: Site, scratch: int, scratch_bytes: int) -> list[GemmCall]
 @register(hip.MatmulOp, inputs=(2, 2), elements=Elements.NUMERIC)
 def matmul(call: KernelCall) -> None:
     """NumPy matmul: rank-1 operands are promoted and batch dims broadcast; `trans_b`
-    reads B with its last two dims swapped."""
-    a, b = compute_operands(call, call.inputs)
+    reads B with its last two dims swapped; half operands may write a float32 output."""
+    operands = call.inputs[0].dtype
+    a, b = compute_operands(call, call.inputs, operands if widens_to_float32(operands, call.out.dtype) else None)
     if a.ndim < 1 or b.ndim < 1:
         raise call.error(
             f"operands must have rank >= 1, got {shape_text(a.shape)} and {shape_text(b.shape)}"

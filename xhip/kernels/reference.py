@@ -65,12 +65,13 @@ def lowest(dtype: np.dtype) -> int | float:
     return -np.inf
 
 
-def compute_operands(call: KernelCall, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """`arrays` (all of the output's dtype) in the compute dtype: linear algebra,
-    normalization and reductions compute in it and round once into the output."""
+def compute_operands(call: KernelCall, arrays: Sequence[np.ndarray], operand_dtype: np.dtype | None = None) -> list[np.ndarray]:
+    """`arrays` (all of the output's dtype, or of `operand_dtype` where an op widens) in the
+    compute dtype: linear algebra, normalization and reductions compute in it and round
+    once into the output."""
     dtype = compute_dtype(call.out.dtype)
     for i, array in enumerate(arrays):
-        call.require_dtype(array, call.out.dtype, f"operand #{i}")
+        call.require_dtype(array, call.out.dtype if operand_dtype is None else operand_dtype, f"operand #{i}")
     return [array.astype(dtype, copy=False) for array in arrays]
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     BoolAttr,
     DenseArrayBase,
+    Float16Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -20,6 +22,7 @@ from xdsl.irdl import (
 )
 
 from xhip.dialects.hip.common import (
+    element_type_of,
     verify_error,
     normalize_axis,
     rank_of,
@@ -31,6 +34,9 @@ from xhip.dialects.hip.dps import (
     ShapeRule,
 )
 
+
+HALF_TYPES = (Float16Type, BFloat16Type)
+"""Element types a matmul may widen into a float32 output."""
 
 # ---- linear algebra and normalization -------------------------------------------------
 
@@ -51,7 +57,13 @@ class MatmulOp(DPSOp):
     def verify_semantics(self) -> None:
         a, b = self.inputs
         self.check_element(a, ElementKind.NUMERIC, "A")
-        self.check_same_element([a, b, self.outputs[0]], "A, B and output")
+        out = self.outputs[0]
+        if isinstance(element_type_of(a), HALF_TYPES) and element_type_of(out) == f32:
+            # Half operands into float32 (hip-fold-cast-into-matmul): accumulated in float32
+            # and rounded once, into the output.
+            self.check_same_element([a, b], "A and B")
+        else:
+            self.check_same_element([a, b, out], "A, B and output")
         ra, rb = rank_of(a), rank_of(b)
         if ra < 1 or rb < 1:
             raise verify_error(self, f"operands must have rank >= 1, got {a.type} and {b.type}")

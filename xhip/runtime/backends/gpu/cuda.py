@@ -23,6 +23,8 @@ from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, Pac
 
 HALF_DATA_TYPES = {"float16": 2, "bfloat16": 14}
 """cudaDataType of the half-precision element types (CUDA_R_16F, CUDA_R_16BF)."""
+CUDA_R_32F = 0
+"""cudaDataType of float32: C of a GEMM over half operands that writes float32."""
 CUBLAS_COMPUTE_32F = 68
 """cublasComputeType_t: accumulate in float32 (tensor cores for 16-bit inputs)."""
 CUBLAS_GEMM_DEFAULT = -1
@@ -209,7 +211,9 @@ class CudaDriver:
     def prepare_gemm(self, call: GemmCall) -> PreparedGemm | None:
         kind = np.dtype(call.dtype)
         half = HALF_DATA_TYPES.get(kind.name)
-        if half is None and kind not in (np.dtype(np.float32), np.dtype(np.float64)):
+        if half is None and (kind not in (np.dtype(np.float32), np.dtype(np.float64)) or call.c_dtype is not None):
+            return None
+        if call.c_dtype is not None and np.dtype(call.c_dtype) != np.float32:
             return None
         cublas = self._cublas()
         handle = self._blas_handle
@@ -224,10 +228,11 @@ class CudaDriver:
         if half is not None:
             # cublasGemmStridedBatchedEx: tensor-core kernels, the result rounded once.
             ex = cublas.gemm_strided_batched_ex
+            c_type = half if call.c_dtype is None else CUDA_R_32F
 
             def run_half(a: int, b: int, c: int, _keep: object = scalars) -> None:
                 ex(handle, op_b, op_a, n, m, k, alpha, b, half, ldb, stride_b, a, half, lda, stride_a,
-                   beta, c, half, ldc, stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)  # fmt: skip
+                   beta, c, c_type, ldc, stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)  # fmt: skip
 
             return run_half
         routine = cublas.sgemm_strided_batched if kind == np.float32 else cublas.dgemm_strided_batched

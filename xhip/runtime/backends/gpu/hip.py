@@ -243,7 +243,9 @@ class HipDriver:
     def prepare_gemm(self, call: GemmCall) -> PreparedGemm | None:
         kind = np.dtype(call.dtype)
         half = kind.name in ("float16", "bfloat16")
-        if not half and kind not in (np.dtype(np.float32), np.dtype(np.float64)):
+        if not half and (kind not in (np.dtype(np.float32), np.dtype(np.float64)) or call.c_dtype is not None):
+            return None
+        if call.c_dtype is not None and np.dtype(call.c_dtype) != np.float32:
             return None
         hipblas = self._hipblas()
         handle, check = self._blas_handle, self._check_blas
@@ -261,11 +263,12 @@ class HipDriver:
             from rocm.bindings import hipblas as typed  # typed against its stubs; _hipblas() loaded it
 
             data = hip.hipDataType.HIP_R_16F if kind.name == "float16" else hip.hipDataType.HIP_R_16BF
+            c_data = data if call.c_dtype is None else hip.hipDataType.HIP_R_32F
             ex, compute, algo = typed.hipblasGemmStridedBatchedEx, typed.hipblasComputeType_t.HIPBLAS_COMPUTE_32F, typed.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT
 
             def run_half(a: int, b: int, c: int, _keep: object = scalars) -> None:
                 (status,) = ex(handle, op_b, op_a, n, m, k, alpha, b, data, ldb, stride_b, a, data, lda, stride_a,
-                               beta, c, data, ldc, stride_c, batch, compute, algo)  # fmt: skip
+                               beta, c, c_data, ldc, stride_c, batch, compute, algo)  # fmt: skip
                 check(hipblas, status, "hipblasGemmStridedBatchedEx")
 
             return run_half

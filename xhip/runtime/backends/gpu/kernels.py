@@ -92,7 +92,9 @@ class GpuLauncher:
         if site.blas:
             library.driver.load_blas()
             library.warm_up(site)
-        self._dtype = site.facts.outputs[0].dtype if site.facts.outputs else None
+        facts = site.facts
+        self._dtype = (facts.inputs[0].dtype, facts.outputs[0].dtype) if site.blas else None
+        """(A and B's dtype, C's) of a site that may run on the vendor BLAS."""
         self._status = library.status.word_for(location) if any(k.status for k in kernels.values()) else 0
         self._location = location
         self._last: tuple[object, ...] | None = None
@@ -112,7 +114,7 @@ class GpuLauncher:
         self._plan_sites = library.plan_sites or 0
         self._planner = Planner(
             site.values, site.form, [[k.abi for k in form] for form in self._forms],
-            [[k.grid for k in form] for form in self._forms], self._dtype if site.blas else None,
+            [[k.grid for k in form] for form in self._forms], self._dtype,
             library.driver.prepare_gemm,
         )  # fmt: skip
 
@@ -156,7 +158,7 @@ class GpuLauncher:
                 return
         all_values = self._values(inputs, outputs, scalars)
         if self._blas:
-            call = gemm_call(all_values[0], self._dtype)  # type: ignore[arg-type]
+            call = gemm_call(all_values[0], *self._dtype)  # type: ignore[arg-type, misc]
             run = None if call is None else self._driver.prepare_gemm(call)
             if run is not None:
                 self._queued = QueuedGemm(run, call.a, call.b, call.c)  # type: ignore[union-attr]

@@ -121,8 +121,8 @@ class Planner:
     abis: Sequence[Sequence[KernelABI]]
     """Per form, its kernels' ABIs."""
     grids: Sequence[Sequence[Callable[[dict], tuple[int, int, int]]]]
-    blas_dtype: object | None
-    """The output dtype when the site may run on the vendor BLAS."""
+    blas_types: tuple[object, object] | None
+    """(A and B's dtype, C's) when the site may run on the vendor BLAS."""
     prepare_gemm: Callable[[GemmCall], PreparedGemm | None]
     """The driver's: None where its BLAS does not take the call (then the kernels run)."""
 
@@ -135,8 +135,8 @@ class Planner:
         addresses = [x.address for x in (*inputs, *outputs)]
         tagged = self.values(_tagged(inputs, 0), _tagged(outputs, len(inputs)), scalars)
         real = self.values(inputs, outputs, scalars) if check else tagged
-        if self.blas_dtype is not None:
-            call, expected = gemm_call(tagged[0], self.blas_dtype), gemm_call(real[0], self.blas_dtype)  # type: ignore[arg-type]
+        if self.blas_types is not None:
+            call, expected = gemm_call(tagged[0], *self.blas_types), gemm_call(real[0], *self.blas_types)  # type: ignore[arg-type]
             if (call is None) != (expected is None):
                 return None
             if call is not None:
