@@ -16,6 +16,7 @@ from xhip.kernels.copy import copy_spec
 from xhip.kernels.families import specs_for_launch
 from xhip.kernels.gather import gather_spec
 from xhip.kernels.matmul import matmul_spec
+from xhip.kernels.reduce import REDUCTIONS
 from xhip.kernels.spec_types import CTYPES, KernelSpec, Operand
 
 
@@ -43,8 +44,8 @@ def coverage_specs() -> list[KernelSpec]:
         for dtype in {"FLOAT": (f32, f16), "NUMERIC": (f32, f16, i32), "BOOL": (b1,)}.get(kind, (i64, f16)):
             specs.extend(_elementwise_cover(op_class, dtype))
     matrix = lambda dtype, rank=2: Operand(dtype, (None,) * rank, True)  # noqa: E731
-    for op_class in (hip.ReduceSumOp, hip.ReduceMeanOp, hip.ReduceMaxOp):
-        for dtype in (f32, f16, i64):
+    for op_class, _ in REDUCTIONS:
+        for dtype in (f32, f16) if op_class.ELEMENT is hip.ElementKind.FLOAT else (f32, f16, i64):
             specs += specs_for_launch(op_class, {"axes": (1,)}, [matrix(dtype, 3)], [matrix(dtype, 3)])
     specs += specs_for_launch(hip.SoftmaxOp, {"axis": 1}, [matrix(f16, 3)], [matrix(f16, 3)])
     specs += specs_for_launch(hip.LayerNormOp, {"axis": 1}, [matrix(f32, 3), matrix(f32, 2)], [matrix(f32, 3)])

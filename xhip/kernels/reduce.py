@@ -1,7 +1,8 @@
-"""The reduction family (templates/reduce.hip.j2): ReduceSum, ReduceMean, ReduceMax over
-any set of axes, one block per kept element.
+"""The reduction family (templates/reduce.hip.j2): ReduceSum, ReduceMean, ReduceMax,
+ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare over any set of axes, one block
+per kept element.
 
-What each op combines comes from its class (REDUCE_COMBINE, REDUCE_IDENTITY,
+What each op combines comes from its class (REDUCE_MAP, REDUCE_COMBINE, REDUCE_IDENTITY,
 REDUCE_FINISH in xhip/dialects/hip/linalg.py). Reference: NumPy in the compute dtype,
 empty reductions and integer means as onnxruntime has them.
 """
@@ -16,7 +17,7 @@ import numpy as np
 from xhip.dialects import hip
 from xhip.kernels.abi import KernelABI, Launch
 from xhip.kernels.family import OpFacts, Site, Values, ViewLike, split_axes
-from xhip.kernels.reference import INT_DTYPES, Elements, KernelCall, compute_operands, lowest, register, truncating_divide
+from xhip.kernels.reference import INT_DTYPES, Elements, KernelCall, compute_operands, highest, lowest, register, truncating_divide
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name, row_params
 
 TEMPLATES = ("reduce",)
@@ -27,7 +28,8 @@ def reduce_spec(facts: OpFacts) -> KernelSpec:
     axes = [int(a) % x.rank for a in facts.props.axes] or list(range(x.rank))
     kept, reduced = x.rank - len(set(axes)), len(set(axes))
     c, op = ctype(x.dtype), op_class.name.removeprefix("hip.")
-    identity = "xhip_lowest<ACC>()" if op_class.REDUCE_IDENTITY == "lowest" else f"(ACC){op_class.REDUCE_IDENTITY}"
+    named = {"lowest": "xhip_lowest<ACC>()", "highest": "xhip_highest<ACC>()"}
+    identity = named.get(op_class.REDUCE_IDENTITY, f"(ACC){op_class.REDUCE_IDENTITY}")
     params = tuple(row_params("kept", "reduced", kept, reduced, "count", c, y_folded=False))
     abi = KernelABI(kernel_name("reduce", op.removeprefix("reduce_"), c.short, f"k{kept}", f"r{reduced}"), params, Launch.ROWS, count="rows")
     context = (
@@ -35,6 +37,7 @@ def reduce_spec(facts: OpFacts) -> KernelSpec:
         ("reduced", reduced),
         ("c", c.c),
         ("compute", c.compute),
+        ("map", op_class.REDUCE_MAP),
         ("combine", op_class.REDUCE_COMBINE),
         ("identity", identity),
         ("finish", op_class.REDUCE_FINISH),
@@ -85,6 +88,27 @@ def _max(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
     return np.max(x, axis=axes, keepdims=keepdims, initial=lowest(x.dtype))
 
 
+def _min(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    # An empty reduction gives +inf (floats) or the maximum (integers), as in ONNX.
+    return np.min(x, axis=axes, keepdims=keepdims, initial=highest(x.dtype))
+
+
+def _prod(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    return np.prod(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+
+
+def _l1(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    return np.sum(np.abs(x), axis=axes, keepdims=keepdims, dtype=x.dtype)
+
+
+def _sum_square(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    return np.sum(x * x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+
+
+def _l2(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    return np.sqrt(_sum_square(x, axes, keepdims))
+
+
 Reduction = Callable[[np.ndarray, tuple[int, ...], bool], np.ndarray]
 
 
@@ -100,5 +124,10 @@ def _reduce_kernel(reduction: Reduction) -> Callable[[KernelCall], None]:
     return compute
 
 
-for _op_class, _reduction in ((hip.ReduceMeanOp, _mean), (hip.ReduceSumOp, _sum), (hip.ReduceMaxOp, _max)):
-    register(_op_class, elements=Elements.NUMERIC)(_reduce_kernel(_reduction))
+REDUCTIONS: tuple[tuple[type[hip.ReduceOp], Reduction], ...] = (
+    (hip.ReduceMeanOp, _mean), (hip.ReduceSumOp, _sum), (hip.ReduceMaxOp, _max), (hip.ReduceMinOp, _min),
+    (hip.ReduceProdOp, _prod), (hip.ReduceL1Op, _l1), (hip.ReduceL2Op, _l2), (hip.ReduceSumSquareOp, _sum_square),
+)  # fmt: skip
+"""Each reduction op and its NumPy form."""
+for _op_class, _reduction in REDUCTIONS:
+    register(_op_class, elements=Elements[_op_class.ELEMENT.name])(_reduce_kernel(_reduction))

@@ -65,6 +65,13 @@ def lowest(dtype: np.dtype) -> int | float:
     return -np.inf
 
 
+def highest(dtype: np.dtype) -> int | float:
+    """The identity of min: +inf for floats, the maximum for integers."""
+    if dtype in INT_DTYPES:
+        return int(np.iinfo(dtype).max)
+    return np.inf
+
+
 def compute_operands(call: KernelCall, arrays: Sequence[np.ndarray], operand_dtype: np.dtype | None = None) -> list[np.ndarray]:
     """`arrays` (all of the output's dtype, or of `operand_dtype` where an op widens) in the
     compute dtype: linear algebra, normalization and reductions compute in it and round

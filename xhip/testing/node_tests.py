@@ -94,6 +94,7 @@ EXACT_OPS = frozenset(
         "Transpose", "Trilu", "Unsqueeze",
         # Selection, sign and conversion: no rounding beyond the target type's.
         "Abs", "Cast", "Max", "Min", "Neg", "Relu", "Where", "IsNaN", "Sign", "Ceil", "Floor", "Round",
+        "ReduceMin",
     }
 )  # fmt: skip
 """Ops whose float results must match bit for bit."""
@@ -102,6 +103,7 @@ ACCUMULATING_OPS = frozenset(
     {
         "MatMul", "Gemm", "Softmax", "LayerNormalization", "ReduceMean", "ReduceSum", "CumSum",
         "Pow", "Erf", "Gelu", "Exp", "Log", "Sigmoid", "Tanh", "Sin", "Cos",
+        "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
     }
 )  # fmt: skip
 """Ops that sum in another order than NumPy, or call a libm other than NumPy's."""
@@ -130,6 +132,11 @@ COMPILE_TIME_INPUTS: dict[str, tuple[int, ...]] = {
     "ReduceSum": (1,),
     "ReduceMean": (1,),
     "ReduceMax": (1,),
+    "ReduceMin": (1,),
+    "ReduceProd": (1,),
+    "ReduceL1": (1,),
+    "ReduceL2": (1,),
+    "ReduceSumSquare": (1,),
     "CumSum": (1,),
     "Slice": (3,),
     "Squeeze": (1,),

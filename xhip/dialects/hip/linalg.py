@@ -133,6 +133,10 @@ class ReduceOp(DPSOp):
     """The combine's identity; `lowest` is the compute type's lowest value."""
     REDUCE_FINISH: ClassVar[str] = "{acc}"
     """The output from the folded `{acc}` and the reduced element `{count}`."""
+    REDUCE_MAP: ClassVar[str] = "{x}"
+    """What each element `{x}` (in the compute type) contributes before it is combined."""
+    ELEMENT: ClassVar[ElementKind] = ElementKind.NUMERIC
+    """The input element types the reduction takes."""
 
     def normalized_axes(self) -> list[int]:
         """The reduced axes in [0, rank), sorted; all axes when `axes` is empty."""
@@ -144,7 +148,7 @@ class ReduceOp(DPSOp):
 
     def verify_semantics(self) -> None:
         x, y = self.inputs[0], self.outputs[0]
-        self.check_element(x, ElementKind.NUMERIC, "input")
+        self.check_element(x, self.ELEMENT, "input")
         self.check_same_element([x, y], "input and output")
         axes = self.normalized_axes()
         if len(set(axes)) != len(axes):
@@ -169,6 +173,42 @@ class ReduceMaxOp(ReduceOp):
     name = "hip.reduce_max"
     REDUCE_COMBINE: ClassVar[str] = "xhip_max({a}, {b})"
     REDUCE_IDENTITY: ClassVar[str] = "lowest"
+
+
+@irdl_op_definition
+class ReduceMinOp(ReduceOp):
+    name = "hip.reduce_min"
+    REDUCE_COMBINE: ClassVar[str] = "xhip_min({a}, {b})"
+    REDUCE_IDENTITY: ClassVar[str] = "highest"
+
+
+@irdl_op_definition
+class ReduceProdOp(ReduceOp):
+    name = "hip.reduce_prod"
+    REDUCE_COMBINE: ClassVar[str] = "{a} * {b}"
+    REDUCE_IDENTITY: ClassVar[str] = "1"
+
+
+@irdl_op_definition
+class ReduceL1Op(ReduceOp):
+    name = "hip.reduce_l1"
+    REDUCE_MAP: ClassVar[str] = "xhip_abs({x})"
+
+
+@irdl_op_definition
+class ReduceL2Op(ReduceOp):
+    """sqrt of the sum of squares: floats only (an integer square root would round)."""
+
+    name = "hip.reduce_l2"
+    REDUCE_MAP: ClassVar[str] = "{x} * {x}"
+    REDUCE_FINISH: ClassVar[str] = "sqrt({acc})"
+    ELEMENT: ClassVar[ElementKind] = ElementKind.FLOAT
+
+
+@irdl_op_definition
+class ReduceSumSquareOp(ReduceOp):
+    name = "hip.reduce_sum_square"
+    REDUCE_MAP: ClassVar[str] = "{x} * {x}"
 
 
 @irdl_op_definition

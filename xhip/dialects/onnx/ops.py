@@ -273,6 +273,31 @@ class ReduceMaxOp(ReduceOp):
 
 
 @irdl_op_definition
+class ReduceMinOp(ReduceOp):
+    name = "onnx.ReduceMin"
+
+
+@irdl_op_definition
+class ReduceProdOp(ReduceOp):
+    name = "onnx.ReduceProd"
+
+
+@irdl_op_definition
+class ReduceL1Op(ReduceOp):
+    name = "onnx.ReduceL1"
+
+
+@irdl_op_definition
+class ReduceL2Op(ReduceOp):
+    name = "onnx.ReduceL2"
+
+
+@irdl_op_definition
+class ReduceSumSquareOp(ReduceOp):
+    name = "onnx.ReduceSumSquare"
+
+
+@irdl_op_definition
 class CumSumOp(OnnxOp):
     """Running sums of `x` along the dim named by the scalar `axis` input."""
 
@@ -644,7 +669,8 @@ OPERATORS: tuple[type[OnnxOp], ...] = (
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
     SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp,
     FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
-    ReduceMaxOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
+    ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
+    CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
     ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
     RangeOp, NonZeroOp, IdentityOp, ConstantOp,
     )  # fmt: skip
@@ -664,7 +690,7 @@ __all__ = [
     "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
     "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
     "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "ReduceMeanOp", "ReduceSumOp",
-    "ReduceMaxOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
+    "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
     "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",
     "GatherNDOp", "TriluOp", "ExpandOp", "ShapeOp", "ConstantOfShapeOp", "RangeOp",
     "NonZeroOp", "IdentityOp", "ConstantOp",

@@ -43,6 +43,11 @@ REDUCTIONS: dict[str, type[hip.DPSOp]] = {
     "onnx.ReduceMean": hip.ReduceMeanOp,
     "onnx.ReduceSum": hip.ReduceSumOp,
     "onnx.ReduceMax": hip.ReduceMaxOp,
+    "onnx.ReduceMin": hip.ReduceMinOp,
+    "onnx.ReduceProd": hip.ReduceProdOp,
+    "onnx.ReduceL1": hip.ReduceL1Op,
+    "onnx.ReduceL2": hip.ReduceL2Op,
+    "onnx.ReduceSumSquare": hip.ReduceSumSquareOp,
 }
 
 
@@ -190,22 +195,23 @@ def convert_reduce(op: Operation, state: ConversionState) -> list[Lowered]:
         "axes": DenseArrayBase.from_list(i64, unique),
         "keepdims": IntegerAttr.from_bool(keepdims),
     }
-    if op.name == "onnx.ReduceMax" and state.element_type(data) == i1:
-        return _reduce_max_of_bools(op, state, data, dims, properties)
+    if op.name in ("onnx.ReduceMax", "onnx.ReduceMin") and state.element_type(data) == i1:
+        return _reduce_bools(op, state, data, dims, properties)
     return _compute_one(op, state, REDUCTIONS[op.name], [data], dims, properties)
 
 
-def _reduce_max_of_bools(
+def _reduce_bools(
     op: Operation, state: ConversionState, data: SSAValue, dims: list[Dim], properties: dict[str, Attribute]
 ) -> list[Lowered]:
-    """ReduceMax of bools (opset 20) is "any": the max of 0/1 bytes, whose empty max is 0 (false).
+    """ReduceMax of bools (opset 20) is "any": the max of 0/1 bytes, whose empty max is 0
+    (false); ReduceMin is "all": their min, whose empty min is 255 (true once cast back).
 
     hip reductions are numeric, so the bools travel as ui8 both ways.
     """
     dims = state.fit_to_declared(dims, op.results[0].type)
     (as_bytes,) = state.compute(hip.CastOp, [state.tensor(data)], [(state.dims(data), UI8)])
     assert as_bytes.value is not None
-    (reduced,) = state.compute(hip.ReduceMaxOp, [as_bytes.value], [(dims, UI8)], properties=properties)
+    (reduced,) = state.compute(REDUCTIONS[op.name], [as_bytes.value], [(dims, UI8)], properties=properties)
     assert reduced.value is not None
     return state.compute(hip.CastOp, [reduced.value], [(dims, i1)])
 
