@@ -22,6 +22,7 @@ from xhip import shapes
 from xhip.dialects.onnx.base import RESULT_SHAPE_CHECKS, BinaryOp, OnnxOp, UnaryOp, VariadicOp, is_none
 from xhip.dialects.onnx.ops import (
     CastOp,
+    ClipOp,
     ConcatOp,
     GatherOp,
     GemmOp,
@@ -97,7 +98,7 @@ def _subclasses(base: type) -> list[type]:
     return found
 
 
-@rule(*_subclasses(UnaryOp), CastOp)
+@rule(*_subclasses(UnaryOp), CastOp, ClipOp)
 def _same_shape(op: OnnxOp, em: IndexEmitter, dims: Dims) -> Shapes:
     return _one(shapes.same_shape(em, dims(op.operands[0])))
 
