@@ -356,6 +356,15 @@ def unsqueeze(em: IndexEmitter, shape: Shape, axes: Sequence[int]) -> ShapeResul
     return [1 if i in normalized else next(remaining) for i in range(out_rank)]
 
 
+def tile(em: IndexEmitter, shape: Shape, repeats: Sequence[int]) -> ShapeResult:
+    """Tile: each extent times its repeat count (one count per dim, none negative)."""
+    if len(repeats) != len(shape):
+        return ShapeFailure(f"Tile repeats has {len(repeats)} entries for an input of rank {len(shape)}")
+    if any(r < 0 for r in repeats):
+        return ShapeFailure(f"Tile repeats must not be negative, got {list(repeats)}")
+    return [em.mul(d, r) for d, r in zip(shape, repeats)]
+
+
 # --------------------------------------------------------------------------------------
 # Gather, Concat, Split, Slice
 # --------------------------------------------------------------------------------------

@@ -91,7 +91,7 @@ EXACT_OPS = frozenset(
         # Data movement and shapes: the result is a copy of input elements or of dims.
         "Concat", "Constant", "ConstantOfShape", "Expand", "Flatten", "Gather", "GatherElements", "GatherND",
         "Identity", "NonZero", "Range", "Reshape", "Shape", "Slice", "Split", "Squeeze",
-        "Transpose", "Trilu", "Unsqueeze",
+        "Transpose", "Trilu", "Unsqueeze", "Tile",
         # Selection, sign and conversion: no rounding beyond the target type's.
         "Abs", "Cast", "Max", "Min", "Neg", "Relu", "Where", "IsNaN", "Sign", "Ceil", "Floor", "Round",
         "ReduceMin", "Clip",
@@ -137,6 +137,7 @@ COMPILE_TIME_INPUTS: dict[str, tuple[int, ...]] = {
     "ReduceL1": (1,),
     "ReduceL2": (1,),
     "ReduceSumSquare": (1,),
+    "Tile": (1,),
     "CumSum": (1,),
     "Slice": (3,),
     "Squeeze": (1,),

@@ -328,6 +328,17 @@ class WhereOp(OnnxOp):
 
 
 @irdl_op_definition
+class TileOp(OnnxOp):
+    """input repeated `repeats[i]` times along each dim i (repeats: int64, one per dim)."""
+
+    name = "onnx.Tile"
+    input = operand_def(TENSOR)
+    repeats = operand_def(TENSOR)
+    output = result_def(TENSOR)
+    CHECKS: ClassVar = Checks(same=("input", "output"), int64=("repeats",))
+
+
+@irdl_op_definition
 class ClipOp(OnnxOp):
     """input clamped to [min, max], each bound an optional scalar input (opset 11 on)."""
 
@@ -679,7 +690,7 @@ class EntryPointOp(IRDLOperation):
 OPERATORS: tuple[type[OnnxOp], ...] = (
     AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
-    SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp, ClipOp,
+    SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp, ClipOp, TileOp,
     FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
     CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
@@ -700,7 +711,7 @@ __all__ = [
     "AddOp", "SubOp", "MulOp", "DivOp", "PowOp", "MaxOp", "MinOp", "EqualOp", "LessOp",
     "GreaterOp", "LessOrEqualOp", "GreaterOrEqualOp", "AndOp", "OrOp", "NotOp", "IsNaNOp",
     "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
-    "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "ClipOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
+    "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "ClipOp", "TileOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
     "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "ReduceMeanOp", "ReduceSumOp",
     "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
     "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",

@@ -146,6 +146,27 @@ def convert_unsqueeze(op: Operation, state: ConversionState) -> list[Lowered]:
     return [reshaped(op, state, dims)]
 
 
+@converts("Tile")
+def convert_tile(op: Operation, state: ConversionState) -> list[Lowered]:
+    """x [d0, d1, ..] viewed as [1, d0, 1, d1, ..], expanded to [r0, d0, r1, d1, ..] (one
+    copy kernel) and viewed as [r0 d0, r1 d1, ..]: out[.., j, ..] = x[.., j % d, ..]."""
+    x, repeats_value = op.operands
+    repeats = state.static_ints(repeats_value, "Tile repeats")
+    source = state.lowered(x)
+    dims = state.check(shapes.tile(state.emitter, source.dims, repeats))
+    fitted = state.fit_to_declared(dims, op.results[0].type)
+    if all(r == 1 for r in repeats):
+        return [source]
+    spread = [d for extent in source.dims for d in (1, extent)]
+    value, spread = reshape_value(state, state.tensor(x), source.dims, spread, spread)
+    target = [d for r, extent in zip(repeats, source.dims) for d in (r, extent)]
+    rule_dims = state.check(shapes.expand(state.emitter, spread, target))
+    (expanded,) = state.compute(hip.ExpandOp, [value], [(rule_dims, source.element_type)])
+    assert expanded.value is not None
+    tiled, final_dims = reshape_value(state, expanded.value, rule_dims, dims, fitted)
+    return [Lowered(final_dims, source.element_type, tiled)]
+
+
 def reshaped(op: Operation, state: ConversionState, dims: list[Dim]) -> Lowered:
     """Operand 0 of a reshape-like `op` viewed with the rule's `dims`."""
     source = state.lowered(op.operands[0])
