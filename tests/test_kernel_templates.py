@@ -263,12 +263,23 @@ def _family_cases(rng) -> list[dict]:
     x = rng.standard_normal((3, 5, 4)).astype(np.float32)
     ints = rng.integers(-9, 9, (3, 5, 4)).astype(np.int64)
     long_rows = rng.standard_normal((2, 2500)).astype(np.float32)
+    nan_x = x.copy()
+    nan_x[1, 2, 3] = np.nan
     long_mask = np.where(rng.random(2500) < 0.3, -np.inf, 0.0).astype(np.float32)
     full_mask = np.stack([long_mask, np.full(2500, -np.inf, np.float32)])  # row 1 all masked
     cases = [
         _reference_case("reduce_sum", {"axes": (0, 2), "keepdims": True}, [x], [np.empty((1, 5, 1), np.float32)]),
         _reference_case("reduce_mean", {"axes": (1,), "keepdims": False}, [x], [np.empty((3, 4), np.float32)]),
         _reference_case("reduce_max", {"axes": (), "keepdims": False}, [ints], [np.empty((), np.int64)]),
+        _reference_case("reduce_min", {"axes": (0, 2), "keepdims": True}, [x], [np.empty((1, 5, 1), np.float32)]),
+        _reference_case("reduce_prod", {"axes": (1,), "keepdims": False}, [ints], [np.empty((3, 4), np.int64)]),
+        _reference_case("reduce_l1", {"axes": (2,), "keepdims": True}, [x], [np.empty((3, 5, 1), np.float32)]),
+        _reference_case("reduce_l2", {"axes": (0, 1), "keepdims": False}, [x], [np.empty((4,), np.float32)]),
+        _reference_case("reduce_sum_square", {"axes": (1,), "keepdims": False}, [x], [np.empty((3, 4), np.float32)]),
+        # Ties among the small integers go to the first index, or the last; a NaN is the extreme.
+        _reference_case("arg_max", {"axes": (1,), "keepdims": True}, [ints], [np.empty((3, 1, 4), np.int64)]),
+        _reference_case("arg_max", {"axes": (1,), "keepdims": False, "select_last_index": True}, [ints], [np.empty((3, 4), np.int64)]),
+        _reference_case("arg_min", {"axes": (2,), "keepdims": False}, [nan_x], [np.empty((3, 5), np.int64)]),
         _reference_case("softmax", {"axis": 1}, [x], [np.empty_like(x)]),
         # hip-fuse-softmax's forms: a scale, a mask broadcast over the head dim, off the last axis,
         # and a row longer than the registers hold (the online pass) with masked-out (-inf) keys.
@@ -302,7 +313,8 @@ def _family_cases(rng) -> list[dict]:
 
 @pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
 def test_emulated_families_the_test_set_does_not_reach(rng=np.random.default_rng(7)):
-    """Reductions over several axes (keepdims or not), softmax (with a scale and a broadcast
+    """Reductions over several axes (keepdims or not; sum, mean, max, min, prod, l1, l2,
+    sum of squares), arg max / min with ties and a NaN, softmax (with a scale and a broadcast
     mask, and a row longer than its registers hold) and layer norm off the last axis, exclusive reverse cumsum, fill, range, a 3-d transpose, a slice with negative and
     strided steps, a split, gather off axis 0 with a
     negative index, gather_elements along a middle and the first axis, upper and lower trilu, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""

@@ -47,6 +47,9 @@ def coverage_specs() -> list[KernelSpec]:
     for op_class, _ in REDUCTIONS:
         for dtype in (f32, f16) if op_class.ELEMENT is hip.ElementKind.FLOAT else (f32, f16, i64):
             specs += specs_for_launch(op_class, {"axes": (1,)}, [matrix(dtype, 3)], [matrix(dtype, 3)])
+    for op_class in (hip.ArgMaxOp, hip.ArgMinOp):  # both tie rules, floats and integers
+        for dtype, last in ((f32, False), (f16, True), (i32, False)):
+            specs += specs_for_launch(op_class, {"axes": (1,), "select_last_index": last}, [matrix(dtype, 3)], [matrix(i64, 3)])
     specs += specs_for_launch(hip.SoftmaxOp, {"axis": 1}, [matrix(f16, 3)], [matrix(f16, 3)])
     specs += specs_for_launch(hip.LayerNormOp, {"axis": 1}, [matrix(f32, 3), matrix(f32, 2)], [matrix(f32, 3)])
     specs += specs_for_launch(hip.CumSumOp, {"axis": 0, "exclusive": True, "reverse": True}, [matrix(f32)], [matrix(f32)])

@@ -1,6 +1,6 @@
 """The reduction family (templates/reduce.hip.j2): ReduceSum, ReduceMean, ReduceMax,
 ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare over any set of axes, one block
-per kept element.
+per kept element; and ArgMax / ArgMin along one axis (templates/argreduce.hip.j2).
 
 What each op combines comes from its class (REDUCE_MAP, REDUCE_COMBINE, REDUCE_IDENTITY,
 REDUCE_FINISH in xhip/dialects/hip/linalg.py). Reference: NumPy in the compute dtype,
@@ -15,12 +15,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from xhip.dialects import hip
-from xhip.kernels.abi import KernelABI, Launch
+from xhip.kernels.abi import KernelABI, Launch, dims, index, pointer
 from xhip.kernels.family import OpFacts, Site, Values, ViewLike, split_axes
-from xhip.kernels.reference import INT_DTYPES, Elements, KernelCall, compute_operands, highest, lowest, register, truncating_divide
+from xhip.kernels.reference import INT_DTYPES, Elements, KernelCall, compute_dtype, compute_operands, highest, lowest, register, truncating_divide
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name, row_params
 
-TEMPLATES = ("reduce",)
+TEMPLATES = ("reduce", "argreduce")
+
+ARG_BLOCK = 256
+"""Threads per block of the ArgMax / ArgMin kernel (a power of 2: its tree in shared memory)."""
 
 
 def reduce_spec(facts: OpFacts) -> KernelSpec:
@@ -45,7 +48,41 @@ def reduce_spec(facts: OpFacts) -> KernelSpec:
     return KernelSpec("reduce", abi, context, header_needs(x.dtype))
 
 
+def arg_reduce_spec(facts: OpFacts) -> KernelSpec:
+    """templates/argreduce.hip.j2: the int64 index of the extreme along one axis."""
+    x, op_class = facts.inputs[0], facts.op_class
+    kept = x.rank - 1
+    c, last = ctype(x.dtype), bool(facts.props.select_last_index)
+    params = (
+        index("rows"), dims("kept_extents", kept), index("count"),
+        pointer("x", c.c), dims("x_kept_strides", kept), index("x_axis_stride"),
+        pointer("y", "long long", const=False), dims("y_kept_strides", kept),
+    )  # fmt: skip
+    name = kernel_name("argreduce", op_class.name.removeprefix("hip.arg_"), c.short, f"k{kept}", "last" if last else "")
+    abi = KernelABI(name, params, Launch.ROWS, count="rows", block=ARG_BLOCK)
+    context = (("kept", kept), ("c", c.c), ("compute", c.compute), ("better", op_class.ARG_BETTER), ("last", last))
+    return KernelSpec("argreduce", abi, context, header_needs(x.dtype))
+
+
+def _arg_site(facts: OpFacts) -> Site:
+    keepdims = bool(facts.props.keepdims)
+
+    def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
+        x, y = ins[0], outs[0]
+        axis = int(facts.props.axes[0]) % len(x.shape)
+        (kept, (count,)), (x_kept, (x_axis,)) = split_axes(x.shape, [axis]), split_axes(x.strides, [axis])
+        y_strides = split_axes(y.strides, [axis])[0] if keepdims else y.strides
+        return [{
+            "rows": math.prod(kept), "kept_extents": kept, "count": count,
+            "x": x.address, "x_kept_strides": x_kept, "x_axis_stride": x_axis, "y": y.address, "y_kept_strides": y_strides,
+        }]  # fmt: skip
+
+    return Site(facts, ((arg_reduce_spec(facts),),), values)
+
+
 def site(facts: OpFacts) -> Site:
+    if facts.op_class.TEMPLATE == "argreduce":
+        return _arg_site(facts)
     props = facts.props
     keepdims = bool(props.keepdims)
 
@@ -131,3 +168,21 @@ REDUCTIONS: tuple[tuple[type[hip.ReduceOp], Reduction], ...] = (
 """Each reduction op and its NumPy form."""
 for _op_class, _reduction in REDUCTIONS:
     register(_op_class, elements=Elements[_op_class.ELEMENT.name])(_reduce_kernel(_reduction))
+
+
+@register(hip.ArgMaxOp, hip.ArgMinOp, elements=Elements.NUMERIC)
+def arg_reduce(call: KernelCall) -> None:
+    """numpy.argmax / argmin (NaN the extreme, the first of equals), from the end with
+    `select_last_index`; int64."""
+    x = call.inputs[0].astype(compute_dtype(call.inputs[0].dtype), copy=False)
+    axis = call.normalize_axis(int(call.props.axes[0]), x.ndim)
+    if x.shape[axis] == 0:
+        raise call.error(f"cannot take the {call.name.removeprefix('arg_')} over an empty axis {axis}")
+    pick = np.argmax if call.name == "arg_max" else np.argmin
+    if call.props.select_last_index:
+        found = x.shape[axis] - 1 - pick(np.flip(x, axis), axis=axis)
+    else:
+        found = pick(x, axis=axis)
+    if call.props.keepdims:
+        found = np.expand_dims(found, axis)
+    call.store(call.out, found.astype(np.int64))

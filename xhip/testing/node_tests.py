@@ -94,7 +94,7 @@ EXACT_OPS = frozenset(
         "Transpose", "Trilu", "Unsqueeze", "Tile",
         # Selection, sign and conversion: no rounding beyond the target type's.
         "Abs", "Cast", "Max", "Min", "Neg", "Relu", "Where", "IsNaN", "Sign", "Ceil", "Floor", "Round",
-        "ReduceMin", "Clip",
+        "ReduceMin", "Clip", "ArgMax", "ArgMin",
     }
 )  # fmt: skip
 """Ops whose float results must match bit for bit."""

@@ -211,6 +211,38 @@ class ReduceSumSquareOp(ReduceOp):
     REDUCE_MAP: ClassVar[str] = "{x} * {x}"
 
 
+class ArgReduceOp(ReduceOp):
+    """The int64 index of the extreme along the one axis of `axes`; `select_last_index`
+    picks the last of equal extremes, else the first. NaN is the extreme (numpy.argmax and
+    argmin: its first, or last, index)."""
+
+    TEMPLATE: ClassVar[str] = "argreduce"
+    ARG_BETTER: ClassVar[str] = "{a} > {b}"
+    """C comparison: value `{a}` is more extreme than `{b}` (neither NaN)."""
+    select_last_index = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+
+    def verify_semantics(self) -> None:
+        x, y = self.inputs[0], self.outputs[0]
+        self.check_element(x, ElementKind.NUMERIC, "input")
+        if element_type_of(y) != i64:
+            raise verify_error(self, f"the result must have i64 elements, got {y.type}")
+        if len(self.axes.get_values()) != 1:
+            raise verify_error(self, f"axes must name one axis, got {list(self.axes.get_values())}")
+        self.normalized_axes()
+        self.check_rank(y, rank_of(x) if self.keepdims.value.data else rank_of(x) - 1, "output")
+
+
+@irdl_op_definition
+class ArgMaxOp(ArgReduceOp):
+    name = "hip.arg_max"
+
+
+@irdl_op_definition
+class ArgMinOp(ArgReduceOp):
+    name = "hip.arg_min"
+    ARG_BETTER: ClassVar[str] = "{a} < {b}"
+
+
 @irdl_op_definition
 class CumSumOp(DPSOp):
     """Running sums along `axis`; `exclusive` leaves out the current element and

@@ -297,6 +297,27 @@ class ReduceSumSquareOp(ReduceOp):
     name = "onnx.ReduceSumSquare"
 
 
+class ArgReduceOp(OnnxOp):
+    """data -> the int64 index of its max (min) along `axis`."""
+
+    data = operand_def(TENSOR)
+    reduced = result_def(TENSOR)
+    axis = int_attr(0)
+    keepdims = int_attr(1)
+    select_last_index = int_attr(0)
+    CHECKS: ClassVar = Checks(int64=("reduced",), flags=("keepdims", "select_last_index"))
+
+
+@irdl_op_definition
+class ArgMaxOp(ArgReduceOp):
+    name = "onnx.ArgMax"
+
+
+@irdl_op_definition
+class ArgMinOp(ArgReduceOp):
+    name = "onnx.ArgMin"
+
+
 @irdl_op_definition
 class CumSumOp(OnnxOp):
     """Running sums of `x` along the dim named by the scalar `axis` input."""
@@ -693,7 +714,7 @@ OPERATORS: tuple[type[OnnxOp], ...] = (
     SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp, ClipOp, TileOp,
     FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
-    CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
+    ArgMaxOp, ArgMinOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
     ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
     RangeOp, NonZeroOp, IdentityOp, ConstantOp,
     )  # fmt: skip
@@ -713,7 +734,7 @@ __all__ = [
     "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
     "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "ClipOp", "TileOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
     "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "ReduceMeanOp", "ReduceSumOp",
-    "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
+    "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ArgMaxOp", "ArgMinOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
     "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",
     "GatherNDOp", "TriluOp", "ExpandOp", "ShapeOp", "ConstantOfShapeOp", "RangeOp",
     "NonZeroOp", "IdentityOp", "ConstantOp",

@@ -21,6 +21,8 @@ from xdsl.utils.exceptions import VerifyException
 from xhip import shapes
 from xhip.dialects.onnx.base import RESULT_SHAPE_CHECKS, BinaryOp, OnnxOp, UnaryOp, VariadicOp, is_none
 from xhip.dialects.onnx.ops import (
+    ArgMaxOp,
+    ArgMinOp,
     CastOp,
     ClipOp,
     ConcatOp,
@@ -118,6 +120,11 @@ def _gemm(op: OnnxOp, em: IndexEmitter, dims: Dims) -> Shapes:
     a, b, c = op.operands
     c_dims = None if is_none(c) else dims(c)
     return _one(shapes.gemm(em, dims(a), dims(b), c_dims, trans_a=_int(op, "transA") != 0, trans_b=_int(op, "transB") != 0))
+
+
+@rule(ArgMaxOp, ArgMinOp)
+def _arg_reduce(op: OnnxOp, em: IndexEmitter, dims: Dims) -> Shapes:
+    return _one(shapes.reduce(em, dims(op.operands[0]), [_int(op, "axis")], _int(op, "keepdims") != 0))
 
 
 @rule(SoftmaxOp)

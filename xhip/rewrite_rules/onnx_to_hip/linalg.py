@@ -200,6 +200,23 @@ def convert_reduce(op: Operation, state: ConversionState) -> list[Lowered]:
     return _compute_one(op, state, REDUCTIONS[op.name], [data], dims, properties)
 
 
+ARG_REDUCTIONS: dict[str, type[hip.DPSOp]] = {"onnx.ArgMax": hip.ArgMaxOp, "onnx.ArgMin": hip.ArgMinOp}
+
+
+@converts("ArgMax", "ArgMin")
+def convert_arg_reduce(op: Operation, state: ConversionState) -> list[Lowered]:
+    (data,) = op.operands
+    axis, keepdims = _int(op.axis), _flag(op.keepdims)  # type: ignore[attr-defined]
+    data_dims = state.dims(data)
+    dims = state.fit_to_declared(state.check(shapes.reduce(state.emitter, data_dims, [axis], keepdims)), op.results[0].type)
+    properties: dict[str, Attribute] = {
+        "axes": DenseArrayBase.from_list(i64, [axis + len(data_dims) if axis < 0 else axis]),
+        "keepdims": IntegerAttr.from_bool(keepdims),
+        "select_last_index": IntegerAttr.from_bool(_flag(op.select_last_index)),  # type: ignore[attr-defined]
+    }
+    return state.compute(ARG_REDUCTIONS[op.name], [state.tensor(data)], [(dims, i64)], properties=properties)
+
+
 def _reduce_bools(
     op: Operation, state: ConversionState, data: SSAValue, dims: list[Dim], properties: dict[str, Attribute]
 ) -> list[Lowered]:
