@@ -1,5 +1,5 @@
 """The reduction family (templates/reduce.hip.j2): ReduceSum, ReduceMean, ReduceMax,
-ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare over any set of axes, one block
+ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSumExp over any set of axes, one block
 per kept element; and ArgMax / ArgMin along one axis (templates/argreduce.hip.j2).
 
 What each op combines comes from its class (REDUCE_MAP, REDUCE_COMBINE, REDUCE_IDENTITY,
@@ -146,6 +146,15 @@ def _l2(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
     return np.sqrt(_sum_square(x, axes, keepdims))
 
 
+def _log_sum_exp(x: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    """max + log(sum(exp(x - max))): no overflow; an empty or all -inf reduction is -inf."""
+    top = np.max(x, axis=axes, keepdims=True, initial=-np.inf)
+    shift = np.where(np.isfinite(top), top, x.dtype.type(0))
+    with np.errstate(divide="ignore"):
+        result = np.log(np.sum(np.exp(x - shift), axis=axes, keepdims=True)) + shift
+    return result if keepdims else np.squeeze(result, axis=axes)
+
+
 Reduction = Callable[[np.ndarray, tuple[int, ...], bool], np.ndarray]
 
 
@@ -164,6 +173,7 @@ def _reduce_kernel(reduction: Reduction) -> Callable[[KernelCall], None]:
 REDUCTIONS: tuple[tuple[type[hip.ReduceOp], Reduction], ...] = (
     (hip.ReduceMeanOp, _mean), (hip.ReduceSumOp, _sum), (hip.ReduceMaxOp, _max), (hip.ReduceMinOp, _min),
     (hip.ReduceProdOp, _prod), (hip.ReduceL1Op, _l1), (hip.ReduceL2Op, _l2), (hip.ReduceSumSquareOp, _sum_square),
+    (hip.ReduceLogSumExpOp, _log_sum_exp),
 )  # fmt: skip
 """Each reduction op and its NumPy form."""
 for _op_class, _reduction in REDUCTIONS:

@@ -103,7 +103,7 @@ ACCUMULATING_OPS = frozenset(
     {
         "MatMul", "Gemm", "Softmax", "LayerNormalization", "ReduceMean", "ReduceSum", "CumSum",
         "Pow", "Erf", "Gelu", "Exp", "Log", "Sigmoid", "Tanh", "Sin", "Cos",
-        "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
+        "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp",
     }
 )  # fmt: skip
 """Ops that sum in another order than NumPy, or call a libm other than NumPy's."""
@@ -137,6 +137,7 @@ COMPILE_TIME_INPUTS: dict[str, tuple[int, ...]] = {
     "ReduceL1": (1,),
     "ReduceL2": (1,),
     "ReduceSumSquare": (1,),
+    "ReduceLogSumExp": (1,),
     "Tile": (1,),
     "CumSum": (1,),
     "Slice": (3,),

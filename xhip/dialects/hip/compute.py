@@ -50,6 +50,7 @@ from xhip.dialects.hip.linalg import (
     ReduceL1Op,
     ReduceL2Op,
     ReduceSumSquareOp,
+    ReduceLogSumExpOp,
     ArgMaxOp,
     ArgMinOp,
     CumSumOp,
@@ -537,7 +538,7 @@ COMPUTE_OPS: tuple[type[DPSOp], ...] = (
     SignOp, CeilOp, FloorOp, RoundOp, IsNaNOp, CastOp, GeluOp, CopyOp,
     # Linear algebra, normalization, reductions and scans.
     MatmulOp, GemmOp, SoftmaxOp, LayerNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
-    ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp, ArgMaxOp, ArgMinOp,
+    ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
     CumSumOp,
     # Data movement and generators.
     TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp,
@@ -562,7 +563,7 @@ __all__ = [
     "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp", "CosOp", "LogOp",
     "NegOp", "AbsOp", "ReciprocalOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "IsNaNOp", "CastOp", "GeluOp", "CopyOp", "MatmulOp",
     "GemmOp", "SoftmaxOp", "LayerNormOp", "ReduceMeanOp", "ReduceSumOp", "ReduceMaxOp",
-    "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ArgMaxOp", "ArgMinOp",
+    "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp",
     "CumSumOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
     "GatherElementsOp", "GatherNDOp", "TriluOp", "ExpandOp", "RangeOp", "NonZeroOp",
     "FillOp",

@@ -211,6 +211,19 @@ class ReduceSumSquareOp(ReduceOp):
     REDUCE_MAP: ClassVar[str] = "{x} * {x}"
 
 
+@irdl_op_definition
+class ReduceLogSumExpOp(ReduceOp):
+    """log(sum(exp(x))) without overflow: partial results combine as log(e^a + e^b) =
+    max(a, b) + log1p(exp(-|a - b|)), whose identity is -inf (floats only)."""
+
+    name = "hip.reduce_log_sum_exp"
+    REDUCE_COMBINE: ClassVar[str] = (
+        "({a} == xhip_lowest<ACC>() ? {b} : {b} == xhip_lowest<ACC>() ? {a} : xhip_max({a}, {b}) + log1p(exp(-xhip_abs({a} - {b}))))"
+    )
+    REDUCE_IDENTITY: ClassVar[str] = "lowest"
+    ELEMENT: ClassVar[ElementKind] = ElementKind.FLOAT
+
+
 class ArgReduceOp(ReduceOp):
     """The int64 index of the extreme along the one axis of `axes`; `select_last_index`
     picks the last of equal extremes, else the first. NaN is the extreme (numpy.argmax and

@@ -48,6 +48,7 @@ REDUCTIONS: dict[str, type[hip.DPSOp]] = {
     "onnx.ReduceL1": hip.ReduceL1Op,
     "onnx.ReduceL2": hip.ReduceL2Op,
     "onnx.ReduceSumSquare": hip.ReduceSumSquareOp,
+    "onnx.ReduceLogSumExp": hip.ReduceLogSumExpOp,
 }
 
 
