@@ -439,6 +439,58 @@ class SoftmaxOp(OnnxOp):
 
 
 @irdl_op_definition
+class BatchNormalizationOp(OnnxOp):
+    """Inference form: y = (x - mean) / sqrt(var + epsilon) * scale + b over channel dim 1;
+    the running statistics outputs exist only with `training_mode`."""
+
+    name = "onnx.BatchNormalization"
+    x = operand_def(TENSOR)
+    scale = operand_def(TENSOR)
+    b = operand_def(TENSOR)
+    input_mean = operand_def(TENSOR)
+    input_var = operand_def(TENSOR)
+    y = result_def(TENSOR)
+    running_mean = result_def(TENSOR_OR_NONE)
+    running_var = result_def(TENSOR_OR_NONE)
+    epsilon = float_attr(1e-5)
+    momentum = float_attr(0.9)
+    training_mode = int_attr(0)
+    CHECKS: ClassVar = Checks(same=("x", "y"), floats=("x",), flags=("training_mode",))
+
+
+@irdl_op_definition
+class InstanceNormalizationOp(OnnxOp):
+    """y = (x - mean) / sqrt(var + epsilon) * scale + b, the statistics per (batch, channel)
+    over the spatial dims [2, rank), scale and b per channel."""
+
+    name = "onnx.InstanceNormalization"
+    input = operand_def(TENSOR)
+    scale = operand_def(TENSOR)
+    b = operand_def(TENSOR)
+    output = result_def(TENSOR)
+    epsilon = float_attr(1e-5)
+    CHECKS: ClassVar = Checks(same=("input", "scale", "b", "output"), floats=("input",))
+
+
+class GlobalPoolOp(OnnxOp):
+    """x [N, C, D1, ..] -> [N, C, 1, ..]: the mean (max) over the spatial dims."""
+
+    x = operand_def(TENSOR)
+    y = result_def(TENSOR)
+    CHECKS: ClassVar = Checks(same=("x", "y"), floats=("x",))
+
+
+@irdl_op_definition
+class GlobalAveragePoolOp(GlobalPoolOp):
+    name = "onnx.GlobalAveragePool"
+
+
+@irdl_op_definition
+class GlobalMaxPoolOp(GlobalPoolOp):
+    name = "onnx.GlobalMaxPool"
+
+
+@irdl_op_definition
 class LayerNormalizationOp(OnnxOp):
     """Normalizes over dims [axis, rank); Mean and InvStdDev are optional outputs."""
 
@@ -717,7 +769,8 @@ OPERATORS: tuple[type[OnnxOp], ...] = (
     AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
     SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp, ClipOp, TileOp,
-    FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, ReduceMeanOp, ReduceSumOp,
+    FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, BatchNormalizationOp, InstanceNormalizationOp,
+    GlobalAveragePoolOp, GlobalMaxPoolOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
     ReduceLogSumExpOp, ArgMaxOp, ArgMinOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
     ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
@@ -738,7 +791,8 @@ __all__ = [
     "GreaterOp", "LessOrEqualOp", "GreaterOrEqualOp", "AndOp", "OrOp", "NotOp", "IsNaNOp",
     "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
     "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "ClipOp", "TileOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
-    "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "ReduceMeanOp", "ReduceSumOp",
+    "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "BatchNormalizationOp", "InstanceNormalizationOp",
+    "GlobalAveragePoolOp", "GlobalMaxPoolOp", "ReduceMeanOp", "ReduceSumOp",
     "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
     "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",
     "GatherNDOp", "TriluOp", "ExpandOp", "ShapeOp", "ConstantOfShapeOp", "RangeOp",

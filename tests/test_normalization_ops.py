@@ -1,0 +1,59 @@
+"""BatchNormalization (inference), InstanceNormalization, GlobalAveragePool and
+GlobalMaxPool with run-time batch and spatial dims, on the reference backend against
+onnxruntime at two shapes, in float32 and through the fp16 pipeline (the ONNX backend node
+tests have static shapes only)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import xhip
+from xhip.diagnostics import XhipError
+from xhip.runtime.check import check_outputs, references
+from xhip.testing.models import graph_model, value
+
+CHANNELS = 3
+
+
+def _model(constant_mean: bool = True):
+    rng = np.random.default_rng(0)
+    per_channel = {
+        name: numpy_helper.from_array(values.astype(np.float32), name)
+        for name, values in (
+            ("scale", rng.uniform(0.5, 2.0, CHANNELS)), ("bias", rng.standard_normal(CHANNELS)),
+            ("mean", rng.standard_normal(CHANNELS)), ("var", rng.uniform(0.5, 2.0, CHANNELS)),
+        )
+    }  # fmt: skip
+    inputs = [value("x", TensorProto.FLOAT, ["n", CHANNELS, "h", "w"])]
+    if not constant_mean:
+        del per_channel["mean"]
+        inputs.append(value("mean", TensorProto.FLOAT, [CHANNELS]))
+    nodes = [
+        helper.make_node("BatchNormalization", ["x", "scale", "bias", "mean", "var"], ["bn"], epsilon=1e-3),
+        helper.make_node("InstanceNormalization", ["x", "scale", "bias"], ["inorm"], epsilon=1e-4),
+        helper.make_node("GlobalAveragePool", ["bn"], ["avg"]),
+        helper.make_node("GlobalMaxPool", ["inorm"], ["max"]),
+    ]
+    outputs = [value(name, TensorProto.FLOAT, None) for name in ("bn", "inorm", "avg", "max")]
+    return graph_model(nodes, inputs, outputs, per_channel.values())
+
+
+@pytest.mark.parametrize("pipeline", [None, "fp16"])
+def test_normalization_and_global_pools_match_onnxruntime(pipeline):
+    model = _model()
+    executable = xhip.compile(model, pipeline, backend="reference")
+    rng = np.random.default_rng(1)
+    for shape in ((2, CHANNELS, 5, 7), (1, CHANNELS, 16, 3)):
+        feeds = {"x": rng.standard_normal(shape).astype(np.float32)}
+        outputs = executable.run(feeds)
+        assert outputs["avg"].shape == (shape[0], CHANNELS, 1, 1)
+        result = check_outputs(outputs, references(model, feeds), "reference", executable.compute_dtype)
+        assert result.passed, result.problems
+
+
+def test_batch_norm_statistics_computed_at_run_time_are_one_located_error():
+    with pytest.raises(XhipError, match="BatchNormalization's input_mean must be an initializer") as caught:
+        xhip.compile(_model(constant_mean=False), backend="reference")
+    assert "\n" not in str(caught.value)

@@ -1,0 +1,124 @@
+"""Conversion of the convolutional models' normalization and global pooling ops into
+reductions and elementwise ops (which hip-fuse-elementwise makes few kernels):
+
+- BatchNormalization (inference): its four per-channel constants folded at compile time
+  into y = x * a + b, a = scale / sqrt(var + epsilon), b = bias - mean * a (in float64,
+  rounded once to x's type), shaped [C, 1, ..] to broadcast over the spatial dims;
+- InstanceNormalization: mean and variance over the spatial dims per (batch, channel),
+  (x - mean) / sqrt(var + epsilon) * scale + bias, scale and bias constants [C, 1, ..];
+- GlobalAveragePool / GlobalMaxPool: ReduceMean / ReduceMax over the spatial dims, kept.
+
+The per-channel operands must be initializers (what exporters write): a run-time one is a
+one-line error naming the op.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import AnyFloat, DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, TensorType, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from xhip import shapes
+from xhip.dialects import hip
+from xhip.dialects.onnx import ConstantOp
+from xhip.dtypes import numpy_dtype
+from xhip.onnx_nodes import dense_array
+from xhip.rewrite_rules.onnx_to_hip.registry import converts
+from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
+from xhip.shapes import Dim
+
+
+def _channel_constant(state: ConversionState, value: SSAValue, what: str, channels: Dim) -> np.ndarray:
+    """The elements of a per-channel initializer, as float64, checked against C."""
+    owner = value.owner
+    if not (isinstance(owner, ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr)):
+        raise state.error(f"{what} must be an initializer (a constant), not a value computed at run time")
+    elements = dense_array(owner.value).astype(np.float64).reshape(-1)
+    if isinstance(channels, int) and elements.size != channels:
+        raise state.error(f"{what} has {elements.size} elements for {channels} channels")
+    return elements
+
+
+def _broadcast_constant(state: ConversionState, values: np.ndarray, element_type: Attribute, rank: int) -> SSAValue:
+    """`values` [C] as a constant [C, 1, ..] of `rank - 1` dims: it lines up with dim 1 of a
+    rank-`rank` operand under NumPy broadcasting."""
+    assert isinstance(element_type, AnyFloat)  # the onnx verifier takes float operands only
+    shape = [values.size, *([1] * (rank - 2))]
+    data = values.astype(numpy_dtype(element_type)).reshape(shape)
+    attr = DenseIntOrFPElementsAttr.from_list(TensorType(element_type, shape), data.reshape(-1).tolist())
+    return state.insert(arith.ConstantOp(attr)).results[0]
+
+
+def _scalar(state: ConversionState, value: float, element_type: Attribute) -> SSAValue:
+    assert isinstance(element_type, AnyFloat)
+    attr = DenseIntOrFPElementsAttr.from_list(TensorType(element_type, []), [value])
+    return state.insert(arith.ConstantOp(attr)).results[0]
+
+
+def _spatial(state: ConversionState, what: str, x_dims: list[Dim]) -> list[int]:
+    if len(x_dims) < 2:
+        raise state.error(f"{what} needs an input of rank >= 2 ([N, C, ...]), got rank {len(x_dims)}")
+    return list(range(2, len(x_dims)))
+
+
+def _apply(state: ConversionState, hip_op: type[hip.DPSOp], dims: list[Dim], element_type: Attribute, *inputs: SSAValue,
+           properties: dict[str, Attribute] | None = None) -> SSAValue:  # fmt: skip
+    (result,) = state.compute(hip_op, list(inputs), [(dims, element_type)], properties=properties)
+    assert result.value is not None
+    return result.value
+
+
+@converts("BatchNormalization")
+def convert_batch_norm(op: Operation, state: ConversionState) -> list[Lowered]:
+    x, scale, bias, mean, var = op.operands
+    if op.training_mode.value.data:  # type: ignore[attr-defined]
+        raise state.error("BatchNormalization with training_mode=1 is not supported (inference only)")
+    x_dims, element_type = state.dims(x), state.element_type(x)
+    _spatial(state, "BatchNormalization", x_dims)
+    epsilon = op.epsilon.value.data  # type: ignore[attr-defined]
+    s, b, m, v = (_channel_constant(state, value, f"BatchNormalization's {name}", x_dims[1])
+                  for value, name in ((scale, "scale"), (bias, "B"), (mean, "input_mean"), (var, "input_var")))  # fmt: skip
+    a = s / np.sqrt(v + epsilon)
+    dims = state.fit_to_declared(x_dims, op.results[0].type)
+    scaled = _apply(state, hip.MulOp, dims, element_type, state.tensor(x), _broadcast_constant(state, a, element_type, len(x_dims)))
+    shifted = _apply(state, hip.AddOp, dims, element_type, scaled, _broadcast_constant(state, b - m * a, element_type, len(x_dims)))
+    return [Lowered(dims, element_type, shifted), *(Lowered(list(x_dims[1:2]), element_type) for _ in op.results[1:])]
+
+
+@converts("InstanceNormalization")
+def convert_instance_norm(op: Operation, state: ConversionState) -> list[Lowered]:
+    x, scale, bias = op.operands
+    x_dims, element_type = state.dims(x), state.element_type(x)
+    axes = _spatial(state, "InstanceNormalization", x_dims)
+    if not axes:
+        raise state.error(f"InstanceNormalization needs spatial dims ([N, C, D1, ...]), got rank {len(x_dims)}")
+    s, b = (_channel_constant(state, value, f"InstanceNormalization's {name}", x_dims[1]) for value, name in ((scale, "scale"), (bias, "B")))
+    dims = state.fit_to_declared(x_dims, op.results[0].type)
+    stats_dims = state.check(shapes.reduce(state.emitter, x_dims, axes, True))
+    reduce: dict[str, Attribute] = {"axes": DenseArrayBase.from_list(i64, axes), "keepdims": IntegerAttr.from_bool(True)}
+    source = state.tensor(x)
+    mean = _apply(state, hip.ReduceMeanOp, stats_dims, element_type, source, properties=reduce)
+    centered = _apply(state, hip.SubOp, dims, element_type, source, mean)
+    variance = _apply(state, hip.ReduceMeanOp, stats_dims, element_type, _apply(state, hip.MulOp, dims, element_type, centered, centered), properties=reduce)
+    epsilon = op.epsilon  # type: ignore[attr-defined]
+    assert isinstance(epsilon, FloatAttr)
+    std_dev = _apply(state, hip.SqrtOp, stats_dims, element_type, _apply(state, hip.AddOp, stats_dims, element_type, variance, _scalar(state, epsilon.value.data, element_type)))
+    normalized = _apply(state, hip.DivOp, dims, element_type, centered, std_dev)
+    scaled = _apply(state, hip.MulOp, dims, element_type, normalized, _broadcast_constant(state, s, element_type, len(x_dims)))
+    return [Lowered(dims, element_type, _apply(state, hip.AddOp, dims, element_type, scaled, _broadcast_constant(state, b, element_type, len(x_dims))))]
+
+
+GLOBAL_POOLS: dict[str, type[hip.DPSOp]] = {"onnx.GlobalAveragePool": hip.ReduceMeanOp, "onnx.GlobalMaxPool": hip.ReduceMaxOp}
+
+
+@converts("GlobalAveragePool", "GlobalMaxPool")
+def convert_global_pool(op: Operation, state: ConversionState) -> list[Lowered]:
+    (x,) = op.operands
+    x_dims = state.dims(x)
+    axes = _spatial(state, op.name.removeprefix("onnx."), x_dims)
+    if not axes:  # [N, C]: no spatial dims to pool (empty hip axes would mean all of them)
+        return [state.lowered(x)]
+    dims = state.fit_to_declared(state.check(shapes.reduce(state.emitter, x_dims, axes, True)), op.results[0].type)
+    properties: dict[str, Attribute] = {"axes": DenseArrayBase.from_list(i64, axes), "keepdims": IntegerAttr.from_bool(True)}
+    return state.compute(GLOBAL_POOLS[op.name], [state.tensor(x)], [(dims, state.element_type(x))], properties=properties)
