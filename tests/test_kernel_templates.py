@@ -303,6 +303,11 @@ def _family_cases(rng) -> list[dict]:
         # Indices smaller than the data off the axis, negative ones counted from the end.
         _reference_case("gather_elements", {"axis": 1}, [x, rng.integers(-5, 5, (2, 7, 3)).astype(np.int64)], [np.empty((2, 7, 3), np.float32)]),
         _reference_case("trilu", {"upper": 1}, [x], [np.empty_like(x)], [-1]),
+        # Pad in each mode; the constant one crops dim 2 by one at its end, with a fill.
+        _reference_case("pad", {"pads": (1, 0, 2, 0, 3, -1), "mode": "constant", "value": 2.5}, [x], [np.empty((4, 8, 5), np.float32)]),
+        _reference_case("pad", {"pads": (0, 2, 3, 0, 3, 3), "mode": "reflect"}, [x], [np.empty((3, 10, 10), np.float32)]),
+        _reference_case("pad", {"pads": (2, 1, 0, 1, 0, 2), "mode": "edge"}, [ints], [np.empty((6, 6, 6), np.int64)]),
+        _reference_case("pad", {"pads": (0, 6, 1, 0, 7, 1), "mode": "wrap"}, [x], [np.empty((3, 18, 6), np.float32)]),
         _reference_case("trilu", {"upper": 0}, [ints[0]], [np.empty((5, 4), np.int64)], [2]),
         _reference_case("gather_elements", {"axis": 0}, [ints[:, 0], rng.integers(-3, 3, (4, 4)).astype(np.int32)], [np.empty((4, 4), np.int64)]),
         _reference_case("matmul", {}, [ints[:, :, :3].astype(np.int32), rng.integers(-5, 5, (3, 2)).astype(np.int32)], [np.empty((3, 5, 2), np.int32)]),
@@ -319,7 +324,7 @@ def test_emulated_families_the_test_set_does_not_reach(rng=np.random.default_rng
     sum of squares, log-sum-exp of values whose exp overflows), arg max / min with ties and a NaN, softmax (with a scale and a broadcast
     mask, and a row longer than its registers hold) and layer norm off the last axis, exclusive reverse cumsum, fill, range, a 3-d transpose, a slice with negative and
     strided steps, a split, gather off axis 0 with a
-    negative index, gather_elements along a middle and the first axis, upper and lower trilu, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
+    negative index, gather_elements along a middle and the first axis, upper and lower trilu, pad in each mode, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
     check = _gpu_kernel_check()
     cases = _family_cases(rng)
     for case in cases:

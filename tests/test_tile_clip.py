@@ -1,4 +1,4 @@
-"""Tile and Clip with run-time dims, on the reference backend against onnxruntime at two
+"""Tile, Clip and Pad with run-time dims, on the reference backend against onnxruntime at two
 shapes each (the ONNX backend node tests have static shapes only)."""
 
 from __future__ import annotations
@@ -57,5 +57,24 @@ def test_clip_with_runtime_bounds_matches_onnxruntime(bounds):
         x[0] = np.nan  # NaN stays NaN
         feeds = {"x": x, **{b: np.float32(v) for b, v in zip(("lo", "hi"), (-0.5, 0.5)) if b in bounds}}
         feeds = {k: np.asarray(v) for k, v in feeds.items()}
+        result = check_outputs(executable.run(feeds), references(model, feeds), "reference")
+        assert result.passed, result.problems
+
+
+@pytest.mark.parametrize("mode, pads", [("constant", [0, 2, -1, 1, 0, 3]), ("reflect", [0, 1, 2, 0, 2, 1]), ("edge", [1, 0, 0, 0, 3, 2]), ("wrap", [0, 4, 1, 0, 1, 1])])
+def test_pad_with_runtime_dims_matches_onnxruntime(mode, pads):
+    inputs = ["x", "pads"] + (["fill"] if mode == "constant" else [])
+    initializers = [numpy_helper.from_array(np.array(pads, np.int64), "pads")]
+    initializers += [numpy_helper.from_array(np.array(1.5, np.float32), "fill")] if mode == "constant" else []
+    model = graph_model(
+        [helper.make_node("Pad", inputs, ["y"], mode=mode)],
+        [value("x", TensorProto.FLOAT, ["b", "s", 3])],
+        [value("y", TensorProto.FLOAT, None)],
+        initializers,
+    )
+    executable = xhip.compile(model, backend="reference")
+    rng = np.random.default_rng(len(mode))
+    for shape in ((2, 5, 3), (1, 4, 3)):
+        feeds = {"x": rng.standard_normal(shape).astype(np.float32)}
         result = check_outputs(executable.run(feeds), references(model, feeds), "reference")
         assert result.passed, result.problems

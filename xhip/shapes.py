@@ -356,6 +356,21 @@ def unsqueeze(em: IndexEmitter, shape: Shape, axes: Sequence[int]) -> ShapeResul
     return [1 if i in normalized else next(remaining) for i in range(out_rank)]
 
 
+def pad(em: IndexEmitter, shape: Shape, pads: Sequence[int]) -> ShapeResult:
+    """Pad: each extent plus its begin and end pads (`pads` = all begins, then all ends;
+    negative pads crop), never below 0."""
+    rank = len(shape)
+    if len(pads) != 2 * rank:
+        return ShapeFailure(f"Pad pads has {len(pads)} entries for an input of rank {rank} (2 per dim)")
+    out: list[Dim] = []
+    for d, extent in enumerate(shape):
+        grown = em.add(extent, pads[d] + pads[rank + d])
+        if isinstance(grown, int) and grown < 0:
+            return ShapeFailure(f"Pad pads {list(pads)} crop dim {d} of extent {extent} below 0")
+        out.append(grown)
+    return out
+
+
 def tile(em: IndexEmitter, shape: Shape, repeats: Sequence[int]) -> ShapeResult:
     """Tile: each extent times its repeat count (one count per dim, none negative)."""
     if len(repeats) != len(shape):

@@ -24,7 +24,7 @@ from xhip.kernels.family import OpFacts, Site, Values, View, ViewLike, broadcast
 from xhip.kernels.reference import KernelCall, register, shape_text
 from xhip.kernels.spec_types import UNSIGNED_OF_SIZE, KernelSpec, Operand, kernel_name
 
-TEMPLATES = ("copy",)
+TEMPLATES = ("copy", "pad")
 
 
 def copy_spec(itemsize: int, rank: int, out_contiguous: bool, triangle: str | None = None) -> KernelSpec:
@@ -110,7 +110,37 @@ def _slice_values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Se
 
 
 def site(facts: OpFacts) -> Site:
+    if facts.op_class is hip.PadOp:
+        return _pad_site(facts)
     return Site(facts, (tuple(copy_specs(facts)),), _values(facts))
+
+
+def pad_spec(itemsize: int, rank: int, mode: str) -> KernelSpec:
+    """templates/pad.hip.j2: y over its extents from x shifted by `begins`, per `mode`."""
+    bits = UNSIGNED_OF_SIZE[itemsize]
+    params = (
+        index("n"), dims("extents", rank), pointer("y", bits, const=False), dims("y_strides", rank),
+        pointer("x", bits), dims("x_extents", rank), dims("x_strides", rank), dims("begins", rank), value("fill", bits),
+    )  # fmt: skip
+    abi = KernelABI(kernel_name("pad", mode, f"b{itemsize}", f"r{rank}"), params, Launch.ELEMENTS)
+    return KernelSpec("pad", abi, (("rank", rank), ("mode", mode)))
+
+
+def _pad_site(facts: OpFacts) -> Site:
+    x, y = facts.inputs[0], facts.outputs[0]
+    pads, mode = [int(p) for p in facts.props.pads], str(facts.props.mode)
+    begins = tuple(pads[: x.rank])
+    # The fill's bits, as the kernel writes them (a float fill rounded to the element type).
+    fill = int(np.array(float(facts.props.value)).astype(y.dtype).reshape(1).view(f"u{y.dtype.itemsize}")[0])
+
+    def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
+        source, target = ins[0], outs[0]
+        return [{
+            "n": math.prod(target.shape), "extents": target.shape, "y": target.address, "y_strides": target.strides,
+            "x": source.address, "x_extents": source.shape, "x_strides": source.strides, "begins": begins, "fill": fill,
+        }]  # fmt: skip
+
+    return Site(facts, ((pad_spec(y.dtype.itemsize, y.rank, mode),),), values)
 
 
 def copy_site(source: Operand, target: Operand) -> Site:
@@ -231,3 +261,32 @@ def expand(call: KernelCall) -> None:
     x = call.inputs[0]
     _same_dtype(call, [x], "input")
     call.store(call.out, x, broadcast=True)
+
+
+@register(hip.PadOp)
+def pad(call: KernelCall) -> None:
+    """numpy.pad of the positive pads, after cropping by the negative ones."""
+    x = call.inputs[0]
+    _same_dtype(call, [x], "input")
+    pads = [int(p) for p in call.props.pads]
+    rank = x.ndim
+    if len(pads) != 2 * rank:
+        raise call.error(f"pads {pads} need 2 entries per dim of the input of rank {rank}")
+    begins, ends = pads[:rank], pads[rank:]
+    cropped = x[tuple(slice(max(-b, 0), x.shape[d] - max(-e, 0)) for d, (b, e) in enumerate(zip(begins, ends)))]
+    widths = [(max(b, 0), max(e, 0)) for b, e in zip(begins, ends)]
+    mode = str(call.props.mode)
+    if mode != "constant" and cropped.size == 0 and any(w != (0, 0) for w in widths):
+        raise call.error(f"cannot pad an empty input in {mode} mode")
+    if mode == "constant":
+        fill = np.array(float(call.props.value)).astype(x.dtype)
+        padded = np.pad(cropped, widths, mode="constant", constant_values=fill)
+    elif mode == "reflect":
+        padded = np.pad(cropped, widths, mode="reflect")
+    elif mode == "edge":
+        padded = np.pad(cropped, widths, mode="edge")
+    elif mode == "wrap":
+        padded = np.pad(cropped, widths, mode="wrap")
+    else:
+        raise call.error(f"unknown pad mode \"{mode}\"")
+    call.store(call.out, padded)

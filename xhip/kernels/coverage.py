@@ -12,7 +12,7 @@ import numpy as np
 from xhip.dialects import hip
 from xhip.dialects.hip.properties import FusedStep
 from xhip.kernels.attention import attention_spec
-from xhip.kernels.copy import copy_spec
+from xhip.kernels.copy import copy_spec, pad_spec
 from xhip.kernels.families import specs_for_launch
 from xhip.kernels.gather import gather_spec
 from xhip.kernels.matmul import matmul_spec
@@ -66,6 +66,7 @@ def coverage_specs() -> list[KernelSpec]:
     specs.append(matmul_spec(i32, 1, False))
     specs.append(matmul_spec(f16, 1, False, f32))  # half operands into float32 (hip-fold-cast-into-matmul)
     specs.append(copy_spec(2, 0, True))
+    specs += [pad_spec(4, 3, mode) for mode in ("constant", "reflect", "edge", "wrap")] + [pad_spec(2, 4, "constant")]
     specs += [copy_spec(4, 3, False, "upper"), copy_spec(1, 2, True, "lower")]  # Trilu
     # Attention: the head dims fusion takes (the seed's 64, 16/32 of the exports, 128), each mask kind, f16.
     specs += [attention_spec(f32, 1, d, d) for d in (16, 32, 64, 128)] + [attention_spec(f32, 2, 64, 64, "keep")]

@@ -93,7 +93,7 @@ EXACT_OPS = frozenset(
         # Data movement and shapes: the result is a copy of input elements or of dims.
         "Concat", "Constant", "ConstantOfShape", "Expand", "Flatten", "Gather", "GatherElements", "GatherND",
         "Identity", "NonZero", "Range", "Reshape", "Shape", "Slice", "Split", "Squeeze",
-        "Transpose", "Trilu", "Unsqueeze", "Tile",
+        "Transpose", "Trilu", "Unsqueeze", "Tile", "Pad",
         # Selection, sign and conversion: no rounding beyond the target type's.
         "Abs", "Cast", "Max", "Min", "Neg", "Relu", "Where", "IsNaN", "Sign", "Ceil", "Floor", "Round",
         "ReduceMin", "Clip", "ArgMax", "ArgMin", "GlobalMaxPool",
@@ -142,6 +142,7 @@ COMPILE_TIME_INPUTS: dict[str, tuple[int, ...]] = {
     "ReduceSumSquare": (1,),
     "ReduceLogSumExp": (1,),
     "Tile": (1,),
+    "Pad": (1, 2, 3),
     "BatchNormalization": (1, 2, 3, 4),
     "InstanceNormalization": (1, 2),
     "CumSum": (1,),

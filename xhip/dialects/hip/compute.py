@@ -62,6 +62,7 @@ from xhip.dialects.hip.movement import (
     SplitOp,
     SliceOp,
     TriluOp,
+    PadOp,
     ExpandOp,
     IndexedGatherOp,
     GatherOp,
@@ -541,7 +542,7 @@ COMPUTE_OPS: tuple[type[DPSOp], ...] = (
     ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
     CumSumOp,
     # Data movement and generators.
-    TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp,
+    TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, PadOp, ExpandOp,
     RangeOp, NonZeroOp, FillOp,
 )  # fmt: skip
 """Every compute op, in the hip Dialect's order (xDSL keeps the op list beside the ops):
@@ -565,6 +566,6 @@ __all__ = [
     "GemmOp", "SoftmaxOp", "LayerNormOp", "ReduceMeanOp", "ReduceSumOp", "ReduceMaxOp",
     "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp",
     "CumSumOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
-    "GatherElementsOp", "GatherNDOp", "TriluOp", "ExpandOp", "RangeOp", "NonZeroOp",
+    "GatherElementsOp", "GatherNDOp", "TriluOp", "PadOp", "ExpandOp", "RangeOp", "NonZeroOp",
     "FillOp",
 ]  # fmt: skip

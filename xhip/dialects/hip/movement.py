@@ -8,6 +8,9 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    FloatAttr,
+    StringAttr,
+    f64,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -144,6 +147,32 @@ class TriluOp(DataMovementOp):
         if rank_of(self.inputs[0]) < 2:
             raise verify_error(self, f"input must have rank >= 2, got {self.inputs[0].type}")
         self.check_rank(self.outputs[0], rank_of(self.inputs[0]), "output")
+
+
+PAD_MODES = ("constant", "reflect", "edge", "wrap")
+"""ONNX Pad's modes: a constant, the input mirrored without its edge, the edge repeated,
+the input repeated."""
+
+
+@irdl_op_definition
+class PadOp(DataMovementOp):
+    """ONNX Pad with compile-time `pads` (every dim's begin, then every dim's end; negative
+    crops) and `mode`; `value` (constant mode) is the fill, in the element type."""
+
+    name = "hip.pad"
+    TEMPLATE: ClassVar[str] = "pad"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.PAD
+    pads = prop_def(DenseArrayBase.constr(i64))
+    mode = prop_def(StringAttr, default_value=StringAttr("constant"))
+    value = prop_def(FloatAttr, default_value=FloatAttr(0.0, f64))
+
+    def verify_layout(self) -> None:
+        rank = rank_of(self.inputs[0])
+        self.check_rank(self.outputs[0], rank, "output")
+        if len(self.pads.get_values()) != 2 * rank:
+            raise verify_error(self, f"pads must have {2 * rank} entries (a begin and an end per dim), got {len(self.pads.get_values())}")
+        if self.mode.data not in PAD_MODES:
+            raise verify_error(self, f"mode must be one of {', '.join(PAD_MODES)}, got \"{self.mode.data}\"")
 
 
 @irdl_op_definition

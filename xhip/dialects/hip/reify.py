@@ -42,6 +42,7 @@ class ShapeRule(StrEnum):
     GATHER_ELEMENTS = "gather_elements"
     GATHER_ND = "gather_nd"
     NONZERO = "nonzero"  # [rank, capacity] indices and a rank-0 count
+    PAD = "pad"  # each extent plus its begin and end pads
     FROM_INIT = "from_init"  # extents known only to whoever built the init
 
 
@@ -167,6 +168,10 @@ def _nonzero(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return indices if isinstance(indices, ShapeFailure) else [indices, []]
 
 
+def _pad(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    return _one(shapes.pad(em, dims(op.inputs[0]), list(getattr(op, "pads").get_values())))
+
+
 def _from_init(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return [dims(out) for out in op.outputs]
 
@@ -185,6 +190,7 @@ REIFIERS: dict[ShapeRule, Reifier] = {
     ShapeRule.GATHER_ELEMENTS: _gather_elements,
     ShapeRule.GATHER_ND: _gather_nd,
     ShapeRule.NONZERO: _nonzero,
+    ShapeRule.PAD: _pad,
     ShapeRule.FROM_INIT: _from_init,
 }
 
@@ -203,6 +209,7 @@ RULE_PHRASES: dict[ShapeRule, str] = {
     ShapeRule.GATHER_ELEMENTS: "the indices have shape",
     ShapeRule.GATHER_ND: "the gather has shape",
     ShapeRule.NONZERO: "the input's nonzero output has shape",
+    ShapeRule.PAD: "the padded input has shape",
 }
 
 

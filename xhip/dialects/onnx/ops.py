@@ -354,6 +354,21 @@ class WhereOp(OnnxOp):
 
 
 @irdl_op_definition
+class PadOp(OnnxOp):
+    """data padded by `pads` (int64: the begins, then the ends, of every dim or of `axes`),
+    filled per `mode` ("constant" with the scalar constant_value, 0 without)."""
+
+    name = "onnx.Pad"
+    data = operand_def(TENSOR)
+    pads = operand_def(TENSOR)
+    constant_value = operand_def(TENSOR_OR_NONE)
+    axes = operand_def(TENSOR_OR_NONE)
+    output = result_def(TENSOR)
+    mode = str_attr("constant")
+    CHECKS: ClassVar = Checks(same=("data", "constant_value", "output"), int64=("pads",))
+
+
+@irdl_op_definition
 class TileOp(OnnxOp):
     """input repeated `repeats[i]` times along each dim i (repeats: int64, one per dim)."""
 
@@ -768,7 +783,7 @@ class EntryPointOp(IRDLOperation):
 OPERATORS: tuple[type[OnnxOp], ...] = (
     AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
-    SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp, ClipOp, TileOp,
+    SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp, ClipOp, TileOp, PadOp,
     FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, BatchNormalizationOp, InstanceNormalizationOp,
     GlobalAveragePoolOp, GlobalMaxPoolOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
@@ -790,7 +805,7 @@ __all__ = [
     "AddOp", "SubOp", "MulOp", "DivOp", "PowOp", "MaxOp", "MinOp", "EqualOp", "LessOp",
     "GreaterOp", "LessOrEqualOp", "GreaterOrEqualOp", "AndOp", "OrOp", "NotOp", "IsNaNOp",
     "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
-    "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "ClipOp", "TileOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
+    "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "ClipOp", "TileOp", "PadOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
     "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "BatchNormalizationOp", "InstanceNormalizationOp",
     "GlobalAveragePoolOp", "GlobalMaxPoolOp", "ReduceMeanOp", "ReduceSumOp",
     "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",

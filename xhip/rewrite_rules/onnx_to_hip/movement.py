@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, StringAttr, f64, i64
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from xhip import shapes
 from xhip.dialects import hip
-from xhip.dialects.onnx import is_none
+from xhip.dialects.hip.movement import PAD_MODES
+from xhip.dialects.onnx import ConstantOp, is_none
+from xhip.onnx_nodes import dense_array
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered, tensor_type
 from xhip.shapes import Dim
@@ -206,6 +208,48 @@ def convert_trilu(op: Operation, state: ConversionState) -> list[Lowered]:
         hip.TriluOp, [state.tensor(x)], [(_result_dims(op, state, list(dims)), state.element_type(x))],
         scalars=scalars, properties=properties,
     )
+
+
+@converts("Pad")
+def convert_pad(op: Operation, state: ConversionState) -> list[Lowered]:
+    data, pads_value, constant, axes_value = op.operands
+    mode = op.mode.data  # type: ignore[attr-defined]
+    if mode not in PAD_MODES:
+        raise state.error(f"Pad mode \"{mode}\" is not one of {', '.join(PAD_MODES)}")
+    source = state.lowered(data)
+    rank = len(source.dims)
+    pads = state.static_ints(pads_value, "Pad pads")
+    if not is_none(axes_value):  # pads for these axes only; the others get none
+        axes = [a + rank if a < 0 else a for a in state.static_ints(axes_value, "Pad axes")]
+        if len(pads) != 2 * len(axes) or any(not 0 <= a < rank for a in axes):
+            raise state.error(f"Pad pads {pads} and axes {axes} do not match an input of rank {rank}")
+        full = [0] * (2 * rank)
+        for i, axis in enumerate(axes):
+            full[axis], full[rank + axis] = pads[i], pads[len(axes) + i]
+        pads = full
+    fill = 0.0
+    if not is_none(constant) and mode == "constant":
+        fill = _scalar_constant(state, constant, "Pad constant_value")
+    dims = _result_dims(op, state, state.check(shapes.pad(state.emitter, source.dims, pads)))
+    if not any(pads):
+        return [source]
+    properties: dict[str, Attribute] = {
+        "pads": DenseArrayBase.from_list(i64, pads), "mode": StringAttr(mode), "value": FloatAttr(fill, f64),
+    }
+    return state.compute(hip.PadOp, [state.tensor(data)], [(dims, source.element_type)], properties=properties)
+
+
+def _scalar_constant(state: ConversionState, value: SSAValue, what: str) -> float:
+    """A one-element initializer's value (an integer host value too)."""
+    host = state.host(value)
+    if host is not None and len(host) == 1 and isinstance(host[0], int):
+        return float(host[0])
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
+        elements = dense_array(owner.value).reshape(-1)
+        if elements.size == 1:
+            return float(elements[0])
+    raise state.error(f"{what} must be a constant scalar")
 
 
 @converts("Expand")
