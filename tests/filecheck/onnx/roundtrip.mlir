@@ -176,6 +176,48 @@ builtin.module {
 // CHECK-NEXT: func.return %d : tensor<2x?x4xf32>
   }
 // CHECK-NEXT: }
+  func.func @vision(%x: tensor<2x3x8x8xf32>, %c: tensor<3xf32>, %s: tensor<f32>, %p: tensor<8xi64>, %r: tensor<4xi64>, %a: tensor<2xi64>, %v: tensor<2x3xf32>) {
+// CHECK-LABEL: func.func @vision(%x: tensor<2x3x8x8xf32>, %c: tensor<3xf32>, %s: tensor<f32>, %p: tensor<8xi64>, %r: tensor<4xi64>, %a: tensor<2xi64>, %v: tensor<2x3xf32>) {
+    %none = "onnx.NoValue"() {value} : () -> none
+// CHECK-NEXT: %none = "onnx.NoValue"() {value} : () -> none
+    %0 = "onnx.Clip"(%x, %s, %s) : (tensor<2x3x8x8xf32>, tensor<f32>, tensor<f32>) -> tensor<2x3x8x8xf32>
+// CHECK-NEXT: %0 = "onnx.Clip"(%x, %s, %s) : (tensor<2x3x8x8xf32>, tensor<f32>, tensor<f32>) -> tensor<2x3x8x8xf32>
+    %1 = "onnx.Clip"(%x, %none, %s) : (tensor<2x3x8x8xf32>, none, tensor<f32>) -> tensor<2x3x8x8xf32>
+// CHECK-NEXT: %1 = "onnx.Clip"(%x, %none, %s) : (tensor<2x3x8x8xf32>, none, tensor<f32>) -> tensor<2x3x8x8xf32>
+    %2 = "onnx.Tile"(%x, %r) : (tensor<2x3x8x8xf32>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
+// CHECK-NEXT: %2 = "onnx.Tile"(%x, %r) : (tensor<2x3x8x8xf32>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
+    %3 = "onnx.Pad"(%x, %p, %s, %none) <{mode = "reflect"}> : (tensor<2x3x8x8xf32>, tensor<8xi64>, tensor<f32>, none) -> tensor<?x?x?x?xf32>
+// CHECK-NEXT: %3 = "onnx.Pad"(%x, %p, %s, %none) <{mode = "reflect"}> : (tensor<2x3x8x8xf32>, tensor<8xi64>, tensor<f32>, none) -> tensor<?x?x?x?xf32>
+    %4 = "onnx.Pad"(%x, %p, %none, %none) : (tensor<2x3x8x8xf32>, tensor<8xi64>, none, none) -> tensor<?x?x?x?xf32>
+// CHECK-NEXT: %4 = "onnx.Pad"(%x, %p, %none, %none) : (tensor<2x3x8x8xf32>, tensor<8xi64>, none, none) -> tensor<?x?x?x?xf32>
+    %5, %6, %7 = "onnx.BatchNormalization"(%x, %c, %c, %c, %c) <{epsilon = 1.000000e-03 : f32}> : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x8x8xf32>, none, none)
+// CHECK-NEXT: %5, %6, %7 = "onnx.BatchNormalization"(%x, %c, %c, %c, %c) <{epsilon = 1.000000e-03 : f32}> : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x8x8xf32>, none, none)
+    %8 = "onnx.InstanceNormalization"(%x, %c, %c) : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
+// CHECK-NEXT: %8 = "onnx.InstanceNormalization"(%x, %c, %c) : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
+    %9 = "onnx.GlobalAveragePool"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x1x1xf32>
+// CHECK-NEXT: %9 = "onnx.GlobalAveragePool"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x1x1xf32>
+    %10 = "onnx.GlobalMaxPool"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x1x1xf32>
+// CHECK-NEXT: %10 = "onnx.GlobalMaxPool"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x1x1xf32>
+    %11 = "onnx.ArgMax"(%x) <{axis = 1 : si64, keepdims = 0 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8xi64>
+// CHECK-NEXT: %11 = "onnx.ArgMax"(%x) <{axis = 1 : si64, keepdims = 0 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8xi64>
+    %12 = "onnx.ArgMin"(%v) <{select_last_index = 1 : si64}> : (tensor<2x3xf32>) -> tensor<1x3xi64>
+// CHECK-NEXT: %12 = "onnx.ArgMin"(%v) <{select_last_index = 1 : si64}> : (tensor<2x3xf32>) -> tensor<1x3xi64>
+    %13 = "onnx.ReduceMin"(%x, %a) : (tensor<2x3x8x8xf32>, tensor<2xi64>) -> tensor<*xf32>
+// CHECK-NEXT: %13 = "onnx.ReduceMin"(%x, %a) : (tensor<2x3x8x8xf32>, tensor<2xi64>) -> tensor<*xf32>
+    %14 = "onnx.ReduceProd"(%v, %none) <{keepdims = 0 : si64}> : (tensor<2x3xf32>, none) -> tensor<f32>
+// CHECK-NEXT: %14 = "onnx.ReduceProd"(%v, %none) <{keepdims = 0 : si64}> : (tensor<2x3xf32>, none) -> tensor<f32>
+    %15 = "onnx.ReduceL1"(%x, %a) : (tensor<2x3x8x8xf32>, tensor<2xi64>) -> tensor<*xf32>
+// CHECK-NEXT: %15 = "onnx.ReduceL1"(%x, %a) : (tensor<2x3x8x8xf32>, tensor<2xi64>) -> tensor<*xf32>
+    %16 = "onnx.ReduceL2"(%x, %a) : (tensor<2x3x8x8xf32>, tensor<2xi64>) -> tensor<*xf32>
+// CHECK-NEXT: %16 = "onnx.ReduceL2"(%x, %a) : (tensor<2x3x8x8xf32>, tensor<2xi64>) -> tensor<*xf32>
+    %17 = "onnx.ReduceSumSquare"(%x, %a) : (tensor<2x3x8x8xf32>, tensor<2xi64>) -> tensor<*xf32>
+// CHECK-NEXT: %17 = "onnx.ReduceSumSquare"(%x, %a) : (tensor<2x3x8x8xf32>, tensor<2xi64>) -> tensor<*xf32>
+    %18 = "onnx.ReduceLogSumExp"(%x, %a) <{noop_with_empty_axes = 1 : si64}> : (tensor<2x3x8x8xf32>, tensor<2xi64>) -> tensor<*xf32>
+// CHECK-NEXT: %18 = "onnx.ReduceLogSumExp"(%x, %a) <{noop_with_empty_axes = 1 : si64}> : (tensor<2x3x8x8xf32>, tensor<2xi64>) -> tensor<*xf32>
+    func.return
+// CHECK-NEXT: func.return
+  }
+// CHECK-NEXT: }
   "onnx.EntryPoint"() <{func = @shapes}> : () -> ()
 // CHECK-NEXT: "onnx.EntryPoint"() <{func = @shapes}> : () -> ()
 }

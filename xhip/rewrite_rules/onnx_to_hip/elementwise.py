@@ -13,7 +13,6 @@ from xdsl.dialects.builtin import IntegerType, i1
 from xdsl.ir import Operation
 
 from xhip.dialects import hip
-from xhip.dialects.onnx import is_none
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
 from xhip.shapes import Dim, IndexEmitter, broadcast, same_shape
@@ -136,24 +135,6 @@ def convert_where(op: Operation, state: ConversionState) -> list[Lowered]:
         return [Lowered(dims, state.element_type(x), host=chosen)]
     inputs = [state.tensor(v) for v in (condition, x, y)]
     return state.compute(hip.WhereOp, inputs, [(dims, state.element_type(x))])
-
-
-@converts("Clip")
-def convert_clip(op: Operation, state: ConversionState) -> list[Lowered]:
-    """max(input, min), then min(., max): NaN stays NaN, and a min above max gives max, as
-    numpy.clip (onnxruntime) does; an absent bound is no op."""
-    x, low, high = op.operands
-    result = state.lowered(x)
-    dims, element = state.dims(x), state.element_type(x)
-    for bound, hip_op in ((low, hip.MaxOp), (high, hip.MinOp)):
-        if is_none(bound):
-            continue
-        if state.dims(bound):
-            raise state.error(f"Clip's bounds must be scalars, got one of rank {len(state.dims(bound))}")
-        source = state.tensor(x) if result is state.lowered(x) else result.value
-        assert source is not None
-        (result,) = state.compute(hip_op, [source, state.tensor(bound)], [(dims, element)])
-    return [result]
 
 
 @converts("Cast")

@@ -1,6 +1,7 @@
-"""Conversion of the convolutional models' normalization and global pooling ops into
-reductions and elementwise ops (which hip-fuse-elementwise makes few kernels):
+"""Conversion of ops that are compositions of other hip ops (which hip-fuse-elementwise
+makes few kernels):
 
+- Clip: Max(input, min), then Min(., max), each bound an optional scalar;
 - BatchNormalization (inference): its four per-channel constants folded at compile time
   into y = x * a + b, a = scale / sqrt(var + epsilon), b = bias - mean * a (in float64,
   rounded once to x's type), shaped [C, 1, ..] to broadcast over the spatial dims;
@@ -8,7 +9,7 @@ reductions and elementwise ops (which hip-fuse-elementwise makes few kernels):
   (x - mean) / sqrt(var + epsilon) * scale + bias, scale and bias constants [C, 1, ..];
 - GlobalAveragePool / GlobalMaxPool: ReduceMean / ReduceMax over the spatial dims, kept.
 
-The per-channel operands must be initializers (what exporters write): a run-time one is a
+The normalizations' per-channel operands must be initializers (what exporters write): a run-time one is a
 one-line error naming the op.
 """
 
@@ -21,7 +22,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from xhip import shapes
 from xhip.dialects import hip
-from xhip.dialects.onnx import ConstantOp
+from xhip.dialects.onnx import ConstantOp, is_none
 from xhip.dtypes import numpy_dtype
 from xhip.onnx_nodes import dense_array
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
@@ -67,6 +68,24 @@ def _apply(state: ConversionState, hip_op: type[hip.DPSOp], dims: list[Dim], ele
     (result,) = state.compute(hip_op, list(inputs), [(dims, element_type)], properties=properties)
     assert result.value is not None
     return result.value
+
+
+@converts("Clip")
+def convert_clip(op: Operation, state: ConversionState) -> list[Lowered]:
+    """max(input, min), then min(., max): NaN stays NaN, and a min above max gives max, as
+    numpy.clip (onnxruntime) does; an absent bound is no op."""
+    x, low, high = op.operands
+    result = state.lowered(x)
+    dims, element = state.dims(x), state.element_type(x)
+    for bound, hip_op in ((low, hip.MaxOp), (high, hip.MinOp)):
+        if is_none(bound):
+            continue
+        if state.dims(bound):
+            raise state.error(f"Clip's bounds must be scalars, got one of rank {len(state.dims(bound))}")
+        source = state.tensor(x) if result is state.lowered(x) else result.value
+        assert source is not None
+        (result,) = state.compute(hip_op, [source, state.tensor(bound)], [(dims, element)])
+    return [result]
 
 
 @converts("BatchNormalization")
