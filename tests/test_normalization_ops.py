@@ -1,4 +1,4 @@
-"""BatchNormalization (inference), InstanceNormalization, GlobalAveragePool and
+"""BatchNormalization (inference), InstanceNormalization, GroupNormalization, GlobalAveragePool and
 GlobalMaxPool with run-time batch and spatial dims, on the reference backend against
 onnxruntime at two shapes, in float32 and through the fp16 pipeline (the ONNX backend node
 tests have static shapes only)."""
@@ -26,18 +26,25 @@ def _model(constant_mean: bool = True):
             ("mean", rng.standard_normal(CHANNELS)), ("var", rng.uniform(0.5, 2.0, CHANNELS)),
         )
     }  # fmt: skip
-    inputs = [value("x", TensorProto.FLOAT, ["n", CHANNELS, "h", "w"])]
+    inputs = [value("x", TensorProto.FLOAT, ["n", CHANNELS, "h", "w"]), value("x6", TensorProto.FLOAT, ["n", 2 * CHANNELS, "h", "w"])]
+    per_channel.update(
+        (name, numpy_helper.from_array(values.astype(np.float32), name))
+        for name, values in (("scale6", rng.uniform(0.5, 2.0, 2 * CHANNELS)), ("bias6", rng.standard_normal(2 * CHANNELS)))
+    )
     if not constant_mean:
         del per_channel["mean"]
         inputs.append(value("mean", TensorProto.FLOAT, [CHANNELS]))
     nodes = [
         helper.make_node("BatchNormalization", ["x", "scale", "bias", "mean", "var"], ["bn"], epsilon=1e-3),
         helper.make_node("InstanceNormalization", ["x", "scale", "bias"], ["inorm"], epsilon=1e-4),
+        helper.make_node("GroupNormalization", ["x6", "scale6", "bias6"], ["gnorm"], num_groups=2, epsilon=1e-4),
         helper.make_node("GlobalAveragePool", ["bn"], ["avg"]),
         helper.make_node("GlobalMaxPool", ["inorm"], ["max"]),
     ]
-    outputs = [value(name, TensorProto.FLOAT, None) for name in ("bn", "inorm", "avg", "max")]
-    return graph_model(nodes, inputs, outputs, per_channel.values())
+    outputs = [value(name, TensorProto.FLOAT, None) for name in ("bn", "inorm", "avg", "max", "gnorm")]
+    model = graph_model(nodes, inputs, outputs, per_channel.values())
+    model.opset_import[0].version = 21  # GroupNormalization's scale per channel
+    return model
 
 
 @pytest.mark.parametrize("pipeline", [None, "fp16"])
@@ -46,7 +53,8 @@ def test_normalization_and_global_pools_match_onnxruntime(pipeline):
     executable = xhip.compile(model, pipeline, backend="reference")
     rng = np.random.default_rng(1)
     for shape in ((2, CHANNELS, 5, 7), (1, CHANNELS, 16, 3)):
-        feeds = {"x": rng.standard_normal(shape).astype(np.float32)}
+        wide = (shape[0], 2 * CHANNELS, *shape[2:])
+        feeds = {"x": rng.standard_normal(shape).astype(np.float32), "x6": rng.standard_normal(wide).astype(np.float32)}
         outputs = executable.run(feeds)
         assert outputs["avg"].shape == (shape[0], CHANNELS, 1, 1)
         result = check_outputs(outputs, references(model, feeds), "reference", executable.compute_dtype)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import BFloat16Type, BytesAttr, DenseIntOrFPElementsAttr, Float16Type, Float32Type, StringAttr, TensorType, f32
+from xdsl.dialects.builtin import BFloat16Type, BytesAttr, DenseIntOrFPElementsAttr, Float16Type, Float32Type, StringAttr, TensorType, UnrankedTensorType, f32
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -59,13 +59,17 @@ FLOAT32_RESULTS: dict[type[Operation], frozenset[int]] = {LayerNormalizationOp: 
 have its stash type (float32), not the input's."""
 
 
-def _with_element(kind: Attribute, element: FloatElement) -> TensorType:
+def _with_element(kind: Attribute, element: FloatElement) -> TensorType | UnrankedTensorType:
+    """`kind` (a ranked or unranked tensor type: ONNX inference leaves some results unranked)
+    with `element`."""
+    if isinstance(kind, UnrankedTensorType):
+        return UnrankedTensorType(element)
     assert isinstance(kind, TensorType)
     return TensorType(element, kind.get_shape())
 
 
 def _is_f32_tensor(value: SSAValue) -> bool:
-    return isinstance(value.type, TensorType) and value.type.element_type == f32
+    return isinstance(value.type, TensorType | UnrankedTensorType) and value.type.element_type == f32
 
 
 @dataclass
@@ -91,7 +95,7 @@ class _Converter:
         for op in ops:
             wanted = self.half if op in converted else f32
             for index, operand in enumerate(op.operands):
-                element = operand.type.element_type if isinstance(operand.type, TensorType) else None
+                element = operand.type.element_type if isinstance(operand.type, TensorType | UnrankedTensorType) else None
                 if element in (f32, self.half) and element != wanted:
                     op.operands[index] = self._cast(operand, wanted)
         self._erase_unused_constants(ops)

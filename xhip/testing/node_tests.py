@@ -106,7 +106,7 @@ ACCUMULATING_OPS = frozenset(
         "MatMul", "Gemm", "Softmax", "LayerNormalization", "ReduceMean", "ReduceSum", "CumSum",
         "Pow", "Erf", "Gelu", "Exp", "Log", "Sigmoid", "Tanh", "Sin", "Cos",
         "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp",
-        "BatchNormalization", "InstanceNormalization", "GlobalAveragePool",
+        "BatchNormalization", "InstanceNormalization", "GroupNormalization", "GlobalAveragePool",
     }
 )  # fmt: skip
 """Ops that sum in another order than NumPy, or call a libm other than NumPy's."""
@@ -145,6 +145,7 @@ COMPILE_TIME_INPUTS: dict[str, tuple[int, ...]] = {
     "Pad": (1, 2, 3),
     "BatchNormalization": (1, 2, 3, 4),
     "InstanceNormalization": (1, 2),
+    "GroupNormalization": (1, 2),
     "CumSum": (1,),
     "Slice": (3,),
     "Squeeze": (1,),

@@ -194,6 +194,8 @@ builtin.module {
 // CHECK-NEXT: %5, %6, %7 = "onnx.BatchNormalization"(%x, %c, %c, %c, %c) <{epsilon = 1.000000e-03 : f32}> : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x8x8xf32>, none, none)
     %8 = "onnx.InstanceNormalization"(%x, %c, %c) : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
 // CHECK-NEXT: %8 = "onnx.InstanceNormalization"(%x, %c, %c) : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
+    %gn = "onnx.GroupNormalization"(%x, %c, %c) <{num_groups = 3 : si64}> : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
+// CHECK-NEXT: %gn = "onnx.GroupNormalization"(%x, %c, %c) <{num_groups = 3 : si64}> : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
     %9 = "onnx.GlobalAveragePool"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x1x1xf32>
 // CHECK-NEXT: %9 = "onnx.GlobalAveragePool"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x1x1xf32>
     %10 = "onnx.GlobalMaxPool"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x1x1xf32>

@@ -487,6 +487,22 @@ class InstanceNormalizationOp(OnnxOp):
     CHECKS: ClassVar = Checks(same=("input", "scale", "b", "output"), floats=("input",))
 
 
+@irdl_op_definition
+class GroupNormalizationOp(OnnxOp):
+    """The channels in `num_groups` groups, each normalized over its channels and the
+    spatial dims; scale and b per channel (opset 21; per group in opset 18)."""
+
+    name = "onnx.GroupNormalization"
+    x = operand_def(TENSOR)
+    scale = operand_def(TENSOR)
+    bias = operand_def(TENSOR)
+    y = result_def(TENSOR)
+    epsilon = float_attr(1e-5)
+    num_groups = int_attr(required=True)
+    stash_type = int_attr(1)
+    CHECKS: ClassVar = Checks(same=("x", "scale", "bias", "y"), floats=("x",))
+
+
 class GlobalPoolOp(OnnxOp):
     """x [N, C, D1, ..] -> [N, C, 1, ..]: the mean (max) over the spatial dims."""
 
@@ -784,7 +800,7 @@ OPERATORS: tuple[type[OnnxOp], ...] = (
     AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp, GreaterOp,
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
     SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp, ClipOp, TileOp, PadOp,
-    FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, BatchNormalizationOp, InstanceNormalizationOp,
+    FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, BatchNormalizationOp, InstanceNormalizationOp, GroupNormalizationOp,
     GlobalAveragePoolOp, GlobalMaxPoolOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
     ReduceLogSumExpOp, ArgMaxOp, ArgMinOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
@@ -806,7 +822,7 @@ __all__ = [
     "GreaterOp", "LessOrEqualOp", "GreaterOrEqualOp", "AndOp", "OrOp", "NotOp", "IsNaNOp",
     "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
     "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "ClipOp", "TileOp", "PadOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
-    "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "BatchNormalizationOp", "InstanceNormalizationOp",
+    "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "BatchNormalizationOp", "InstanceNormalizationOp", "GroupNormalizationOp",
     "GlobalAveragePoolOp", "GlobalMaxPoolOp", "ReduceMeanOp", "ReduceSumOp",
     "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
     "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",

@@ -7,6 +7,9 @@ makes few kernels):
   rounded once to x's type), shaped [C, 1, ..] to broadcast over the spatial dims;
 - InstanceNormalization: mean and variance over the spatial dims per (batch, channel),
   (x - mean) / sqrt(var + epsilon) * scale + bias, scale and bias constants [C, 1, ..];
+- GroupNormalization: x viewed as [N, G, C / G, ..], normalized over all but its first two
+  dims as InstanceNormalization is over the spatial ones, viewed back, scale and bias per
+  channel (a per-group pair, opset 18's, repeated over each group's channels);
 - GlobalAveragePool / GlobalMaxPool: ReduceMean / ReduceMax over the spatial dims, kept.
 
 The normalizations' per-channel operands must be initializers (what exporters write): a run-time one is a
@@ -27,11 +30,12 @@ from xhip.dtypes import numpy_dtype
 from xhip.onnx_nodes import dense_array
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
+from xhip.rewrite_rules.onnx_to_hip.views import reshape_value
 from xhip.shapes import Dim
 
 
-def _channel_constant(state: ConversionState, value: SSAValue, what: str, channels: Dim) -> np.ndarray:
-    """The elements of a per-channel initializer, as float64, checked against C."""
+def _channel_constant(state: ConversionState, value: SSAValue, what: str, channels: Dim | None) -> np.ndarray:
+    """The elements of a per-channel initializer, as float64, checked against C (unless None)."""
     owner = value.owner
     if not (isinstance(owner, ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr)):
         raise state.error(f"{what} must be an initializer (a constant), not a value computed at run time")
@@ -105,27 +109,60 @@ def convert_batch_norm(op: Operation, state: ConversionState) -> list[Lowered]:
     return [Lowered(dims, element_type, shifted), *(Lowered(list(x_dims[1:2]), element_type) for _ in op.results[1:])]
 
 
+def _normalized(state: ConversionState, source: SSAValue, dims: list[Dim], element_type: Attribute, epsilon: Attribute) -> SSAValue:
+    """(x - mean) / sqrt(var + epsilon), the statistics over every dim from 2 on."""
+    axes = list(range(2, len(dims)))
+    stats_dims = state.check(shapes.reduce(state.emitter, dims, axes, True))
+    reduce: dict[str, Attribute] = {"axes": DenseArrayBase.from_list(i64, axes), "keepdims": IntegerAttr.from_bool(True)}
+    mean = _apply(state, hip.ReduceMeanOp, stats_dims, element_type, source, properties=reduce)
+    centered = _apply(state, hip.SubOp, dims, element_type, source, mean)
+    variance = _apply(state, hip.ReduceMeanOp, stats_dims, element_type, _apply(state, hip.MulOp, dims, element_type, centered, centered), properties=reduce)
+    assert isinstance(epsilon, FloatAttr)
+    std_dev = _apply(state, hip.SqrtOp, stats_dims, element_type, _apply(state, hip.AddOp, stats_dims, element_type, variance, _scalar(state, epsilon.value.data, element_type)))
+    return _apply(state, hip.DivOp, dims, element_type, centered, std_dev)
+
+
+def _scaled(state: ConversionState, value: SSAValue, dims: list[Dim], element_type: Attribute, s: np.ndarray, b: np.ndarray) -> Lowered:
+    """value * s + b, s and b per channel (dim 1)."""
+    scaled = _apply(state, hip.MulOp, dims, element_type, value, _broadcast_constant(state, s, element_type, len(dims)))
+    return Lowered(dims, element_type, _apply(state, hip.AddOp, dims, element_type, scaled, _broadcast_constant(state, b, element_type, len(dims))))
+
+
 @converts("InstanceNormalization")
 def convert_instance_norm(op: Operation, state: ConversionState) -> list[Lowered]:
     x, scale, bias = op.operands
     x_dims, element_type = state.dims(x), state.element_type(x)
-    axes = _spatial(state, "InstanceNormalization", x_dims)
-    if not axes:
+    if not _spatial(state, "InstanceNormalization", x_dims):
         raise state.error(f"InstanceNormalization needs spatial dims ([N, C, D1, ...]), got rank {len(x_dims)}")
     s, b = (_channel_constant(state, value, f"InstanceNormalization's {name}", x_dims[1]) for value, name in ((scale, "scale"), (bias, "B")))
     dims = state.fit_to_declared(x_dims, op.results[0].type)
-    stats_dims = state.check(shapes.reduce(state.emitter, x_dims, axes, True))
-    reduce: dict[str, Attribute] = {"axes": DenseArrayBase.from_list(i64, axes), "keepdims": IntegerAttr.from_bool(True)}
-    source = state.tensor(x)
-    mean = _apply(state, hip.ReduceMeanOp, stats_dims, element_type, source, properties=reduce)
-    centered = _apply(state, hip.SubOp, dims, element_type, source, mean)
-    variance = _apply(state, hip.ReduceMeanOp, stats_dims, element_type, _apply(state, hip.MulOp, dims, element_type, centered, centered), properties=reduce)
-    epsilon = op.epsilon  # type: ignore[attr-defined]
-    assert isinstance(epsilon, FloatAttr)
-    std_dev = _apply(state, hip.SqrtOp, stats_dims, element_type, _apply(state, hip.AddOp, stats_dims, element_type, variance, _scalar(state, epsilon.value.data, element_type)))
-    normalized = _apply(state, hip.DivOp, dims, element_type, centered, std_dev)
-    scaled = _apply(state, hip.MulOp, dims, element_type, normalized, _broadcast_constant(state, s, element_type, len(x_dims)))
-    return [Lowered(dims, element_type, _apply(state, hip.AddOp, dims, element_type, scaled, _broadcast_constant(state, b, element_type, len(x_dims))))]
+    normalized = _normalized(state, state.tensor(x), dims, element_type, op.epsilon)  # type: ignore[attr-defined]
+    return [_scaled(state, normalized, dims, element_type, s, b)]
+
+
+@converts("GroupNormalization")
+def convert_group_norm(op: Operation, state: ConversionState) -> list[Lowered]:
+    x, scale, bias = op.operands
+    x_dims, element_type = state.dims(x), state.element_type(x)
+    _spatial(state, "GroupNormalization", x_dims)
+    groups, channels = op.num_groups.value.data, x_dims[1]  # type: ignore[attr-defined]
+    if not isinstance(channels, int) or groups <= 0 or channels % groups:
+        raise state.error(f"GroupNormalization needs a static channel count that num_groups ({groups}) divides, got {channels}")
+    per_group = channels // groups
+    pair = []
+    for value, name in ((scale, "scale"), (bias, "bias")):
+        elements = _channel_constant(state, value, f"GroupNormalization's {name}", None)
+        if elements.size == groups and groups != channels:
+            elements = np.repeat(elements, per_group)  # opset 18: one value per group
+        if elements.size != channels:
+            raise state.error(f"GroupNormalization's {name} has {elements.size} elements for {channels} channels in {groups} groups")
+        pair.append(elements)
+    dims = state.fit_to_declared(x_dims, op.results[0].type)
+    grouped_dims = [x_dims[0], groups, per_group, *x_dims[2:]]
+    grouped, grouped_dims = reshape_value(state, state.tensor(x), x_dims, grouped_dims, grouped_dims)
+    normalized = _normalized(state, grouped, grouped_dims, element_type, op.epsilon)  # type: ignore[attr-defined]
+    back, dims = reshape_value(state, normalized, grouped_dims, x_dims, dims)
+    return [_scaled(state, back, dims, element_type, *pair)]
 
 
 GLOBAL_POOLS: dict[str, type[hip.DPSOp]] = {"onnx.GlobalAveragePool": hip.ReduceMeanOp, "onnx.GlobalMaxPool": hip.ReduceMaxOp}
