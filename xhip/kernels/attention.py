@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -191,8 +192,11 @@ def site(facts: OpFacts) -> Site:
     y_read = _reader(None if props.y_perm is None else inverse(props.y_perm))
     transposed, scale = bool(props.k_transposed), float(props.scale)
     kept, masked = float(props.kept_value), float(props.masked_value)
-    dtype = np.dtype(facts.outputs[0].dtype)
-    itemsize = dtype.itemsize
+    specs = attention_specs(facts)
+    # The query rows per block of each form, as attention_specs chose them; a launch runs
+    # one form (the others get no tiles).
+    forms = tuple(cast(int, dict(spec.context)["query_rows"]) for spec in specs)
+    tiled = specs[0].family == "attention_tiled"
 
     def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
         q, k, v, *mask = [read(view) for view, read in zip(ins, reads)]
@@ -217,16 +221,10 @@ def site(facts: OpFacts) -> Site:
             result.update(mask=mask[0].address, mask_batch_strides=strides[:-2], mask_row_stride=strides[-2], mask_col_stride=strides[-1])
             result.update(kept_value=kept, masked_value=masked)
         count = math.prod(batch)
-        if attention_mma_fits(dtype, q.shape[-1], v.shape[-1]):
-            q_tiles = -(-sq // attention_mma_rows(q.shape[-1], v.shape[-1]))
-            return [{**result, "q_tiles": q_tiles, "tiles": count * q_tiles}]
-        # The tiled kernel comes in ATTENTION_TILED_ROWS forms: the one not chosen runs no tiles.
-        tiled = attention_tiles_fit(itemsize, q.shape[-1], v.shape[-1])
-        forms = ATTENTION_TILED_ROWS if tiled else (ATTENTION_QUERY_ROWS,)
-        rows = attention_query_rows(count, sq, tiled)
+        rows = attention_query_rows(count, sq, tiled) if len(forms) > 1 else forms[0]
         return [{**result, "q_tiles": -(-sq // r), "tiles": count * -(-sq // r) if r == rows else 0} for r in forms]
 
-    return Site(facts, (tuple(attention_specs(facts)),), values)
+    return Site(facts, (tuple(specs),), values)
 
 
 def _reader(perm: Sequence[int] | None) -> Callable[[ViewLike], ViewLike]:
