@@ -9,6 +9,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 from xdsl.dialects.builtin import (
+    AnyDenseElement,
+    BytesAttr,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
@@ -16,9 +18,9 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, TypeAttribute
+from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
 
-from xhip.dialects.onnx import IntsAttr
+from xhip.dialects.onnx import ConstantOp, IntsAttr
 from xhip.dtypes import numpy_dtype
 
 EVALUATOR_OPSET = 21
@@ -33,6 +35,31 @@ def dense_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     """The elements of a dense attribute as a read-only NumPy array of its shape."""
     dtype = numpy_dtype(attr.get_element_type())
     return np.frombuffer(attr.data.data, dtype=dtype).reshape(attr.get_shape())
+
+
+def constant_value(value: SSAValue) -> DenseIntOrFPElementsAttr | None:
+    """The dense tensor `value` always holds, if an `onnx.Constant` (an initializer) defines it."""
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
+        return owner.value
+    return None
+
+
+def constant_scalar(value: SSAValue) -> float | None:
+    """The element of a one-element `onnx.Constant`, if `value` is one, as a float."""
+    dense = constant_value(value)
+    if dense is None or len(dense) != 1:
+        return None
+    return float(dense_array(dense).reshape(-1)[0])
+
+
+def dense_attr(values: np.ndarray, element_type: Attribute) -> DenseIntOrFPElementsAttr:
+    """`values` converted to `element_type` (NumPy's conversion: floats round to nearest) as a
+    dense attribute of their shape; the inverse of `dense_array`."""
+    assert isinstance(element_type, AnyDenseElement), f"no dense attribute of {element_type} elements"
+    shape = np.shape(values)  # ascontiguousarray makes a rank-0 array rank 1
+    data = np.ascontiguousarray(values, dtype=numpy_dtype(element_type))
+    return DenseIntOrFPElementsAttr(TensorType(element_type, shape), BytesAttr(data.tobytes()))
 
 
 def onnx_attribute(name: str, value: Attribute) -> onnx.AttributeProto:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import BFloat16Type, BytesAttr, DenseIntOrFPElementsAttr, Float16Type, Float32Type, StringAttr, TensorType, UnrankedTensorType, f32
+from xdsl.dialects.builtin import BFloat16Type, DenseIntOrFPElementsAttr, Float16Type, Float32Type, StringAttr, TensorType, UnrankedTensorType, f32
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -43,7 +43,7 @@ from xhip.dialects.hip.attributes import COMPUTE_PRECISION_ATTR
 from xhip.dialects.onnx import CastOp, ConstantOfShapeOp, ConstantOp, LayerNormalizationOp
 from xhip.dialects.onnx.base import NODE_NAME_ATTR, OnnxOp
 from xhip.dtypes import numpy_dtype
-from xhip.onnx_nodes import dense_array
+from xhip.onnx_nodes import dense_array, dense_attr
 
 HalfType = Float16Type | BFloat16Type
 FloatElement = Float16Type | BFloat16Type | Float32Type
@@ -149,10 +149,8 @@ def _dense(values: np.ndarray, element: FloatElement) -> DenseIntOrFPElementsAtt
     min, the exports' mask value, becomes float16's -65504, not -inf: a row whose keys are
     all masked keeps the uniform softmax float32 gives it, where -inf would make it NaN);
     infinities and NaN stay what they are."""
-    dtype = numpy_dtype(element)
-    limit = float(np.finfo(dtype).max)
-    data = np.ascontiguousarray(np.where(np.isfinite(values), np.clip(values, -limit, limit), values).astype(dtype))
-    return DenseIntOrFPElementsAttr(TensorType(element, values.shape), BytesAttr(data.tobytes()))
+    limit = float(np.finfo(numpy_dtype(element)).max)
+    return dense_attr(np.where(np.isfinite(values), np.clip(values, -limit, limit), values), element)
 
 
 @dataclass(frozen=True)

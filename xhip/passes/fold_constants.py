@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin
-from xdsl.dialects.builtin import DYNAMIC_INDEX, BytesAttr, DenseIntOrFPElementsAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseIntOrFPElementsAttr, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -37,8 +37,7 @@ from xdsl.traits import is_side_effect_free
 from xhip.diagnostics import XhipError, op_error
 from xhip.dialects.onnx import ConstantOp, NoValueOp
 from xhip.dialects.onnx.base import NODE_NAME_ATTR, OnnxOp, is_none
-from xhip.dtypes import numpy_dtype
-from xhip.onnx_nodes import dense_array, node_model
+from xhip.onnx_nodes import constant_value, dense_array, dense_attr, node_model
 from xhip.rewrite_rules.transposed_weights import read_through
 
 NEVER_FOLDED = frozenset({"Constant", "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike",
@@ -46,17 +45,9 @@ NEVER_FOLDED = frozenset({"Constant", "RandomNormal", "RandomNormalLike", "Rando
 """ONNX op types that must run (or already are constants): random outputs differ per call."""
 
 
-def _constant_value(value: SSAValue) -> DenseIntOrFPElementsAttr | None:
-    """The dense tensor `value` always holds, if an `onnx.Constant` defines it."""
-    owner = value.owner
-    if isinstance(owner, ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
-        return owner.value
-    return None
-
-
 def _known_constant(value: SSAValue) -> DenseIntOrFPElementsAttr:
     """The dense tensor of an operand that `_foldable` found constant."""
-    constant = _constant_value(value)
+    constant = constant_value(value)
     assert constant is not None
     return constant
 
@@ -72,7 +63,7 @@ def _foldable(op: Operation) -> bool:
         return False
     if op.regions or not is_side_effect_free(op) or not op.operands or read_through(op):
         return False
-    return all(_constant_value(v) is not None or _is_absent(v) for v in op.operands)
+    return all(constant_value(v) is not None or _is_absent(v) for v in op.operands)
 
 
 def _evaluate(op: Operation) -> list[np.ndarray]:
@@ -100,8 +91,7 @@ def _dense_result(op: Operation, index: int, value: np.ndarray) -> DenseIntOrFPE
             f"onnx-fold-constants: result #{index} evaluates to shape {list(value.shape)}, "
             f"but the IR declares {declared}",
         )
-    data = np.ascontiguousarray(value, dtype=numpy_dtype(declared.element_type))
-    return DenseIntOrFPElementsAttr(TensorType(declared.element_type, value.shape), BytesAttr(data.tobytes()))
+    return dense_attr(value, declared.element_type)
 
 
 def _accepts(result: SSAValue, value: DenseIntOrFPElementsAttr) -> bool:

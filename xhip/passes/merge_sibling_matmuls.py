@@ -41,14 +41,14 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, IntegerAttr, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.dialects.onnx import ConstantOp, MatMulOp, SplitOp
 from xhip.dialects.onnx.base import NODE_NAME_ATTR, SI64
-from xhip.onnx_nodes import dense_array
+from xhip.onnx_nodes import dense_array, dense_attr
 
 PASS = "onnx-merge-sibling-matmuls"
 
@@ -89,8 +89,7 @@ def sibling_groups(block: Block) -> list[list[MatMulOp]]:
 
 def _side_by_side(weights: list[DenseIntOrFPElementsAttr]) -> DenseIntOrFPElementsAttr:
     """One constant holding `weights` as consecutive column blocks."""
-    merged = np.ascontiguousarray(np.concatenate([dense_array(w) for w in weights], axis=1))
-    return DenseIntOrFPElementsAttr(TensorType(weights[0].get_element_type(), merged.shape), BytesAttr(merged.tobytes()))
+    return dense_attr(np.concatenate([dense_array(w) for w in weights], axis=1), weights[0].get_element_type())
 
 
 def _named(op: Operation, group: list[MatMulOp]) -> Operation:

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import AnyFloat, DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xhip import shapes
 from xhip.dialects import hip
-from xhip.dialects.onnx import ConstantOp, is_none
-from xhip.dtypes import numpy_dtype
-from xhip.onnx_nodes import dense_array
+from xhip.dialects.onnx import is_none
+from xhip.onnx_nodes import constant_value, dense_array, dense_attr
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
 from xhip.rewrite_rules.onnx_to_hip.views import reshape_value
@@ -36,10 +35,10 @@ from xhip.shapes import Dim
 
 def _channel_constant(state: ConversionState, value: SSAValue, what: str, channels: Dim | None) -> np.ndarray:
     """The elements of a per-channel initializer, as float64, checked against C (unless None)."""
-    owner = value.owner
-    if not (isinstance(owner, ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr)):
+    dense = constant_value(value)
+    if dense is None:
         raise state.error(f"{what} must be an initializer (a constant), not a value computed at run time")
-    elements = dense_array(owner.value).astype(np.float64).reshape(-1)
+    elements = dense_array(dense).astype(np.float64).reshape(-1)
     if isinstance(channels, int) and elements.size != channels:
         raise state.error(f"{what} has {elements.size} elements for {channels} channels")
     return elements
@@ -48,17 +47,12 @@ def _channel_constant(state: ConversionState, value: SSAValue, what: str, channe
 def _broadcast_constant(state: ConversionState, values: np.ndarray, element_type: Attribute, rank: int) -> SSAValue:
     """`values` [C] as a constant [C, 1, ..] of `rank - 1` dims: it lines up with dim 1 of a
     rank-`rank` operand under NumPy broadcasting."""
-    assert isinstance(element_type, AnyFloat)  # the onnx verifier takes float operands only
-    shape = [values.size, *([1] * (rank - 2))]
-    data = values.astype(numpy_dtype(element_type)).reshape(shape)
-    attr = DenseIntOrFPElementsAttr.from_list(TensorType(element_type, shape), data.reshape(-1).tolist())
-    return state.insert(arith.ConstantOp(attr)).results[0]
+    return _scalar(state, values.reshape(values.size, *([1] * (rank - 2))), element_type)
 
 
-def _scalar(state: ConversionState, value: float, element_type: Attribute) -> SSAValue:
-    assert isinstance(element_type, AnyFloat)
-    attr = DenseIntOrFPElementsAttr.from_list(TensorType(element_type, []), [value])
-    return state.insert(arith.ConstantOp(attr)).results[0]
+def _scalar(state: ConversionState, values: float | np.ndarray, element_type: Attribute) -> SSAValue:
+    """`values` (a number: rank 0) as a tensor constant of `element_type`."""
+    return state.insert(arith.ConstantOp(dense_attr(np.asarray(values), element_type))).results[0]
 
 
 def _spatial(state: ConversionState, what: str, x_dims: list[Dim]) -> list[int]:

@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, StringAttr, f64, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr, StringAttr, f64, i64
+from xdsl.ir import Attribute, Operation
 
 from xhip import shapes
 from xhip.dialects import hip
 from xhip.dialects.hip.movement import PAD_MODES
-from xhip.dialects.onnx import ConstantOp, is_none
-from xhip.onnx_nodes import dense_array
+from xhip.dialects.onnx import is_none
+from xhip.onnx_nodes import constant_scalar
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered, tensor_type
 from xhip.shapes import Dim
@@ -229,7 +229,11 @@ def convert_pad(op: Operation, state: ConversionState) -> list[Lowered]:
         pads = full
     fill = 0.0
     if not is_none(constant) and mode == "constant":
-        fill = _scalar_constant(state, constant, "Pad constant_value")
+        host = state.host(constant)  # an integer fill known on the host (shape arithmetic) counts too
+        given = host[0] if host is not None and len(host) == 1 and isinstance(host[0], int) else constant_scalar(constant)
+        if given is None:
+            raise state.error("Pad constant_value must be a constant scalar")
+        fill = float(given)
     dims = _result_dims(op, state, state.check(shapes.pad(state.emitter, source.dims, pads)))
     if not any(pads):
         return [source]
@@ -237,19 +241,6 @@ def convert_pad(op: Operation, state: ConversionState) -> list[Lowered]:
         "pads": DenseArrayBase.from_list(i64, pads), "mode": StringAttr(mode), "value": FloatAttr(fill, f64),
     }
     return state.compute(hip.PadOp, [state.tensor(data)], [(dims, source.element_type)], properties=properties)
-
-
-def _scalar_constant(state: ConversionState, value: SSAValue, what: str) -> float:
-    """A one-element initializer's value (an integer host value too)."""
-    host = state.host(value)
-    if host is not None and len(host) == 1 and isinstance(host[0], int):
-        return float(host[0])
-    owner = value.owner
-    if isinstance(owner, ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
-        elements = dense_array(owner.value).reshape(-1)
-        if elements.size == 1:
-            return float(elements[0])
-    raise state.error(f"{what} must be a constant scalar")
 
 
 @converts("Expand")

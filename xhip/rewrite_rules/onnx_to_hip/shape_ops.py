@@ -40,6 +40,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xhip import shapes
 from xhip.dialects import hip
 from xhip.dialects.onnx import is_none
+from xhip.onnx_nodes import constant_scalar
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import (
     MAX_HOST_ELEMENTS,
@@ -213,23 +214,12 @@ def convert_constant_of_shape(op: Operation, state: ConversionState) -> list[Low
 _FLOAT_DTYPES: dict[Attribute, type] = {f16: np.float16, f32: np.float32, f64: np.float64, BFloat16Type(): bfloat16}
 
 
-def _constant_scalar(value: SSAValue) -> float | None:
-    """The element of a rank-0 `onnx.Constant`, if `value` is one."""
-    owner = value.owner
-    if not isinstance(owner, Operation) or owner.name != "onnx.Constant":
-        return None
-    dense = owner.value  # type: ignore[attr-defined]
-    if not isinstance(dense, DenseIntOrFPElementsAttr) or len(dense) != 1:
-        return None
-    return dense.get_values()[0]
-
-
 def _float_range(op: Operation, state: ConversionState, element_type: Attribute) -> tuple[list[Dim], list[SSAValue]]:
     """Length and (start, delta) scalars of a Range over float bounds."""
     dtype = _FLOAT_DTYPES.get(element_type)
     if dtype is None:
         raise state.error(f"Range of {element_type} elements is not supported")
-    bounds = [_constant_scalar(v) for v in op.operands]
+    bounds = [constant_scalar(v) for v in op.operands]
     if any(b is None for b in bounds):
         return _runtime_float_range(op, state, element_type)
     start, limit, delta = (dtype(b) for b in bounds)
