@@ -29,6 +29,7 @@ from xhip.dialects.onnx import is_none
 from xhip.onnx_nodes import constant_value, dense_array, dense_attr
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
+from xhip.rewrite_rules.onnx_to_hip.statistics import moments
 from xhip.rewrite_rules.onnx_to_hip.views import reshape_value
 from xhip.shapes import Dim
 
@@ -47,25 +48,14 @@ def _channel_constant(state: ConversionState, value: SSAValue, what: str, channe
 def _broadcast_constant(state: ConversionState, values: np.ndarray, element_type: Attribute, rank: int) -> SSAValue:
     """`values` [C] as a constant [C, 1, ..] of `rank - 1` dims: it lines up with dim 1 of a
     rank-`rank` operand under NumPy broadcasting."""
-    return _scalar(state, values.reshape(values.size, *([1] * (rank - 2))), element_type)
-
-
-def _scalar(state: ConversionState, values: float | np.ndarray, element_type: Attribute) -> SSAValue:
-    """`values` (a number: rank 0) as a tensor constant of `element_type`."""
-    return state.insert(arith.ConstantOp(dense_attr(np.asarray(values), element_type))).results[0]
+    shaped = values.reshape(values.size, *([1] * (rank - 2)))
+    return state.insert(arith.ConstantOp(dense_attr(shaped, element_type))).results[0]
 
 
 def _spatial(state: ConversionState, what: str, x_dims: list[Dim]) -> list[int]:
     if len(x_dims) < 2:
         raise state.error(f"{what} needs an input of rank >= 2 ([N, C, ...]), got rank {len(x_dims)}")
     return list(range(2, len(x_dims)))
-
-
-def _apply(state: ConversionState, hip_op: type[hip.DPSOp], dims: list[Dim], element_type: Attribute, *inputs: SSAValue,
-           properties: dict[str, Attribute] | None = None) -> SSAValue:  # fmt: skip
-    (result,) = state.compute(hip_op, list(inputs), [(dims, element_type)], properties=properties)
-    assert result.value is not None
-    return result.value
 
 
 @converts("Clip")
@@ -98,28 +88,23 @@ def convert_batch_norm(op: Operation, state: ConversionState) -> list[Lowered]:
                   for value, name in ((scale, "scale"), (bias, "B"), (mean, "input_mean"), (var, "input_var")))  # fmt: skip
     a = s / np.sqrt(v + epsilon)
     dims = state.fit_to_declared(x_dims, op.results[0].type)
-    scaled = _apply(state, hip.MulOp, dims, element_type, state.tensor(x), _broadcast_constant(state, a, element_type, len(x_dims)))
-    shifted = _apply(state, hip.AddOp, dims, element_type, scaled, _broadcast_constant(state, b - m * a, element_type, len(x_dims)))
+    scaled = state.compute_value(hip.MulOp, [state.tensor(x), _broadcast_constant(state, a, element_type, len(x_dims))], dims, element_type)
+    shifted = state.compute_value(hip.AddOp, [scaled, _broadcast_constant(state, b - m * a, element_type, len(x_dims))], dims, element_type)
     return [Lowered(dims, element_type, shifted), *(Lowered(list(x_dims[1:2]), element_type) for _ in op.results[1:])]
 
 
 def _normalized(state: ConversionState, source: SSAValue, dims: list[Dim], element_type: Attribute, epsilon: Attribute) -> SSAValue:
     """(x - mean) / sqrt(var + epsilon), the statistics over every dim from 2 on."""
-    axes = list(range(2, len(dims)))
-    stats_dims = state.check(shapes.reduce(state.emitter, dims, axes, True))
-    reduce: dict[str, Attribute] = {"axes": DenseArrayBase.from_list(i64, axes), "keepdims": IntegerAttr.from_bool(True)}
-    mean = _apply(state, hip.ReduceMeanOp, stats_dims, element_type, source, properties=reduce)
-    centered = _apply(state, hip.SubOp, dims, element_type, source, mean)
-    variance = _apply(state, hip.ReduceMeanOp, stats_dims, element_type, _apply(state, hip.MulOp, dims, element_type, centered, centered), properties=reduce)
     assert isinstance(epsilon, FloatAttr)
-    std_dev = _apply(state, hip.SqrtOp, stats_dims, element_type, _apply(state, hip.AddOp, stats_dims, element_type, variance, _scalar(state, epsilon.value.data, element_type)))
-    return _apply(state, hip.DivOp, dims, element_type, centered, std_dev)
+    stats_dims = state.check(shapes.reduce(state.emitter, dims, list(range(2, len(dims))), True))
+    stats = moments(state, source, dims, 2, stats_dims, element_type, epsilon.value.data)
+    return state.compute_value(hip.DivOp, [stats.centered, stats.std_dev], dims, element_type)
 
 
 def _scaled(state: ConversionState, value: SSAValue, dims: list[Dim], element_type: Attribute, s: np.ndarray, b: np.ndarray) -> Lowered:
     """value * s + b, s and b per channel (dim 1)."""
-    scaled = _apply(state, hip.MulOp, dims, element_type, value, _broadcast_constant(state, s, element_type, len(dims)))
-    return Lowered(dims, element_type, _apply(state, hip.AddOp, dims, element_type, scaled, _broadcast_constant(state, b, element_type, len(dims))))
+    scaled = state.compute_value(hip.MulOp, [value, _broadcast_constant(state, s, element_type, len(dims))], dims, element_type)
+    return Lowered(dims, element_type, state.compute_value(hip.AddOp, [scaled, _broadcast_constant(state, b, element_type, len(dims))], dims, element_type))
 
 
 @converts("InstanceNormalization")

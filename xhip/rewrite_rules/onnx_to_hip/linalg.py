@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
-    DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -34,6 +32,7 @@ from xhip.dialects import hip
 from xhip.dialects.onnx import is_none
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
+from xhip.rewrite_rules.onnx_to_hip.statistics import moments
 from xhip.rewrite_rules.transposed_weights import transposed_constant
 from xhip.shapes import Dim
 
@@ -154,27 +153,11 @@ def _layer_norm_stats(
     """
     assert isinstance(element_type, AnyFloat)  # ONNX's stash types are float types
     rank = len(x_dims)
-    reduce_props: dict[str, Attribute] = {
-        "axes": DenseArrayBase.from_list(i64, list(range(axis + rank if axis < 0 else axis, rank))),
-        "keepdims": IntegerAttr.from_bool(True),
-    }
-
-    def apply(hip_op: type[hip.DPSOp], dims: list[Dim], *inputs: SSAValue, reduce: bool = False) -> SSAValue:
-        properties = reduce_props if reduce else None
-        (result,) = state.compute(hip_op, list(inputs), [(dims, element_type)], properties=properties)
-        assert result.value is not None
-        return result.value
-
     source = state.tensor(x)
     if state.element_type(x) != element_type:
-        source = apply(hip.CastOp, x_dims, source)
-    mean = apply(hip.ReduceMeanOp, stats_dims, source, reduce=True)
-    centered = apply(hip.SubOp, x_dims, source, mean)
-    variance = apply(hip.ReduceMeanOp, stats_dims, apply(hip.MulOp, x_dims, centered, centered), reduce=True)
-    eps_attr = DenseIntOrFPElementsAttr.from_list(TensorType(element_type, []), [epsilon.value.data])
-    eps = state.insert(arith.ConstantOp(eps_attr)).results[0]
-    std_dev = apply(hip.SqrtOp, stats_dims, apply(hip.AddOp, stats_dims, variance, eps))
-    inv_std_dev = apply(hip.ReciprocalOp, stats_dims, std_dev)
+        source = state.compute_value(hip.CastOp, [source], x_dims, element_type)
+    stats = moments(state, source, x_dims, axis + rank if axis < 0 else axis, stats_dims, element_type, epsilon.value.data)
+    mean, inv_std_dev = stats.mean, state.compute_value(hip.ReciprocalOp, [stats.std_dev], stats_dims, element_type)
     return [Lowered(list(stats_dims), element_type, value) for value in (mean, inv_std_dev)]
 
 

@@ -275,3 +275,16 @@ class ConversionState:
             Lowered(list(dims), element_type, result)
             for (dims, element_type), result in zip(outputs, op.results, strict=True)
         ]
+
+    def compute_value(
+        self,
+        op_type: type[DPSOp],
+        inputs: Sequence[SSAValue],
+        dims: Sequence[Dim],
+        element_type: Attribute,
+        properties: Mapping[str, Attribute] | None = None,
+    ) -> SSAValue:
+        """`compute` of a one-result op: the tensor it writes."""
+        (result,) = self.compute(op_type, inputs, [(dims, element_type)], properties=properties)
+        assert result.value is not None
+        return result.value
