@@ -185,6 +185,16 @@ def time_torch(torch, forward, inputs, repeats: int, graph: bool = False) -> tup
     return _median(device), (0 if graph else int(peak))
 
 
+def torch_peers(torch, forwards: dict, inputs, repeats: int) -> dict[str, tuple[float | None, int]]:
+    """Each PyTorch forward timed as it runs and replayed from a CUDA graph (`<name>` and
+    `<name>_graph`), on the same inputs."""
+    return {
+        f"{name}{suffix}": time_torch(torch, forward, inputs, repeats, graph=graph)
+        for name, forward in forwards.items()
+        for suffix, graph in (("", False), ("_graph", True))
+    }
+
+
 def _torch_event_ms(torch, work, repeats: int) -> list[float]:
     """Device ms of `work` between two CUDA events on PyTorch's stream, `repeats` times."""
     times = []
@@ -231,12 +241,7 @@ def attention_rows(torch, rates, repeats: int, precision: str = "fp32") -> list[
     for batch, seq in ATTENTION_SHAPES:
         x = np.random.default_rng(batch * seq).standard_normal((batch, seq, 64)).astype(np.float32)
         torch_x = (torch.tensor(x, device="cuda").to(dtype),)
-        peers = {
-            "eager": time_torch(torch, eager, torch_x, repeats),
-            "eager_graph": time_torch(torch, eager, torch_x, repeats, graph=True),
-            "sdpa": time_torch(torch, sdpa, torch_x, repeats),
-            "sdpa_graph": time_torch(torch, sdpa, torch_x, repeats, graph=True),
-        }
+        peers = torch_peers(torch, {"eager": eager, "sdpa": sdpa}, torch_x, repeats)
         nbytes = weight_bytes + 2 * x.nbytes
         for label, pipeline in pipelines.items():
             executables = [xhip.compile(model, pipeline, backend="cuda") for _ in range(2)]
@@ -267,12 +272,7 @@ def mha_rows(torch, rates, repeats: int) -> list[dict]:
     for batch, seq in MHA_SHAPES:
         feeds = attention_feeds(model, batch, seq, seq, np.random.default_rng(batch * seq))
         torch_in = tuple(torch.tensor(feeds[name], device="cuda") for name in ("q", "k", "v"))
-        peers = {
-            "eager": time_torch(torch, eager, torch_in, repeats),
-            "eager_graph": time_torch(torch, eager, torch_in, repeats, graph=True),
-            "sdpa": time_torch(torch, sdpa, torch_in, repeats),
-            "sdpa_graph": time_torch(torch, sdpa, torch_in, repeats, graph=True),
-        }
+        peers = torch_peers(torch, {"eager": eager, "sdpa": sdpa}, torch_in, repeats)
         executables = [xhip.compile(model, backend="cuda") for _ in range(2)]
         executables.append(xhip.compile(model, backend="cuda", graphs=False))
         row = _xhip_row(f"mha{MHA_HEADS}-fp16", (batch, seq), executables, feeds, model, repeats)
@@ -332,7 +332,7 @@ def gpt2_rows(torch, rates, repeats: int, layers: int, precision: str = "fp32", 
         for b, s in GPT2_SHAPES:
             ids = np.random.default_rng(b * s).integers(0, config.vocab_size, (b, s)).astype(np.int64)
             torch_ids = (torch.tensor(ids, device="cuda"),)
-            peers = {"eager": time_torch(torch, cuda_module, torch_ids, repeats), "eager_graph": time_torch(torch, cuda_module, torch_ids, repeats, graph=True)}
+            peers = torch_peers(torch, {"eager": cuda_module}, torch_ids, repeats)
             nbytes = weight_bytes + ids.nbytes + b * s * config.vocab_size * next(wrapper.parameters()).element_size()
             row = _xhip_row(f"{name}/{label}", (b, s), executables, {"input_ids": ids}, path, repeats)
             rows.append(_with_peers(row, peers, floor_ms(rates, nbytes, gpt2_flops(config, b, s))))
