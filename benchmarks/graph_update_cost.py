@@ -80,12 +80,14 @@ class Bench:
         self.launch_all(n)
         return ok(cu.cuStreamEndCapture(self.stream))
 
-    def per_kernel_us(self, work, repeats: int) -> float:
+    def per_kernel_us(self, work, repeats: int, sync: bool = True) -> float:
+        """Median host us per kernel of `work`, closed by a stream synchronize unless `sync` is off."""
         samples = []
         for _ in range(repeats):
             start = time.perf_counter()
             work()
-            ok(cu.cuStreamSynchronize(self.stream))
+            if sync:
+                ok(cu.cuStreamSynchronize(self.stream))
             samples.append(time.perf_counter() - start)
         return statistics.median(samples) * 1e6 / self.kernels
 
@@ -126,12 +128,7 @@ def measure(kernels: int, repeats: int) -> dict[str, float]:
         "set params": set_params_and_launch,
     }
     result = {name: bench.per_kernel_us(work, repeats) for name, work in rows.items()}
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        set_params()
-        samples.append(time.perf_counter() - start)
-    result["set params only"] = statistics.median(samples) * 1e6 / kernels
+    result["set params only"] = bench.per_kernel_us(set_params, repeats, sync=False)
     return result
 
 
