@@ -212,20 +212,27 @@ def _search(
     """The best plan of the three orders and their promotions, and its order."""
     max_live = max(breadths)
     indices = range(len(footprints))
-    orders = (
-        sorted(indices, key=lambda i: (-footprints[i], intervals[i][0], i)),
-        sorted(indices, key=lambda i: (-breadths[i], -footprints[i], intervals[i][0], i)),
-        sorted(indices, key=lambda i: (intervals[i][0] - intervals[i][1], -footprints[i], i)),
+    keys = (
+        lambda i: (-footprints[i], intervals[i][0], i),
+        lambda i: (-breadths[i], -footprints[i], intervals[i][0], i),
+        lambda i: (intervals[i][0] - intervals[i][1], -footprints[i], i),
     )
-    plans = [_place_in_order(footprints, live_with, order) for order in orders]
+    orders: list[list[int]] = []
+    plans: list[Plan] = []
+    for key in keys:
+        order = sorted(indices, key=key)
+        plan = _place_in_order(footprints, live_with, order)
+        if plan[1] <= max_live:  # the floor: no later order does better (and ties go to the first)
+            return plan, order
+        orders.append(order)
+        plans.append(plan)
     best_index = min(range(len(plans)), key=lambda i: plans[i][1])
     best, best_order = plans[best_index], list(orders[best_index])
-    if best[1] > max_live:
-        rounds = min(PROMOTION_ROUNDS, PROMOTION_WORK // (len(footprints) + sum(map(len, live_with))))
-        searches = [_promotions(footprints, live_with, order, plan) for order, plan in zip(orders, plans)]
-        for plan, order in islice(_round_robin(searches), rounds):
-            if plan[1] < best[1]:
-                best, best_order = plan, order
-                if best[1] <= max_live:
-                    break
+    rounds = min(PROMOTION_ROUNDS, PROMOTION_WORK // (len(footprints) + sum(map(len, live_with))))
+    searches = [_promotions(footprints, live_with, order, plan) for order, plan in zip(orders, plans)]
+    for plan, order in islice(_round_robin(searches), rounds):
+        if plan[1] < best[1]:
+            best, best_order = plan, order
+            if best[1] <= max_live:
+                break
     return best, best_order
