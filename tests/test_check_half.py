@@ -15,6 +15,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import xhip
+from xhip.dtypes import float_info
 from xhip.runtime.check import check_outputs, references
 from xhip.runtime.check.float64 import to_float64
 
@@ -64,7 +65,7 @@ def test_a_half_model_passes_the_float64_rule_and_a_wrong_one_fails(name):
         assert "ort32 stands for float64 rounded to the output types" in result.summary()
     # Teeth: 40 ulps of the output's type off in one element fails.
     wrong = outputs["y"].astype(np.float64)
-    wrong[0, 0] += 40 * float(np.finfo(dtype).eps) * max(abs(wrong[0, 0]), 0.5)
+    wrong[0, 0] += 40 * float(float_info(dtype).eps) * max(abs(wrong[0, 0]), 0.5)
     assert not check_outputs({"y": wrong.astype(dtype)}, refs, "reference").passed
 
 

@@ -22,6 +22,7 @@ from xdsl.ir import Attribute
 from xhip.diagnostics import XhipError
 
 try:
+    import ml_dtypes
     from ml_dtypes import bfloat16 as _bfloat16
 except ImportError:  # pragma: no cover
     _bfloat16 = None
@@ -40,6 +41,14 @@ BOOL_DTYPE = np.dtype(np.bool_)
 SUPPORTED_DTYPES = FLOAT_DTYPES | INT_DTYPES | {BOOL_DTYPE}
 """The element types the runtime runs: what `numpy_dtype` can answer."""
 
+
+
+def float_info(dtype: np.dtype) -> np.finfo:
+    """`np.finfo` of a float dtype, bfloat16 included (NumPy's own takes ml_dtypes' types only
+    from ml_dtypes 0.7 on, whose import costs ten times its predecessors': pyproject.toml)."""
+    if dtype.name == "bfloat16":
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
 
 
 def numpy_dtype(element_type: Attribute) -> np.dtype:

@@ -42,7 +42,7 @@ from xhip.diagnostics import XhipError
 from xhip.dialects.hip.attributes import COMPUTE_PRECISION_ATTR
 from xhip.dialects.onnx import CastOp, ConstantOfShapeOp, ConstantOp, LayerNormalizationOp
 from xhip.dialects.onnx.base import NODE_NAME_ATTR, OnnxOp
-from xhip.dtypes import numpy_dtype
+from xhip.dtypes import float_info, numpy_dtype
 from xhip.onnx_nodes import dense_array, dense_attr
 
 HalfType = Float16Type | BFloat16Type
@@ -149,7 +149,7 @@ def _dense(values: np.ndarray, element: FloatElement) -> DenseIntOrFPElementsAtt
     min, the exports' mask value, becomes float16's -65504, not -inf: a row whose keys are
     all masked keeps the uniform softmax float32 gives it, where -inf would make it NaN);
     infinities and NaN stay what they are."""
-    limit = float(np.finfo(numpy_dtype(element)).max)
+    limit = float(float_info(numpy_dtype(element)).max)
     return dense_attr(np.where(np.isfinite(values), np.clip(values, -limit, limit), values), element)
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from xhip.dtypes import float_info
 from xhip.runtime.check.float64 import Float64Outputs
 
 
@@ -264,11 +265,7 @@ def _is_float(dtype: np.dtype) -> bool:
 
 
 def _epsilon(dtype: np.dtype) -> float:
-    if dtype.name == "bfloat16":
-        import ml_dtypes
-
-        return float(ml_dtypes.finfo(dtype).eps)
-    return float(np.finfo(dtype).eps)
+    return float(float_info(dtype).eps)
 
 
 def _exact_check(name: str, got: np.ndarray, expected: np.ndarray) -> OutputCheck:
