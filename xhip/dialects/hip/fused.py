@@ -82,6 +82,9 @@ def is_fusable(op_class: type) -> bool:
 STEP_CLASSES: dict[str, type[DPSOp]] = {op.name: op for op in COMPUTE_OPS if is_fusable(op)}
 """The op classes a step may name, by op name (derived from the op facts)."""
 
+_VERIFIED_STEPS: set[tuple[object, ...]] = set()
+"""(op name, argument element types, result type, properties) of the steps that verified."""
+
 
 @irdl_op_definition
 class FusedElementwiseOp(DPSOp):
@@ -142,6 +145,11 @@ class FusedElementwiseOp(DPSOp):
         step_class = STEP_CLASSES.get(name)
         if step_class is None:
             raise verify_error(self, f"step #{index} '{name}' is not an elementwise hip op with a C expression")
+        # A step's verdict depends on nothing but these (attributes are immutable values), and
+        # the fused ops of a model repeat a few steps, verified again after every pass.
+        key = (name, tuple(arg_elements), step.result, step.properties)
+        if key in _VERIFIED_STEPS:
+            return
         operand_types = [ContextType(), *(TensorType(e, []) for e in arg_elements), TensorType(step.result, [])]
         ctx, *ins, out = Block(arg_types=operand_types).args
         try:
@@ -149,3 +157,4 @@ class FusedElementwiseOp(DPSOp):
         except (XhipError, VerifyException) as err:
             message = err.message if isinstance(err, XhipError) else str(err)
             raise verify_error(self, f"step #{index} ({name}): {message}") from None
+        _VERIFIED_STEPS.add(key)
