@@ -12,7 +12,8 @@ import pytest
 
 from xhip.api import compile_stages, pipeline_passes
 from xhip.constants_file import FileParts, checksum
-from xhip.pass_runner import CHECKSUM_WAIT_ROW, VERIFY_CHANGED_ROW, VERIFY_END_ROW
+from xhip.pass_runner import VERIFY_CHANGED_ROW, VERIFY_END_ROW
+from xhip.timing import CHECKSUM_WAIT_ROW
 from xhip.timing import STARTUP_ROW, Timings
 from xhip.tools.opt import main
 

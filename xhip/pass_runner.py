@@ -29,7 +29,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xhip.constants_file import ConstantsStore
 from xhip.diagnostics import XhipError
 from xhip.pass_options import locate_option_error
-from xhip.timing import Timings
+from xhip.timing import CHECKSUM_WAIT_ROW, Timings
 from xhip.verify import ChangedOpsVerifier, verify_module
 
 AfterPassHook = Callable[[ModulePass, ModuleOp], None]
@@ -43,8 +43,6 @@ VERIFY_EACH_HELP = (
 VERIFY_CHANGED_ROW = "verify (changed ops, after each pass)"
 VERIFY_EACH_ROW = "verify (whole module, after each pass)"
 VERIFY_END_ROW = "verify (whole module, end of pipeline)"
-CHECKSUM_WAIT_ROW = "wait for the constants checksum"
-
 
 class PassRunner:
     """Runs passes over one module, one call or several, and verifies what they produce.

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 STARTUP_ROW = "startup (interpreter, imports)"
+CHECKSUM_WAIT_ROW = "wait for the constants checksum"
+"""The pass runner's row for the wait on the constants files' checksums (hashed on threads)."""
 
 
 @dataclass
