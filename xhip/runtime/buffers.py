@@ -99,7 +99,7 @@ class MemRef:
     A plain class with slots, not a dataclass: the host plan makes one per view per run,
     so its construction is on every launch's path. Treat it as immutable."""
 
-    __slots__ = ("buffer", "offset", "shape", "strides", "dtype", "owner", "base", "_array")
+    __slots__ = ("buffer", "offset", "shape", "strides", "dtype", "owner", "base", "address", "_array")
 
     def __init__(
         self,
@@ -120,15 +120,13 @@ class MemRef:
         self.owner = owner
         self.base = base
         """Byte offset of the aligned pointer (what memref.reinterpret_cast offsets count from)."""
+        self.address = buffer.address + offset
+        """The device address of element [0, ..., 0] (what a kernel argument holds): a field,
+        not a property, since every launch reads its operands' (a buffer never moves)."""
         self._array: np.ndarray | None = None
 
     def __repr__(self) -> str:
         return f"MemRef({self.buffer.label}+{self.offset}, shape={list(self.shape)}, strides={list(self.strides)}, {self.dtype})"
-
-    @property
-    def address(self) -> int:
-        """The device address of element [0, ..., 0] (what a kernel argument holds)."""
-        return self.buffer.address + self.offset
 
     def at(self, index: Sequence[int]) -> int:
         """The device address of element `index` (leading entries; the rest are 0)."""

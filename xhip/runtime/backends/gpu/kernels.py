@@ -16,6 +16,7 @@ program compiles only what it needs.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -144,7 +145,8 @@ class GpuLauncher:
         self._last = None  # until the buffers hold these operands' values
         group = self._plans
         if group is not None and group.sites >= self._plan_sites:
-            key = (tuple([(x.shape, x.strides) for x in inputs]), tuple([(x.shape, x.strides) for x in outputs]), tuple(scalars))
+            # Equal sites take as many inputs, outputs and scalars: one flat tuple is unambiguous.
+            key = (*map(_LAYOUT, inputs), *map(_LAYOUT, outputs), *scalars)
             plan = group.plans.get(key, _UNPLANNED)
             if plan is _UNPLANNED:
                 if group.affine is None:  # the group's first plan: checked against the real values
@@ -154,7 +156,7 @@ class GpuLauncher:
                     plan = self._planner.plan(inputs, outputs, scalars, check=False) if group.affine else None
                 group.plans[key] = plan
             if plan is not None:
-                self._queue_plan(plan, [x.address for x in inputs] + [x.address for x in outputs])  # type: ignore[arg-type]
+                self._queue_plan(plan, [*map(_ADDRESS, inputs), *map(_ADDRESS, outputs)])
                 return
         all_values = self._values(inputs, outputs, scalars)
         if self._blas:
@@ -189,6 +191,9 @@ class GpuLauncher:
 
 
 _UNPLANNED = object()
+_LAYOUT = operator.attrgetter("shape", "strides")
+"""What a plan's shape class reads of an operand."""
+_ADDRESS = operator.attrgetter("address")
 
 
 WARMUP_SCRATCH_BYTES = 256 << 20
