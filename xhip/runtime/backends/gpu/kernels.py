@@ -156,7 +156,7 @@ class GpuLauncher:
                     plan = self._planner.plan(inputs, outputs, scalars, check=False) if group.affine else None
                 group.plans[key] = plan
             if plan is not None:
-                self._queue_plan(plan, [*map(_ADDRESS, inputs), *map(_ADDRESS, outputs)])
+                self._queue_plan(plan, [*map(_ADDRESS, inputs), *map(_ADDRESS, outputs)])  # type: ignore[arg-type]
                 return
         all_values = self._values(inputs, outputs, scalars)
         if self._blas:
