@@ -348,3 +348,29 @@ def collect_launch_args():
     from xhip.kernels import families
 
     return families
+
+
+@pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
+@pytest.mark.parametrize("dtype, vec", [(np.int16, 8), (np.float32, 4)])
+def test_contiguous_elementwise_moves_aligned_vectors_and_the_rest_element_by_element(dtype, vec):
+    """A contiguous add takes 16 bytes per thread and operand (8 of a 2-byte type, as
+    halves, 4 floats) as one vector where its pointers are aligned and the thread's
+    elements all exist; a tail shorter than a vector, and operands one element off
+    alignment, go element by element. Every output element (poisoned before) is the
+    NumPy sum, exactly. (The host emulation has no half types: int16 stands for them.)"""
+    dtype = np.dtype(dtype)
+    operand = Operand(dtype, (None,), True)
+    (spec,) = specs_for_launch(hip.AddOp, {}, [operand, operand], [operand], assume_equal=True)
+    assert spec.abi.per_thread == vec and spec.name.endswith(f"_v{vec}")
+    emulator = emulate.HostEmulator(render(spec).source_for("hip"), [spec.abi])
+    rng = np.random.default_rng(3)
+    count = 37 * vec + 3  # whole vectors, then a tail
+    for shift in (0, 1):  # 1: every operand one element past a vector boundary
+        storage = [np.empty(count + vec, dtype) for _ in range(3)]
+        assert all(array.ctypes.data % 16 == 0 for array in storage)
+        a, b, out = (array[shift : shift + count] for array in storage)
+        a[...] = rng.integers(-30000, 30000, count) if dtype.kind == "i" else rng.standard_normal(count)
+        b[...] = rng.integers(-30000, 30000, count) if dtype.kind == "i" else rng.standard_normal(count)
+        out.view(np.uint8)[...] = 0xA5
+        emulator.launch(spec.name, {"n": count, "in0": a.ctypes.data, "in1": b.ctypes.data, "out": out.ctypes.data})
+        np.testing.assert_array_equal(out, a + b)

@@ -51,6 +51,11 @@ TEMPLATES = ("elementwise",)
 
 CONTIGUOUS, SCALAR, STRIDED = "c", "0", "s"
 
+VECTOR_BYTES = 16
+"""What one thread of a contiguous elementwise kernel moves per operand: one 128-bit access."""
+MAX_VEC = 8
+"""Elements per thread at most (8 halves; 1-byte operands take 8, half a vector)."""
+
 
 @dataclass(frozen=True)
 class ChainStep:
@@ -93,8 +98,9 @@ def elementwise_spec(
     rank = out.rank
     layouts = [_layout(x, out, assume_equal) for x in inputs]
     vector = all(kind != STRIDED for kind, _ in layouts) and out.contiguous
-    small = all(x.dtype.itemsize <= 4 for x in [*inputs, out])
-    vec = 4 if vector and small else 1
+    widest = max(x.dtype.itemsize for x in [*inputs, out])
+    # 16 bytes of the widest operand per thread (4 floats, 8 halves), moved as one vector.
+    vec = min(VECTOR_BYTES // widest, MAX_VEC) if vector and widest <= 4 else 1
     strided = [kind == STRIDED for kind, _ in layouts]
     params: list[Param] = [index("n")]
     if any(strided) or not out.contiguous:
