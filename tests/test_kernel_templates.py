@@ -309,6 +309,14 @@ def _family_cases(rng) -> list[dict]:
         _reference_case("pad", {"pads": (2, 1, 0, 1, 0, 2), "mode": "edge"}, [ints], [np.empty((6, 6, 6), np.int64)]),
         _reference_case("pad", {"pads": (0, 6, 1, 0, 7, 1), "mode": "wrap"}, [x], [np.empty((3, 18, 6), np.float32)]),
         _reference_case("trilu", {"upper": 0}, [ints[0]], [np.empty((5, 4), np.int64)], [2]),
+        # Pooling: a padded strided max; a dilated mean counting the padding whose last window
+        # (ceil_mode's) reaches past the padded extent; an integer max over 1 spatial dim.
+        _reference_case("pool", {"kind": "max", "kernel_shape": (3, 3), "strides": (2, 2), "dilations": (1, 1), "pads": (1, 1, 1, 1)},
+                        [x[None]], [np.empty((1, 3, 3, 3), np.float32)]),
+        _reference_case("pool", {"kind": "average", "kernel_shape": (2, 2), "strides": (2, 3), "dilations": (2, 1), "pads": (1, 0, 0, 1),
+                                 "ceil_mode": True, "count_include_pad": True}, [x[None]], [np.empty((1, 3, 3, 2), np.float32)]),
+        _reference_case("pool", {"kind": "max", "kernel_shape": (2,), "strides": (1,), "dilations": (1,), "pads": (0, 1)},
+                        [ints], [np.empty((3, 5, 4), np.int64)]),
         _reference_case("gather_elements", {"axis": 0}, [ints[:, 0], rng.integers(-3, 3, (4, 4)).astype(np.int32)], [np.empty((4, 4), np.int64)]),
         _reference_case("matmul", {}, [ints[:, :, :3].astype(np.int32), rng.integers(-5, 5, (3, 2)).astype(np.int32)], [np.empty((3, 5, 2), np.int32)]),
         _reference_case("matmul", {}, [x[0, 0], x[0].T], [np.empty((5,), np.float32)]),  # B strided
@@ -324,7 +332,7 @@ def test_emulated_families_the_test_set_does_not_reach(rng=np.random.default_rng
     sum of squares, log-sum-exp of values whose exp overflows), arg max / min with ties and a NaN, softmax (with a scale and a broadcast
     mask, and a row longer than its registers hold) and layer norm off the last axis, exclusive reverse cumsum, fill, range, a 3-d transpose, a slice with negative and
     strided steps, a split, gather off axis 0 with a
-    negative index, gather_elements along a middle and the first axis, upper and lower trilu, pad in each mode, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
+    negative index, gather_elements along a middle and the first axis, upper and lower trilu, pad in each mode, max and mean pooling (padded, dilated, a last window past the padding), an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
     check = _gpu_kernel_check()
     cases = _family_cases(rng)
     for case in cases:

@@ -356,6 +356,50 @@ def unsqueeze(em: IndexEmitter, shape: Shape, axes: Sequence[int]) -> ShapeResul
     return [1 if i in normalized else next(remaining) for i in range(out_rank)]
 
 
+def pool_window(kernel: int, dilation: int) -> int:
+    """The input extent one pooling window spans: its taps, `dilation` apart."""
+    return (kernel - 1) * dilation + 1
+
+
+def same_pool_pads(auto_pad: str, spatial: Sequence[int], kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int]) -> list[int]:
+    """MaxPool / AveragePool's `auto_pad` SAME_UPPER / SAME_LOWER as explicit pads (the begins,
+    then the ends) over static spatial extents: the output extent ceil(x / stride), the pads
+    that make the windows reach it, the odd one at the end (UPPER) or the begin (LOWER)."""
+    totals = [
+        max(0, ((x - 1) // s) * s + pool_window(k, d) - x) for x, k, s, d in zip(spatial, kernel, strides, dilations)
+    ]
+    small, large = [total // 2 for total in totals], [total - total // 2 for total in totals]
+    return small + large if auto_pad == "SAME_UPPER" else large + small
+
+
+def pool(em: IndexEmitter, shape: Shape, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int], pads: Sequence[int], ceil_mode: bool) -> ShapeResult:
+    """MaxPool / AveragePool over explicit `pads`: [N, C] and per spatial dim
+    (x + begin + end - window) / stride + 1, rounded down (up with `ceil_mode`, but never a
+    window starting in the end padding)."""
+    spatial = len(shape) - 2
+    if spatial < 1:
+        return ShapeFailure(f"pooling needs an input of rank 3 or more ([N, C, D1, ...]), got rank {len(shape)}")
+    if not len(kernel) == len(strides) == len(dilations) == spatial or len(pads) != 2 * spatial:
+        return ShapeFailure(f"pooling over {spatial} spatial dims takes {spatial} kernel extents, strides and dilations and {2 * spatial} pads")
+    out: list[Dim] = list(shape[:2])
+    for d, x in enumerate(shape[2:]):
+        begin, end, step = pads[d], pads[spatial + d], strides[d]
+        window = pool_window(kernel[d], dilations[d])
+        if not isinstance(x, int):
+            if ceil_mode:
+                return ShapeFailure(f"pooling with ceil_mode needs static spatial extents (dim {d + 2} is known only at run time)")
+            out.append(em.add(em.div(em.add(x, begin + end - window), step), 1))
+            continue
+        span = x + begin + end - window
+        if span < 0:
+            return ShapeFailure(f"a pooling window of {window} does not fit dim {d + 2} of extent {x} padded by {begin} and {end}")
+        extent = -(-span // step) + 1 if ceil_mode else span // step + 1
+        if ceil_mode and (extent - 1) * step >= x + begin:
+            extent -= 1  # that window would start in the end padding
+        out.append(extent)
+    return out
+
+
 def pad(em: IndexEmitter, shape: Shape, pads: Sequence[int]) -> ShapeResult:
     """Pad: each extent plus its begin and end pads (`pads` = all begins, then all ends;
     negative pads crop), never below 0."""

@@ -53,6 +53,15 @@ def coverage_specs() -> list[KernelSpec]:
     specs += specs_for_launch(hip.SoftmaxOp, {"axis": 1}, [matrix(f16, 3)], [matrix(f16, 3)])
     specs += specs_for_launch(hip.LayerNormOp, {"axis": 1}, [matrix(f32, 3), matrix(f32, 2)], [matrix(f32, 3)])
     specs += specs_for_launch(hip.CumSumOp, {"axis": 0, "exclusive": True, "reverse": True}, [matrix(f32)], [matrix(f32)])
+    # Window pooling: 2-d max (a float and an 8-bit int), 1-d mean counting the padding in f16, 3-d dilated mean.
+    pools: list[tuple[np.dtype, int, dict[str, object]]] = [
+        (f32, 4, {"kind": "max", "kernel_shape": (3, 3), "strides": (2, 2), "dilations": (1, 1), "pads": (1, 1, 1, 1)}),
+        (np.dtype(np.uint8), 4, {"kind": "max", "kernel_shape": (2, 2), "strides": (1, 1), "dilations": (1, 1), "pads": (0, 0, 0, 0)}),
+        (f16, 3, {"kind": "average", "kernel_shape": (3,), "strides": (2,), "dilations": (1,), "pads": (1, 1), "count_include_pad": True}),
+        (f32, 5, {"kind": "average", "kernel_shape": (2, 2, 2), "strides": (1, 1, 1), "dilations": (2, 1, 1), "pads": (0, 1, 0, 0, 1, 0)}),
+    ]
+    for dtype, rank, attributes in pools:
+        specs += specs_for_launch(hip.PoolOp, attributes, [matrix(dtype, rank)], [matrix(dtype, rank)])
     specs += specs_for_launch(hip.FillOp, {}, [], [matrix(f16, 3)])
     specs += specs_for_launch(hip.RangeOp, {}, [], [matrix(f32, 1)])
     specs += specs_for_launch(hip.NonZeroOp, {}, [matrix(f32, 0)], [matrix(i64), Operand(i32, (), True)])

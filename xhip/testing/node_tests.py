@@ -54,9 +54,12 @@ its reason, and tests/test_node_tests.py requires one for every non-passing case
   inference graphs; a located "training_mode=1 is not supported" error.
 - Non-tensor values: test_identity_sequence (a sequence) and test_identity_opt
   (an optional); xhip imports tensors only.
+- MaxPool's Indices output (test_maxpool_with_argmax_*): a located "not supported".
+- test_averagepool_2d_ceil_last_window_starts_on_pad: its expected output is written
+  out to 4 decimals; xhip's (and onnxruntime's) differ from it by a relative 3e-4.
 
-No case fails on numbers: every case that compiles matches onnx's reference
-within the tolerances above, so no onnxruntime-versus-spec difference shows up.
+Apart from that hand-rounded AveragePool case, no case fails on numbers: every case that
+compiles matches onnx's reference within the tolerances above.
 
 Skipped: the `*_expanded*` forms that use ops outside the supported set
 (Gelu: CastLike and Sum; LayerNormalization: Size; Range: Loop and Ceil; Relu
@@ -96,7 +99,7 @@ EXACT_OPS = frozenset(
         "Transpose", "Trilu", "Unsqueeze", "Tile", "Pad",
         # Selection, sign and conversion: no rounding beyond the target type's.
         "Abs", "Cast", "Max", "Min", "Neg", "Relu", "Where", "IsNaN", "Sign", "Ceil", "Floor", "Round",
-        "ReduceMin", "Clip", "ArgMax", "ArgMin", "GlobalMaxPool",
+        "ReduceMin", "Clip", "ArgMax", "ArgMin", "GlobalMaxPool", "MaxPool",
     }
 )  # fmt: skip
 """Ops whose float results must match bit for bit."""
@@ -106,7 +109,7 @@ ACCUMULATING_OPS = frozenset(
         "MatMul", "Gemm", "Softmax", "LayerNormalization", "ReduceMean", "ReduceSum", "CumSum",
         "Pow", "Erf", "Gelu", "Exp", "Log", "Sigmoid", "Tanh", "Sin", "Cos",
         "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp",
-        "BatchNormalization", "InstanceNormalization", "GroupNormalization", "GlobalAveragePool",
+        "BatchNormalization", "InstanceNormalization", "GroupNormalization", "GlobalAveragePool", "AveragePool",
     }
 )  # fmt: skip
 """Ops that sum in another order than NumPy, or call a libm other than NumPy's."""
@@ -168,6 +171,11 @@ KNOWN_EXCEPTIONS: tuple[tuple[str, str], ...] = (
     ),
     (r"test_equal_string\w*", "STRING tensors: xhip compiles numeric and bool tensors only"),
     (r"test_identity_(sequence|opt)", "sequence and optional values: xhip imports tensors only"),
+    (r"test_maxpool_with_argmax_\w+", "MaxPool's Indices output: a located \"Indices output is not supported\""),
+    (
+        r"test_averagepool_2d_ceil_last_window_starts_on_pad",
+        "its expected values are written to 4 decimals (0.1511 for 0.151056, a relative 3e-4): xhip matches onnxruntime exactly",
+    ),
 )
 """(case-name pattern, reason) for every case of a supported op that is expected not to pass."""
 

@@ -200,6 +200,10 @@ builtin.module {
 // CHECK-NEXT: %9 = "onnx.GlobalAveragePool"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x1x1xf32>
     %10 = "onnx.GlobalMaxPool"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x1x1xf32>
 // CHECK-NEXT: %10 = "onnx.GlobalMaxPool"(%x) : (tensor<2x3x8x8xf32>) -> tensor<2x3x1x1xf32>
+    %mp, %mi = "onnx.MaxPool"(%x) <{kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}> : (tensor<2x3x8x8xf32>) -> (tensor<2x3x4x4xf32>, none)
+// CHECK-NEXT: %mp, %mi = "onnx.MaxPool"(%x) <{kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}> : (tensor<2x3x8x8xf32>) -> (tensor<2x3x4x4xf32>, none)
+    %ap = "onnx.AveragePool"(%x) <{auto_pad = "SAME_UPPER", count_include_pad = 1 : si64, kernel_shape = [2, 2]}> : (tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
+// CHECK-NEXT: %ap = "onnx.AveragePool"(%x) <{auto_pad = "SAME_UPPER", count_include_pad = 1 : si64, kernel_shape = [2, 2]}> : (tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
     %11 = "onnx.ArgMax"(%x) <{axis = 1 : si64, keepdims = 0 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8xi64>
 // CHECK-NEXT: %11 = "onnx.ArgMax"(%x) <{axis = 1 : si64, keepdims = 0 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8xi64>
     %12 = "onnx.ArgMin"(%v) <{select_last_index = 1 : si64}> : (tensor<2x3xf32>) -> tensor<1x3xi64>

@@ -54,6 +54,7 @@ from xhip.dialects.hip.linalg import (
     ArgMaxOp,
     ArgMinOp,
     CumSumOp,
+    PoolOp,
 )
 from xhip.dialects.hip.movement import (
     DataMovementOp,
@@ -540,7 +541,7 @@ COMPUTE_OPS: tuple[type[DPSOp], ...] = (
     # Linear algebra, normalization, reductions and scans.
     MatmulOp, GemmOp, SoftmaxOp, LayerNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
     ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
-    CumSumOp,
+    CumSumOp, PoolOp,
     # Data movement and generators.
     TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, PadOp, ExpandOp,
     RangeOp, NonZeroOp, FillOp,
@@ -565,7 +566,7 @@ __all__ = [
     "NegOp", "AbsOp", "ReciprocalOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "IsNaNOp", "CastOp", "GeluOp", "CopyOp", "MatmulOp",
     "GemmOp", "SoftmaxOp", "LayerNormOp", "ReduceMeanOp", "ReduceSumOp", "ReduceMaxOp",
     "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp",
-    "CumSumOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
+    "CumSumOp", "PoolOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
     "GatherElementsOp", "GatherNDOp", "TriluOp", "PadOp", "ExpandOp", "RangeOp", "NonZeroOp",
     "FillOp",
 ]  # fmt: skip

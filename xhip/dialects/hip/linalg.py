@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    StringAttr,
     BoolAttr,
     DenseArrayBase,
     Float16Type,
@@ -275,3 +276,44 @@ class CumSumOp(DPSOp):
         self.check_same_element([x, y], "input and output")
         normalize_axis(self, self.axis.value.data, rank_of(x))
         self.check_rank(y, rank_of(x), "output")
+
+
+POOL_KINDS = ("max", "average")
+"""What hip.pool takes of each window: its largest element, or its mean."""
+
+
+@irdl_op_definition
+class PoolOp(DPSOp):
+    """ONNX MaxPool / AveragePool: x [N, C, D1, ..] -> y [N, C, O1, ..], each output element
+    the max (mean) of a `kernel_shape` window `strides` apart, taps `dilations` apart, over x
+    padded by `pads` (the spatial begins, then the ends: the converter resolves auto_pad).
+    Padding takes no part in a max; a mean divides by the taps inside x, or with
+    `count_include_pad` by those inside the padding too. `ceil_mode` only rounds y's extents up."""
+
+    name = "hip.pool"
+    TEMPLATE: ClassVar[str] = "pool"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.POOL
+    kind = prop_def(StringAttr)
+    kernel_shape = prop_def(DenseArrayBase.constr(i64))
+    strides = prop_def(DenseArrayBase.constr(i64))
+    dilations = prop_def(DenseArrayBase.constr(i64))
+    pads = prop_def(DenseArrayBase.constr(i64))
+    ceil_mode = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+    count_include_pad = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+
+    def verify_semantics(self) -> None:
+        x, y = self.inputs[0], self.outputs[0]
+        kind = self.kind.data
+        if kind not in POOL_KINDS:
+            raise verify_error(self, f"kind must be one of {', '.join(POOL_KINDS)}, got \"{kind}\"")
+        self.check_element(x, ElementKind.NUMERIC if kind == "max" else ElementKind.FLOAT, "input")
+        self.check_same_element([x, y], "input and output")
+        spatial = rank_of(x) - 2
+        self.check_rank(y, rank_of(x), "output")
+        counts = {name: len(getattr(self, name).get_values()) for name in ("kernel_shape", "strides", "dilations")}
+        if spatial < 1 or any(count != spatial for count in counts.values()) or len(self.pads.get_values()) != 2 * spatial:
+            raise verify_error(self, f"an input of rank {rank_of(x)} takes {max(spatial, 0)} kernel extents, strides and dilations and {2 * max(spatial, 0)} pads")
+        if min(self.kernel_shape.get_values(), default=1) < 1 or min(self.strides.get_values(), default=1) < 1 or min(self.dilations.get_values(), default=1) < 1:
+            raise verify_error(self, "kernel extents, strides and dilations must be positive")
+        if min(self.pads.get_values(), default=0) < 0:
+            raise verify_error(self, "pads must not be negative")

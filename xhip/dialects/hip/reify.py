@@ -43,6 +43,7 @@ class ShapeRule(StrEnum):
     GATHER_ND = "gather_nd"
     NONZERO = "nonzero"  # [rank, capacity] indices and a rank-0 count
     PAD = "pad"  # each extent plus its begin and end pads
+    POOL = "pool"  # [N, C] and the windows along each spatial dim
     FROM_INIT = "from_init"  # extents known only to whoever built the init
 
 
@@ -172,6 +173,11 @@ def _pad(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return _one(shapes.pad(em, dims(op.inputs[0]), list(getattr(op, "pads").get_values())))
 
 
+def _pool(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    kernel, strides, dilations, pads = (list(getattr(op, name).get_values()) for name in ("kernel_shape", "strides", "dilations", "pads"))
+    return _one(shapes.pool(em, dims(op.inputs[0]), kernel, strides, dilations, pads, bool(getattr(op, "ceil_mode").value.data)))
+
+
 def _from_init(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return [dims(out) for out in op.outputs]
 
@@ -191,6 +197,7 @@ REIFIERS: dict[ShapeRule, Reifier] = {
     ShapeRule.GATHER_ND: _gather_nd,
     ShapeRule.NONZERO: _nonzero,
     ShapeRule.PAD: _pad,
+    ShapeRule.POOL: _pool,
     ShapeRule.FROM_INIT: _from_init,
 }
 
@@ -210,6 +217,7 @@ RULE_PHRASES: dict[ShapeRule, str] = {
     ShapeRule.GATHER_ND: "the gather has shape",
     ShapeRule.NONZERO: "the input's nonzero output has shape",
     ShapeRule.PAD: "the padded input has shape",
+    ShapeRule.POOL: "the pooled input has shape",
 }
 
 

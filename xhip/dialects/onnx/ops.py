@@ -511,6 +511,44 @@ class GlobalPoolOp(OnnxOp):
     CHECKS: ClassVar = Checks(same=("x", "y"), floats=("x",))
 
 
+class WindowPoolOp(OnnxOp):
+    """x [N, C, D1, ..] -> y [N, C, O1, ..]: the max (mean) of each `kernel_shape` window,
+    `strides` apart, its taps `dilations` apart, over x padded by `pads` (every spatial
+    dim's begin, then every end) or by `auto_pad`; `ceil_mode` rounds the output extents up.
+    (Each op declares its own operands and results: xDSL orders a subclass's fields before
+    its base's.)"""
+
+    auto_pad = str_attr("NOTSET")
+    ceil_mode = int_attr(0)
+    dilations = ints_attr()
+    kernel_shape = ints_attr(required=True)
+    pads = ints_attr()
+    strides = ints_attr()
+
+
+@irdl_op_definition
+class MaxPoolOp(WindowPoolOp):
+    """The window max; the optional Indices output is not supported (the converter says so)."""
+
+    name = "onnx.MaxPool"
+    x = operand_def(TENSOR)
+    y = result_def(TENSOR)
+    indices = result_def(TENSOR_OR_NONE)
+    storage_order = int_attr(0)
+    CHECKS: ClassVar = Checks(same=("x", "y"))
+
+
+@irdl_op_definition
+class AveragePoolOp(WindowPoolOp):
+    """The window mean: over the taps inside x, or with `count_include_pad` inside the padding too."""
+
+    name = "onnx.AveragePool"
+    x = operand_def(TENSOR)
+    y = result_def(TENSOR)
+    count_include_pad = int_attr(0)
+    CHECKS: ClassVar = Checks(same=("x", "y"), floats=("x",))
+
+
 @irdl_op_definition
 class GlobalAveragePoolOp(GlobalPoolOp):
     name = "onnx.GlobalAveragePool"
@@ -801,7 +839,7 @@ OPERATORS: tuple[type[OnnxOp], ...] = (
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
     SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp, ClipOp, TileOp, PadOp,
     FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, BatchNormalizationOp, InstanceNormalizationOp, GroupNormalizationOp,
-    GlobalAveragePoolOp, GlobalMaxPoolOp, ReduceMeanOp, ReduceSumOp,
+    GlobalAveragePoolOp, GlobalMaxPoolOp, MaxPoolOp, AveragePoolOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
     ReduceLogSumExpOp, ArgMaxOp, ArgMinOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
     ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
@@ -823,7 +861,7 @@ __all__ = [
     "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
     "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "ClipOp", "TileOp", "PadOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
     "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "BatchNormalizationOp", "InstanceNormalizationOp", "GroupNormalizationOp",
-    "GlobalAveragePoolOp", "GlobalMaxPoolOp", "ReduceMeanOp", "ReduceSumOp",
+    "GlobalAveragePoolOp", "GlobalMaxPoolOp", "MaxPoolOp", "AveragePoolOp", "ReduceMeanOp", "ReduceSumOp",
     "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
     "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",
     "GatherNDOp", "TriluOp", "ExpandOp", "ShapeOp", "ConstantOfShapeOp", "RangeOp",

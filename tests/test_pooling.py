@@ -1,0 +1,73 @@
+"""MaxPool and AveragePool with run-time dims, on the reference backend against onnxruntime at
+two shapes each (the ONNX backend node tests have static shapes only), through the default
+and the fp16 pipeline; and the forms xhip refuses, as one located line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+import xhip
+from xhip.diagnostics import XhipError
+from xhip.runtime.check import check_outputs, references
+from xhip.testing.models import graph_model, value
+
+CASES = [
+    ("MaxPool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ("MaxPool", {"kernel_shape": [2, 2], "dilations": [2, 2], "ceil_mode": 1}),
+    ("MaxPool", {"kernel_shape": [3, 2], "auto_pad": "SAME_LOWER"}),
+    ("AveragePool", {"kernel_shape": [3, 2], "strides": [2, 1], "pads": [1, 0, 1, 1], "count_include_pad": 1, "ceil_mode": 1}),
+    ("AveragePool", {"kernel_shape": [2, 3], "auto_pad": "SAME_UPPER", "strides": [2, 3]}),
+    ("AveragePool", {"kernel_shape": [3, 3], "auto_pad": "VALID", "strides": [1, 2]}),
+]
+
+
+def _pool_model(op: str, attributes: dict, spatial: list[object] | None = None, outputs: int = 1):
+    names = ["y", "indices"][:outputs]
+    return graph_model(
+        [helper.make_node(op, ["x"], names, **attributes)],
+        [value("x", TensorProto.FLOAT, ["n", 3, *(spatial or [9, 11])])],
+        [value(name, TensorProto.FLOAT if name == "y" else TensorProto.INT64, None) for name in names],
+        opset=19,
+    )
+
+
+@pytest.mark.parametrize("pipeline", [None, "fp16"])
+@pytest.mark.parametrize("op, attributes", CASES, ids=[f"{op}-{i}" for i, (op, _) in enumerate(CASES)])
+def test_pooling_with_a_runtime_batch_matches_onnxruntime(op, attributes, pipeline):
+    model = _pool_model(op, attributes)
+    executable = xhip.compile(model, pipeline, backend="reference")
+    rng = np.random.default_rng(len(attributes))
+    for batch in (2, 1):
+        feeds = {"x": rng.standard_normal((batch, 3, 9, 11)).astype(np.float32)}
+        result = check_outputs(executable.run(feeds), references(model, feeds), "reference", executable.compute_dtype)
+        assert result.passed, result.problems
+
+
+def test_pooling_with_runtime_spatial_dims_matches_onnxruntime():
+    model = _pool_model("AveragePool", {"kernel_shape": [3, 2], "strides": [2, 2], "pads": [1, 0, 0, 1]}, ["h", "w"])
+    executable = xhip.compile(model, backend="reference")
+    rng = np.random.default_rng(5)
+    for shape in ((2, 3, 9, 11), (1, 3, 4, 6)):
+        feeds = {"x": rng.standard_normal(shape).astype(np.float32)}
+        outputs = executable.run(feeds)
+        assert outputs["y"].shape == (shape[0], 3, (shape[2] + 1 - 3) // 2 + 1, (shape[3] + 1 - 2) // 2 + 1)
+        result = check_outputs(outputs, references(model, feeds), "reference")
+        assert result.passed, result.problems
+
+
+@pytest.mark.parametrize(
+    "op, attributes, spatial, outputs, message",
+    [
+        ("MaxPool", {"kernel_shape": [2, 2]}, None, 2, "MaxPool's Indices output is not supported"),
+        ("AveragePool", {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER", "dilations": [2, 1]}, None, 1, "with dilations [2, 1] is not supported"),
+        ("AveragePool", {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER"}, ["h", 11], 1, "needs static spatial extents"),
+        ("MaxPool", {"kernel_shape": [2, 2], "ceil_mode": 1}, ["h", 11], 1, "ceil_mode needs static spatial extents"),
+    ],
+)
+def test_unsupported_pooling_forms_are_one_located_line(op, attributes, spatial, outputs, message):
+    with pytest.raises(XhipError) as caught:
+        xhip.compile(_pool_model(op, attributes, spatial, outputs), backend="reference")
+    text = str(caught.value)
+    assert message in text and "\n" not in text
