@@ -64,6 +64,7 @@ def test_pooling_with_runtime_spatial_dims_matches_onnxruntime():
         ("AveragePool", {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER", "dilations": [2, 1]}, None, 1, "with dilations [2, 1] is not supported"),
         ("AveragePool", {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER"}, ["h", 11], 1, "needs static spatial extents"),
         ("MaxPool", {"kernel_shape": [2, 2], "ceil_mode": 1}, ["h", 11], 1, "ceil_mode needs static spatial extents"),
+        ("AveragePool", {"kernel_shape": [2, 2], "count_include_pad": 2}, None, 1, "count_include_pad must be 0 or 1"),
     ],
 )
 def test_unsupported_pooling_forms_are_one_located_line(op, attributes, spatial, outputs, message):

@@ -535,7 +535,7 @@ class MaxPoolOp(WindowPoolOp):
     y = result_def(TENSOR)
     indices = result_def(TENSOR_OR_NONE)
     storage_order = int_attr(0)
-    CHECKS: ClassVar = Checks(same=("x", "y"))
+    CHECKS: ClassVar = Checks(same=("x", "y"), flags=("ceil_mode", "storage_order"))
 
 
 @irdl_op_definition
@@ -546,7 +546,7 @@ class AveragePoolOp(WindowPoolOp):
     x = operand_def(TENSOR)
     y = result_def(TENSOR)
     count_include_pad = int_attr(0)
-    CHECKS: ClassVar = Checks(same=("x", "y"), floats=("x",))
+    CHECKS: ClassVar = Checks(same=("x", "y"), floats=("x",), flags=("ceil_mode", "count_include_pad"))
 
 
 @irdl_op_definition
