@@ -372,18 +372,15 @@ def same_pool_pads(auto_pad: str, spatial: Sequence[int], kernel: Sequence[int],
     return small + large if auto_pad == "SAME_UPPER" else large + small
 
 
-def pool(em: IndexEmitter, shape: Shape, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int], pads: Sequence[int], ceil_mode: bool) -> ShapeResult:
-    """MaxPool / AveragePool over explicit `pads`: [N, C] and per spatial dim
-    (x + begin + end - window) / stride + 1, rounded down (up with `ceil_mode`, but never a
-    window starting in the end padding)."""
-    spatial = len(shape) - 2
-    if spatial < 1:
-        return ShapeFailure(f"pooling needs an input of rank 3 or more ([N, C, D1, ...]), got rank {len(shape)}")
-    if not len(kernel) == len(strides) == len(dilations) == spatial or len(pads) != 2 * spatial:
-        return ShapeFailure(f"pooling over {spatial} spatial dims takes {spatial} kernel extents, strides and dilations and {2 * spatial} pads")
-    out: list[Dim] = list(shape[:2])
-    for d, x in enumerate(shape[2:]):
-        begin, end, step = pads[d], pads[spatial + d], strides[d]
+def _window_extents(em: IndexEmitter, spatial: Shape, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int], pads: Sequence[int], ceil_mode: bool) -> ShapeResult:
+    """Per spatial dim: (x + begin + end - window) / stride + 1 windows, rounded down (up with
+    `ceil_mode`, but never a window starting in the end padding)."""
+    count = len(spatial)
+    if not len(kernel) == len(strides) == len(dilations) == count or len(pads) != 2 * count:
+        return ShapeFailure(f"a window over {count} spatial dims takes {count} kernel extents, strides and dilations and {2 * count} pads")
+    out: list[Dim] = []
+    for d, x in enumerate(spatial):
+        begin, end, step = pads[d], pads[count + d], strides[d]
         window = pool_window(kernel[d], dilations[d])
         if not isinstance(x, int):
             if ceil_mode:
@@ -392,12 +389,37 @@ def pool(em: IndexEmitter, shape: Shape, kernel: Sequence[int], strides: Sequenc
             continue
         span = x + begin + end - window
         if span < 0:
-            return ShapeFailure(f"a pooling window of {window} does not fit dim {d + 2} of extent {x} padded by {begin} and {end}")
+            return ShapeFailure(f"a window of {window} does not fit dim {d + 2} of extent {x} padded by {begin} and {end}")
         extent = -(-span // step) + 1 if ceil_mode else span // step + 1
         if ceil_mode and (extent - 1) * step >= x + begin:
             extent -= 1  # that window would start in the end padding
         out.append(extent)
     return out
+
+
+def pool(em: IndexEmitter, shape: Shape, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int], pads: Sequence[int], ceil_mode: bool) -> ShapeResult:
+    """MaxPool / AveragePool over explicit `pads`: [N, C] and the windows along each spatial dim."""
+    if len(shape) < 3:
+        return ShapeFailure(f"pooling needs an input of rank 3 or more ([N, C, D1, ...]), got rank {len(shape)}")
+    windows = _window_extents(em, shape[2:], kernel, strides, dilations, pads, ceil_mode)
+    return windows if isinstance(windows, ShapeFailure) else [*shape[:2], *windows]
+
+
+def conv(em: IndexEmitter, x: Shape, w: Shape, strides: Sequence[int], dilations: Sequence[int], pads: Sequence[int], group: int) -> ShapeResult:
+    """Conv over explicit `pads`: x [N, C, D1, ..] and w [M, C / group, K1, ..] (static K) give
+    [N, M] and the windows along each spatial dim."""
+    if len(x) < 3 or len(w) != len(x):
+        return ShapeFailure(f"Conv needs x of rank 3 or more and W of the same rank, got ranks {len(x)} and {len(w)}")
+    kernel = w[2:]
+    if not all(isinstance(k, int) for k in kernel):
+        return ShapeFailure("Conv's kernel extents (W's dims 2 and on) must be static")
+    channels, per_group, out_channels = x[1], w[1], w[0]
+    if isinstance(channels, int) and isinstance(per_group, int) and channels != per_group * group:
+        return ShapeFailure(f"Conv with group {group} takes x with {per_group * group} channels (W has {per_group} per group), got {channels}")
+    if isinstance(out_channels, int) and out_channels % group:
+        return ShapeFailure(f"Conv's {out_channels} output channels do not split into {group} groups")
+    windows = _window_extents(em, x[2:], kernel, strides, dilations, pads, False)  # type: ignore[arg-type]
+    return windows if isinstance(windows, ShapeFailure) else [x[0], out_channels, *windows]
 
 
 def pad(em: IndexEmitter, shape: Shape, pads: Sequence[int]) -> ShapeResult:

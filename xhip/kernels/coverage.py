@@ -62,6 +62,13 @@ def coverage_specs() -> list[KernelSpec]:
     ]
     for dtype, rank, attributes in pools:
         specs += specs_for_launch(hip.PoolOp, attributes, [matrix(dtype, rank)], [matrix(dtype, rank)])
+    # Direct convolution: 2-d 3x3 with a bias (f32, f16), 1-d strided and dilated without one.
+    conv_2d = {"strides": (1, 1), "dilations": (1, 1), "pads": (1, 1, 1, 1), "group": 1}
+    for dtype in (f32, f16):
+        x, w, b = Operand(dtype, (None, None, None, None), True), Operand(dtype, (None, None, 3, 3), True), Operand(dtype, (None,), True)
+        specs += specs_for_launch(hip.ConvOp, conv_2d, [x, w, b], [matrix(dtype, 4)])
+    conv_1d = {"strides": (2,), "dilations": (2,), "pads": (0, 1), "group": 2}
+    specs += specs_for_launch(hip.ConvOp, conv_1d, [matrix(f32, 3), Operand(f32, (None, None, 5), True)], [matrix(f32, 3)])
     specs += specs_for_launch(hip.FillOp, {}, [], [matrix(f16, 3)])
     specs += specs_for_launch(hip.RangeOp, {}, [], [matrix(f32, 1)])
     specs += specs_for_launch(hip.NonZeroOp, {}, [matrix(f32, 0)], [matrix(i64), Operand(i32, (), True)])

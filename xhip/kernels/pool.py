@@ -67,9 +67,14 @@ def site(facts: OpFacts) -> Site:
     return Site(facts, ((pool_spec(facts),),), values)
 
 
-def _along(values: np.ndarray, dim: int, spatial: int) -> np.ndarray:
+def along(values: np.ndarray, dim: int, spatial: int) -> np.ndarray:
     """A vector over spatial dim `dim`, shaped to broadcast against the other spatial dims."""
     return values.reshape([-1 if d == dim else 1 for d in range(spatial)])
+
+
+def tap_positions(out_spatial: Sequence[int], strides: Sequence[int], begins: Sequence[int], tap: Sequence[int], dilations: Sequence[int]) -> list[np.ndarray]:
+    """Along each spatial dim, the x index of window tap `tap` at every output position."""
+    return [np.arange(o) * s - b + k * d for o, s, b, k, d in zip(out_spatial, strides, begins, tap, dilations)]
 
 
 @register(hip.PoolOp, elements=Elements.NUMERIC)
@@ -86,14 +91,10 @@ def pool(call: KernelCall) -> None:
     acc = np.full(call.out.shape, lowest, x.dtype) if maximum else np.zeros(call.out.shape, x.dtype)
     taps = np.zeros(out_spatial, np.int64)
     for tap in itertools.product(*(range(k) for k in window["kernel"])):
-        # Along each spatial dim, this tap's x index at every output position.
-        positions = [
-            np.arange(o) * s - b + k * d
-            for o, s, b, k, d in zip(out_spatial, window["strides"], window["begins"], tap, window["dilations"])
-        ]
-        inside = functools.reduce(np.logical_and, [_along((p >= 0) & (p < e), d, spatial) for d, (p, e) in enumerate(zip(positions, x_spatial))])
+        positions = tap_positions(out_spatial, window["strides"], window["begins"], tap, window["dilations"])
+        inside = functools.reduce(np.logical_and, [along((p >= 0) & (p < e), d, spatial) for d, (p, e) in enumerate(zip(positions, x_spatial))])
         if call.props.count_include_pad:
-            padded = [_along(p < e + end, d, spatial) for d, (p, e, end) in enumerate(zip(positions, x_spatial, window["ends"]))]
+            padded = [along(p < e + end, d, spatial) for d, (p, e, end) in enumerate(zip(positions, x_spatial, window["ends"]))]
             taps = taps + functools.reduce(np.logical_and, padded)
         else:
             taps = taps + inside

@@ -176,8 +176,8 @@ builtin.module {
 // CHECK-NEXT: func.return %d : tensor<2x?x4xf32>
   }
 // CHECK-NEXT: }
-  func.func @vision(%x: tensor<2x3x8x8xf32>, %c: tensor<3xf32>, %s: tensor<f32>, %p: tensor<8xi64>, %r: tensor<4xi64>, %a: tensor<2xi64>, %v: tensor<2x3xf32>) {
-// CHECK-LABEL: func.func @vision(%x: tensor<2x3x8x8xf32>, %c: tensor<3xf32>, %s: tensor<f32>, %p: tensor<8xi64>, %r: tensor<4xi64>, %a: tensor<2xi64>, %v: tensor<2x3xf32>) {
+  func.func @vision(%x: tensor<2x3x8x8xf32>, %c: tensor<3xf32>, %s: tensor<f32>, %p: tensor<8xi64>, %r: tensor<4xi64>, %a: tensor<2xi64>, %v: tensor<2x3xf32>, %cw: tensor<3x3x3x3xf32>) {
+// CHECK-LABEL: func.func @vision(%x: tensor<2x3x8x8xf32>, %c: tensor<3xf32>, %s: tensor<f32>, %p: tensor<8xi64>, %r: tensor<4xi64>, %a: tensor<2xi64>, %v: tensor<2x3xf32>, %cw: tensor<3x3x3x3xf32>) {
     %none = "onnx.NoValue"() {value} : () -> none
 // CHECK-NEXT: %none = "onnx.NoValue"() {value} : () -> none
     %0 = "onnx.Clip"(%x, %s, %s) : (tensor<2x3x8x8xf32>, tensor<f32>, tensor<f32>) -> tensor<2x3x8x8xf32>
@@ -204,6 +204,8 @@ builtin.module {
 // CHECK-NEXT: %mp, %mi = "onnx.MaxPool"(%x) <{kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}> : (tensor<2x3x8x8xf32>) -> (tensor<2x3x4x4xf32>, none)
     %ap = "onnx.AveragePool"(%x) <{auto_pad = "SAME_UPPER", count_include_pad = 1 : si64, kernel_shape = [2, 2]}> : (tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
 // CHECK-NEXT: %ap = "onnx.AveragePool"(%x) <{auto_pad = "SAME_UPPER", count_include_pad = 1 : si64, kernel_shape = [2, 2]}> : (tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
+    %cv = "onnx.Conv"(%x, %cw, %c) <{group = 1 : si64, pads = [1, 1, 1, 1]}> : (tensor<2x3x8x8xf32>, tensor<3x3x3x3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
+// CHECK-NEXT: %cv = "onnx.Conv"(%x, %cw, %c) <{group = 1 : si64, pads = [1, 1, 1, 1]}> : (tensor<2x3x8x8xf32>, tensor<3x3x3x3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
     %11 = "onnx.ArgMax"(%x) <{axis = 1 : si64, keepdims = 0 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8xi64>
 // CHECK-NEXT: %11 = "onnx.ArgMax"(%x) <{axis = 1 : si64, keepdims = 0 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8xi64>
     %12 = "onnx.ArgMin"(%v) <{select_last_index = 1 : si64}> : (tensor<2x3xf32>) -> tensor<1x3xi64>

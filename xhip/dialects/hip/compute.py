@@ -55,6 +55,7 @@ from xhip.dialects.hip.linalg import (
     ArgMinOp,
     CumSumOp,
     PoolOp,
+    ConvOp,
 )
 from xhip.dialects.hip.movement import (
     DataMovementOp,
@@ -541,7 +542,7 @@ COMPUTE_OPS: tuple[type[DPSOp], ...] = (
     # Linear algebra, normalization, reductions and scans.
     MatmulOp, GemmOp, SoftmaxOp, LayerNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
     ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
-    CumSumOp, PoolOp,
+    CumSumOp, PoolOp, ConvOp,
     # Data movement and generators.
     TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, PadOp, ExpandOp,
     RangeOp, NonZeroOp, FillOp,
@@ -566,7 +567,7 @@ __all__ = [
     "NegOp", "AbsOp", "ReciprocalOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "IsNaNOp", "CastOp", "GeluOp", "CopyOp", "MatmulOp",
     "GemmOp", "SoftmaxOp", "LayerNormOp", "ReduceMeanOp", "ReduceSumOp", "ReduceMaxOp",
     "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp",
-    "CumSumOp", "PoolOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
+    "CumSumOp", "PoolOp", "ConvOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
     "GatherElementsOp", "GatherNDOp", "TriluOp", "PadOp", "ExpandOp", "RangeOp", "NonZeroOp",
     "FillOp",
 ]  # fmt: skip

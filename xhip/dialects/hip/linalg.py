@@ -317,3 +317,34 @@ class PoolOp(DPSOp):
             raise verify_error(self, "kernel extents, strides and dilations must be positive")
         if min(self.pads.get_values(), default=0) < 0:
             raise verify_error(self, "pads must not be negative")
+
+
+@irdl_op_definition
+class ConvOp(DPSOp):
+    """ONNX Conv: y [N, M, O1, ..] = sum over each group's C / group channels and the window
+    of x [N, C, D1, ..] times w [M, C / group, K1, ..], plus b [M] when given; the windows
+    as hip.pool's (`strides`, `dilations`, explicit `pads`), taps outside x left out."""
+
+    name = "hip.conv"
+    TEMPLATE: ClassVar[str] = "conv"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.CONV
+    INPUTS: ClassVar[Arity] = (2, 3)
+    strides = prop_def(DenseArrayBase.constr(i64))
+    dilations = prop_def(DenseArrayBase.constr(i64))
+    pads = prop_def(DenseArrayBase.constr(i64))
+    group = prop_def(IntegerAttr[IntegerType])
+
+    def verify_semantics(self) -> None:
+        x, w, y = self.inputs[0], self.inputs[1], self.outputs[0]
+        self.check_element(x, ElementKind.FLOAT, "input")
+        self.check_same_element([*self.inputs, y], "operands and output")
+        spatial = rank_of(x) - 2
+        self.check_rank(w, rank_of(x), "weights")
+        self.check_rank(y, rank_of(x), "output")
+        if len(self.inputs) == 3:
+            self.check_rank(self.inputs[2], 1, "bias")
+        counts = [len(self.strides.get_values()), len(self.dilations.get_values())]
+        if spatial < 1 or any(count != spatial for count in counts) or len(self.pads.get_values()) != 2 * spatial:
+            raise verify_error(self, f"an input of rank {rank_of(x)} takes {max(spatial, 0)} strides and dilations and {2 * max(spatial, 0)} pads")
+        if self.group.value.data < 1 or min([*self.strides.get_values(), *self.dilations.get_values()], default=1) < 1:
+            raise verify_error(self, "group, strides and dilations must be positive")

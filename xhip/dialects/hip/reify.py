@@ -44,6 +44,7 @@ class ShapeRule(StrEnum):
     NONZERO = "nonzero"  # [rank, capacity] indices and a rank-0 count
     PAD = "pad"  # each extent plus its begin and end pads
     POOL = "pool"  # [N, C] and the windows along each spatial dim
+    CONV = "conv"  # [N, M] and the windows along each spatial dim
     FROM_INIT = "from_init"  # extents known only to whoever built the init
 
 
@@ -178,6 +179,12 @@ def _pool(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return _one(shapes.pool(em, dims(op.inputs[0]), kernel, strides, dilations, pads, bool(getattr(op, "ceil_mode").value.data)))
 
 
+def _conv(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    strides, dilations, pads = (list(getattr(op, name).get_values()) for name in ("strides", "dilations", "pads"))
+    group = getattr(op, "group").value.data
+    return _one(shapes.conv(em, dims(op.inputs[0]), dims(op.inputs[1]), strides, dilations, pads, group))
+
+
 def _from_init(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return [dims(out) for out in op.outputs]
 
@@ -198,6 +205,7 @@ REIFIERS: dict[ShapeRule, Reifier] = {
     ShapeRule.NONZERO: _nonzero,
     ShapeRule.PAD: _pad,
     ShapeRule.POOL: _pool,
+    ShapeRule.CONV: _conv,
     ShapeRule.FROM_INIT: _from_init,
 }
 
@@ -218,6 +226,7 @@ RULE_PHRASES: dict[ShapeRule, str] = {
     ShapeRule.NONZERO: "the input's nonzero output has shape",
     ShapeRule.PAD: "the padded input has shape",
     ShapeRule.POOL: "the pooled input has shape",
+    ShapeRule.CONV: "the convolution has shape",
 }
 
 

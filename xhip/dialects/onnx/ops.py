@@ -511,19 +511,24 @@ class GlobalPoolOp(OnnxOp):
     CHECKS: ClassVar = Checks(same=("x", "y"), floats=("x",))
 
 
-class WindowPoolOp(OnnxOp):
-    """x [N, C, D1, ..] -> y [N, C, O1, ..]: the max (mean) of each `kernel_shape` window,
-    `strides` apart, its taps `dilations` apart, over x padded by `pads` (every spatial
-    dim's begin, then every end) or by `auto_pad`; `ceil_mode` rounds the output extents up.
-    (Each op declares its own operands and results: xDSL orders a subclass's fields before
-    its base's.)"""
+class WindowOp(OnnxOp):
+    """The windows of pooling and convolution over x [N, C, D1, ..]: `strides` apart, their
+    taps `dilations` apart, over x padded by `pads` (every spatial dim's begin, then every
+    end) or by `auto_pad`. (Each op declares its own operands and results: xDSL orders a
+    subclass's fields before its base's.)"""
 
     auto_pad = str_attr("NOTSET")
-    ceil_mode = int_attr(0)
     dilations = ints_attr()
-    kernel_shape = ints_attr(required=True)
     pads = ints_attr()
     strides = ints_attr()
+
+
+class WindowPoolOp(WindowOp):
+    """y [N, C, O1, ..]: the max (mean) of each `kernel_shape` window; `ceil_mode` rounds the
+    output extents up."""
+
+    ceil_mode = int_attr(0)
+    kernel_shape = ints_attr(required=True)
 
 
 @irdl_op_definition
@@ -547,6 +552,22 @@ class AveragePoolOp(WindowPoolOp):
     y = result_def(TENSOR)
     count_include_pad = int_attr(0)
     CHECKS: ClassVar = Checks(same=("x", "y"), floats=("x",), flags=("ceil_mode", "count_include_pad"))
+
+
+@irdl_op_definition
+class ConvOp(WindowOp):
+    """Y [N, M, O1, ..] = the correlation of X [N, C, D1, ..] with W [M, C / group, K1, ..]
+    over the windows of pooling (no ceil_mode), each of the `group` channel groups with
+    its own filters, plus the optional bias B [M]; kernel_shape, when given, repeats W's."""
+
+    name = "onnx.Conv"
+    x = operand_def(TENSOR)
+    w = operand_def(TENSOR)
+    b = operand_def(TENSOR_OR_NONE)
+    y = result_def(TENSOR)
+    kernel_shape = ints_attr()
+    group = int_attr(1)
+    CHECKS: ClassVar = Checks(same=("x", "w", "b", "y"), floats=("x",))
 
 
 @irdl_op_definition
@@ -839,7 +860,7 @@ OPERATORS: tuple[type[OnnxOp], ...] = (
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
     SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp, ClipOp, TileOp, PadOp,
     FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, BatchNormalizationOp, InstanceNormalizationOp, GroupNormalizationOp,
-    GlobalAveragePoolOp, GlobalMaxPoolOp, MaxPoolOp, AveragePoolOp, ReduceMeanOp, ReduceSumOp,
+    GlobalAveragePoolOp, GlobalMaxPoolOp, MaxPoolOp, AveragePoolOp, ConvOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
     ReduceLogSumExpOp, ArgMaxOp, ArgMinOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
     ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
@@ -861,7 +882,7 @@ __all__ = [
     "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
     "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "ClipOp", "TileOp", "PadOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
     "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "BatchNormalizationOp", "InstanceNormalizationOp", "GroupNormalizationOp",
-    "GlobalAveragePoolOp", "GlobalMaxPoolOp", "MaxPoolOp", "AveragePoolOp", "ReduceMeanOp", "ReduceSumOp",
+    "GlobalAveragePoolOp", "GlobalMaxPoolOp", "MaxPoolOp", "AveragePoolOp", "ConvOp", "ReduceMeanOp", "ReduceSumOp",
     "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
     "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",
     "GatherNDOp", "TriluOp", "ExpandOp", "ShapeOp", "ConstantOfShapeOp", "RangeOp",

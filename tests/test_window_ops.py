@@ -1,12 +1,12 @@
-"""MaxPool and AveragePool with run-time dims, on the reference backend against onnxruntime at
-two shapes each (the ONNX backend node tests have static shapes only), through the default
-and the fp16 pipeline; and the forms xhip refuses, as one located line."""
+"""MaxPool, AveragePool and Conv with run-time dims, on the reference backend against
+onnxruntime at two shapes each (the ONNX backend node tests have static shapes only), through
+the default and the fp16 pipeline; and the forms xhip refuses, as one located line."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 import xhip
 from xhip.diagnostics import XhipError
@@ -72,3 +72,55 @@ def test_unsupported_pooling_forms_are_one_located_line(op, attributes, spatial,
         xhip.compile(_pool_model(op, attributes, spatial, outputs), backend="reference")
     text = str(caught.value)
     assert message in text and "\n" not in text
+
+
+CONVS = [
+    ({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}, (4, 3, 3, 3), True, 1),
+    ({"strides": [2, 1], "pads": [1, 0, 0, 1], "dilations": [1, 2]}, (6, 1, 3, 2), False, 3),  # depthwise
+    ({"auto_pad": "SAME_UPPER", "strides": [2, 2]}, (4, 3, 3, 3), True, 1),
+]
+
+
+def _conv_model(attributes: dict, w_shape: tuple[int, ...], bias: bool, group: int, spatial: list[object] | None = None):
+    rng = np.random.default_rng(sum(w_shape))
+    initializers = [numpy_helper.from_array(rng.standard_normal(w_shape).astype(np.float32), "w")]
+    if bias:
+        initializers.append(numpy_helper.from_array(rng.standard_normal(w_shape[0]).astype(np.float32), "b"))
+    return graph_model(
+        [helper.make_node("Conv", ["x", "w", *(["b"] if bias else [])], ["y"], group=group, **attributes)],
+        [value("x", TensorProto.FLOAT, ["n", 3, *(spatial or [9, 11])])],
+        [value("y", TensorProto.FLOAT, None)],
+        initializers,
+        opset=19,
+    )
+
+
+@pytest.mark.parametrize("pipeline", [None, "fp16"])
+@pytest.mark.parametrize("attributes, w_shape, bias, group", CONVS, ids=["padded-bias", "depthwise-dilated", "same-upper"])
+def test_conv_with_a_runtime_batch_matches_onnxruntime(attributes, w_shape, bias, group, pipeline):
+    model = _conv_model(attributes, w_shape, bias, group)
+    executable = xhip.compile(model, pipeline, backend="reference")
+    rng = np.random.default_rng(group)
+    for batch in (2, 1):
+        feeds = {"x": rng.standard_normal((batch, 3, 9, 11)).astype(np.float32)}
+        result = check_outputs(executable.run(feeds), references(model, feeds), "reference", executable.compute_dtype)
+        assert result.passed, result.problems
+
+
+def test_conv_with_runtime_spatial_dims_matches_onnxruntime():
+    model = _conv_model({"strides": [1, 2], "pads": [0, 1, 2, 1]}, (2, 3, 2, 3), True, 1, ["h", "w"])
+    executable = xhip.compile(model, backend="reference")
+    rng = np.random.default_rng(8)
+    for shape in ((2, 3, 9, 11), (1, 3, 3, 4)):
+        feeds = {"x": rng.standard_normal(shape).astype(np.float32)}
+        outputs = executable.run(feeds)
+        assert outputs["y"].shape == (shape[0], 2, shape[2] + 2 - 2 + 1, (shape[3] + 2 - 3) // 2 + 1)
+        result = check_outputs(outputs, references(model, feeds), "reference")
+        assert result.passed, result.problems
+
+
+def test_conv_whose_channels_do_not_match_its_groups_is_one_located_line():
+    model = _conv_model({}, (4, 2, 3, 3), False, 1)  # x has 3 channels, W takes 2 per group of 1
+    with pytest.raises(XhipError) as caught:
+        xhip.compile(model, backend="reference")
+    assert "\n" not in str(caught.value) and "channels" in str(caught.value)

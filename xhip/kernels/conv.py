@@ -1,0 +1,86 @@
+"""The direct-convolution family (templates/conv.hip.j2): Conv over 1 to 3 (or more) spatial
+dims with groups, one thread per output element, the window's shape, strides, dilations and
+pad begins compiled in, the channels per group counted at run time.
+
+Reference: per tap of the window, the strided gather of x at every output position (as the
+pooling family's) contracted with that tap of w over each group's channels (np.einsum), in
+the compute type, plus the bias."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from xhip.dialects import hip
+from xhip.kernels.abi import KernelABI, Launch, dims, index, pointer
+from xhip.kernels.family import OpFacts, Site, Values, ViewLike
+from xhip.kernels.pool import along, tap_positions
+from xhip.kernels.reference import Elements, KernelCall, compute_operands, register
+from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
+
+TEMPLATES = ("conv",)
+
+
+def conv_spec(facts: OpFacts) -> KernelSpec:
+    x, w = facts.inputs[0], facts.inputs[1]
+    c, rank = ctype(x.dtype), x.rank
+    kernel = tuple(int(k) for k in w.shape[2:])  # type: ignore[arg-type]  # static: shapes.conv
+    strides, dilations = (tuple(int(v) for v in getattr(facts.props, name)) for name in ("strides", "dilations"))
+    begins = tuple(int(p) for p in facts.props.pads)[: rank - 2]
+    bias = len(facts.inputs) == 3
+    params = (
+        index("n"), dims("extents", rank), pointer("y", c.c, const=False), dims("y_strides", rank),
+        pointer("x", c.c), dims("x_extents", rank), dims("x_strides", rank), pointer("w", c.c), dims("w_strides", rank),
+        *((pointer("b", c.c), index("b_stride")) if bias else ()), index("in_per_group"), index("out_per_group"),
+    )  # fmt: skip
+    shape = "_".join("x".join(map(str, values)) for values in (kernel, strides, dilations, begins))
+    name = kernel_name("conv", c.short, f"r{rank}", shape) + ("_bias" if bias else "")
+    abi = KernelABI(name, params, Launch.ELEMENTS)
+    context = (
+        ("rank", rank), ("spatial", rank - 2), ("bias", bias), ("c_type", c.c), ("compute", c.compute),
+        ("kernel", kernel), ("strides", strides), ("dilations", dilations), ("begins", begins),
+    )  # fmt: skip
+    return KernelSpec("conv", abi, context, header_needs(x.dtype))
+
+
+def site(facts: OpFacts) -> Site:
+    group = int(facts.props.group)
+
+    def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
+        x, w, y = ins[0], ins[1], outs[0]
+        bias = {"b": ins[2].address, "b_stride": ins[2].strides[0]} if len(ins) == 3 else {}
+        return [{
+            "n": math.prod(y.shape), "extents": y.shape, "y": y.address, "y_strides": y.strides,
+            "x": x.address, "x_extents": x.shape, "x_strides": x.strides, "w": w.address, "w_strides": w.strides,
+            **bias, "in_per_group": w.shape[1], "out_per_group": max(w.shape[0] // group, 1),
+        }]  # fmt: skip
+
+    return Site(facts, ((conv_spec(facts),),), values)
+
+
+@register(hip.ConvOp, inputs=(2, 3), elements=Elements.FLOAT)
+def conv(call: KernelCall) -> None:
+    """Per tap: x at that tap of every output position (0 outside x) times w's tap, summed
+    over each group's channels; then the bias."""
+    x, w, *bias = compute_operands(call, call.inputs)
+    group = int(call.props.group)
+    out_spatial, x_spatial = call.out.shape[2:], x.shape[2:]
+    n, m = call.out.shape[:2]
+    per_group = w.shape[1]
+    begins = [int(p) for p in call.props.pads][: len(x_spatial)]
+    strides, dilations = ([int(v) for v in getattr(call.props, name)] for name in ("strides", "dilations"))
+    acc = np.zeros((n, group, m // group, *out_spatial), x.dtype)
+    for tap in np.ndindex(*w.shape[2:]):
+        positions = tap_positions(out_spatial, strides, begins, tap, dilations)
+        inside = functools.reduce(np.logical_and, [along((p >= 0) & (p < e), d, len(x_spatial)) for d, (p, e) in enumerate(zip(positions, x_spatial))])
+        gathered = x[(slice(None), slice(None), *np.ix_(*[np.clip(p, 0, e - 1) for p, e in zip(positions, x_spatial)]))]
+        gathered = np.where(inside, gathered, 0).reshape(n, group, per_group, *out_spatial)
+        filters = w[(slice(None), slice(None), *tap)].reshape(group, m // group, per_group)
+        acc += np.einsum("ngc...,gmc->ngm...", gathered, filters)
+    out = acc.reshape(n, m, *out_spatial)
+    if bias:
+        out = out + bias[0].reshape(m, *([1] * len(out_spatial)))
+    call.store(call.out, out)
