@@ -15,8 +15,9 @@ seq 16, token ids in range, a padded attention mask) for
 script prints the file, its size and its op list (op type x count).
 
 `--small` writes the tiny models the CI tests run (a BERT with token_type_ids, a RoBERTa
-without them, so with GatherElements, and a Llama-style decoder with rotary embeddings,
-each under 1 MB) into examples/ instead. torch and transformers are the `export` extra: never a dependency of xhip.
+without them, so with GatherElements, a Llama-style decoder with rotary embeddings, and a
+ResNet-shaped image classifier with dynamic batch, height and width, each under 1 MB) into
+examples/ instead. torch and transformers are the `export` extra: never a dependency of xhip.
 """
 
 from __future__ import annotations
@@ -164,6 +165,53 @@ SMALL_EXPORTS: tuple[Export, ...] = (
 )  # fmt: skip
 
 
+class TinyResNet(torch.nn.Module):
+    """A ResNet-18-shaped image classifier at toy width: a 3x3 stem conv, batch norm and ReLU,
+    a 3x3 max pool, a basic block (two convs, a residual add), a strided block with a 1x1
+    downsample, the spatial mean and a linear head (10 classes)."""
+
+    def __init__(self, width: int = 8):
+        super().__init__()
+        nn = torch.nn
+
+        def block(cin: int, cout: int, stride: int) -> nn.ModuleDict:
+            return nn.ModuleDict({
+                "conv1": nn.Conv2d(cin, cout, 3, stride, 1, bias=False), "bn1": nn.BatchNorm2d(cout),
+                "conv2": nn.Conv2d(cout, cout, 3, 1, 1, bias=False), "bn2": nn.BatchNorm2d(cout),
+                "down": nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout)) if stride != 1 or cin != cout else nn.Identity(),
+            })  # fmt: skip
+
+        self.stem = nn.Sequential(nn.Conv2d(3, width, 3, 1, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU(), nn.MaxPool2d(3, 2, 1))
+        self.blocks = nn.ModuleList([block(width, width, 1), block(width, 2 * width, 2)])
+        self.head = nn.Linear(2 * width, 10)
+        for module in self.modules():  # batch statistics that are not the identity
+            if isinstance(module, nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        x = self.stem(images)
+        for b in self.blocks:
+            y = torch.relu(b["bn1"](b["conv1"](x)))
+            x = torch.relu(b["bn2"](b["conv2"](y)) + b["down"](x))
+        return self.head(x.mean(dim=(2, 3)))
+
+
+def export_tiny_resnet(folder: Path) -> Path:
+    """examples/resnet_tiny.onnx: TinyResNet with dynamic batch, height and width."""
+    torch.manual_seed(0)
+    model = TinyResNet().eval()
+    batch, height, width = (torch.export.Dim(name, min=1 if name == "batch" else 8, max=512) for name in ("batch", "height", "width"))
+    target = folder / "resnet_tiny.onnx"
+    with torch.no_grad():
+        program = torch.onnx.export(
+            model, (torch.randn(2, 3, 32, 32),), dynamo=True, opset_version=18, input_names=["images"],
+            output_names=["logits"], dynamic_shapes=({0: batch, 2: height, 3: width},), external_data=False, verbose=False,
+        )  # fmt: skip
+    program.save(str(target))
+    return target
+
+
 def example_inputs(spec: Export) -> tuple[torch.Tensor, ...]:
     """Token ids in range, a mask of ones with the tail of one row cut, token types 0 and 1."""
     shape = (EXAMPLE_BATCH, EXAMPLE_SEQ)
@@ -223,13 +271,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", action="store_true", help="the tiny CI models instead of the full set")
     args = parser.parse_args(argv)
     specs = SMALL_EXPORTS if args.small else EXPORTS
+    images = ("resnet_tiny",) if args.small else ()
+    """The image models (their own export: an image input, dynamic batch, height and width)."""
     if args.only:
-        unknown = sorted(set(args.only) - {s.name for s in specs})
+        unknown = sorted(set(args.only) - {s.name for s in specs} - set(images))
         if unknown:
-            parser.error(f"unknown model(s) {', '.join(unknown)}; choose from {', '.join(s.name for s in specs)}")
+            parser.error(f"unknown model(s) {', '.join(unknown)}; choose from {', '.join([*(s.name for s in specs), *images])}")
         specs = tuple(s for s in specs if s.name in args.only)
+        images = tuple(name for name in images if name in args.only)
     folder = args.out or (SMALL_DIR if args.small else DEFAULT_OUT)
     folder.mkdir(parents=True, exist_ok=True)
+    for name in images:
+        path = export_tiny_resnet(folder)
+        print(f"{name}: {path} {path.stat().st_size / 1e6:.2f} MB\n  ops: {op_list(path)}", flush=True)
     for spec in specs:
         path = export(spec, folder)
         inputs = save_inputs(spec, folder) if not args.small else None
