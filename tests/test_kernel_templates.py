@@ -317,12 +317,21 @@ def _family_cases(rng) -> list[dict]:
                                  "ceil_mode": True, "count_include_pad": True}, [x[None]], [np.empty((1, 3, 3, 2), np.float32)]),
         _reference_case("pool", {"kind": "max", "kernel_shape": (2,), "strides": (1,), "dilations": (1,), "pads": (0, 1)},
                         [ints], [np.empty((3, 5, 4), np.int64)]),
+        _reference_case("pool", {"kind": "lp", "p": 3, "kernel_shape": (2, 2), "strides": (1, 2), "dilations": (1, 1), "pads": (0, 0, 1, 1)},
+                        [x[None]], [np.empty((1, 3, 5, 2), np.float32)]),
         # Conv: 2 groups, a bias, strided, dilated and padded; 1-d without a bias.
         _reference_case("conv", {"strides": (2, 1), "dilations": (1, 2), "pads": (1, 0, 1, 1), "group": 2},
                         [rng.standard_normal((2, 4, 5, 6)).astype(np.float32), rng.standard_normal((6, 2, 3, 2)).astype(np.float32),
                          rng.standard_normal(6).astype(np.float32)], [np.empty((2, 6, 3, 5), np.float32)]),
         _reference_case("conv", {"strides": (1,), "dilations": (1,), "pads": (2, 0), "group": 1},
                         [x, rng.standard_normal((2, 5, 3)).astype(np.float32)], [np.empty((3, 2, 4), np.float32)]),
+        # ConvTranspose: strided and cropped with a bias; 2 groups, dilated, output padding.
+        _reference_case("conv_transpose", {"strides": (2, 3), "dilations": (1, 1), "pads": (1, 0, 0, 1), "group": 1, "output_padding": (0, 0), "output_shape": ()},
+                        [x[None], rng.standard_normal((3, 2, 3, 2)).astype(np.float32), rng.standard_normal(2).astype(np.float32)],
+                        [np.empty((1, 2, 10, 10), np.float32)]),
+        _reference_case("conv_transpose", {"strides": (2,), "dilations": (2,), "pads": (0, 0), "group": 2, "output_padding": (1,), "output_shape": ()},
+                        [rng.standard_normal((2, 4, 5)).astype(np.float32), rng.standard_normal((4, 3, 2)).astype(np.float32)],
+                        [np.empty((2, 6, 12), np.float32)]),
         _reference_case("gather_elements", {"axis": 0}, [ints[:, 0], rng.integers(-3, 3, (4, 4)).astype(np.int32)], [np.empty((4, 4), np.int64)]),
         _reference_case("matmul", {}, [ints[:, :, :3].astype(np.int32), rng.integers(-5, 5, (3, 2)).astype(np.int32)], [np.empty((3, 5, 2), np.int32)]),
         _reference_case("matmul", {}, [x[0, 0], x[0].T], [np.empty((5,), np.float32)]),  # B strided
@@ -338,7 +347,7 @@ def test_emulated_families_the_test_set_does_not_reach(rng=np.random.default_rng
     sum of squares, log-sum-exp of values whose exp overflows), arg max / min with ties and a NaN, softmax (with a scale and a broadcast
     mask, and a row longer than its registers hold) and layer norm off the last axis, exclusive reverse cumsum, fill, range, a 3-d transpose, a slice with negative and
     strided steps, a split, gather off axis 0 with a
-    negative index, gather_elements along a middle and the first axis, upper and lower trilu, pad in each mode, max and mean pooling (padded, dilated, a last window past the padding), grouped and 1-d convolution, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
+    negative index, gather_elements along a middle and the first axis, upper and lower trilu, pad in each mode, max, mean and 3-norm pooling (padded, dilated, a last window past the padding), grouped and 1-d convolution and its transpose, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
     check = _gpu_kernel_check()
     cases = _family_cases(rng)
     for case in cases:

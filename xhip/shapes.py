@@ -422,6 +422,30 @@ def conv(em: IndexEmitter, x: Shape, w: Shape, strides: Sequence[int], dilations
     return windows if isinstance(windows, ShapeFailure) else [x[0], out_channels, *windows]
 
 
+def conv_transpose(em: IndexEmitter, x: Shape, w: Shape, strides: Sequence[int], dilations: Sequence[int], pads: Sequence[int], output_padding: Sequence[int], group: int, output_shape: Sequence[int]) -> ShapeResult:
+    """ConvTranspose: x [N, C, D1, ..] and w [C, M / group, K1, ..] (static K) give [N, M] and
+    per spatial dim stride * (x - 1) + output_padding + window - begin - end, or the given
+    `output_shape` (empty: none given)."""
+    if len(x) < 3 or len(w) != len(x):
+        return ShapeFailure(f"ConvTranspose needs x of rank 3 or more and W of the same rank, got ranks {len(x)} and {len(w)}")
+    spatial = len(x) - 2
+    kernel = w[2:]
+    if not all(isinstance(k, int) for k in kernel):
+        return ShapeFailure("ConvTranspose's kernel extents (W's dims 2 and on) must be static")
+    if not len(strides) == len(dilations) == len(output_padding) == spatial or len(pads) != 2 * spatial or len(output_shape) not in (0, spatial):
+        return ShapeFailure(f"ConvTranspose over {spatial} spatial dims takes {spatial} strides, dilations and output paddings and {2 * spatial} pads")
+    if isinstance(x[1], int) and isinstance(w[0], int) and x[1] != w[0]:
+        return ShapeFailure(f"ConvTranspose's W takes {w[0]} input channels, x has {x[1]}")
+    out: list[Dim] = [x[0], em.mul(w[1], group)]
+    for d, extent in enumerate(x[2:]):
+        if output_shape:
+            out.append(output_shape[d])
+            continue
+        grown = pool_window(kernel[d], dilations[d]) + output_padding[d] - pads[d] - pads[spatial + d]  # type: ignore[arg-type]
+        out.append(em.add(em.mul(em.sub(extent, 1), strides[d]), grown))
+    return out
+
+
 def pad(em: IndexEmitter, shape: Shape, pads: Sequence[int]) -> ShapeResult:
     """Pad: each extent plus its begin and end pads (`pads` = all begins, then all ends;
     negative pads crop), never below 0."""

@@ -1,9 +1,11 @@
-"""The direct-convolution family (templates/conv.hip.j2): Conv over 1 to 3 (or more) spatial
+"""The direct-convolution family: Conv (templates/conv.hip.j2) and ConvTranspose
+(templates/conv_transpose.hip.j2, the transpose as a gather) over 1 to 3 (or more) spatial
 dims with groups, one thread per output element, the window's shape, strides, dilations and
 pad begins compiled in, the channels per group counted at run time.
 
-Reference: per tap of the window, the strided gather of x at every output position (as the
-pooling family's) contracted with that tap of w over each group's channels (np.einsum), in
+Reference: per tap of the window, x gathered at every output position (Conv: the strided
+window as the pooling family's; ConvTranspose: the input position a tap reaches, where the
+stride divides it) contracted with that tap of w over each group's channels (np.einsum), in
 the compute type, plus the bias."""
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from xhip.kernels.pool import along, tap_positions
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, register
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 
-TEMPLATES = ("conv",)
+TEMPLATES = ("conv", "conv_transpose")
 
 
 def conv_spec(facts: OpFacts) -> KernelSpec:
+    """templates/conv.hip.j2, or conv_transpose.hip.j2 for hip.conv_transpose (the same ABI)."""
     x, w = facts.inputs[0], facts.inputs[1]
+    template = str(facts.op_class.TEMPLATE)
     c, rank = ctype(x.dtype), x.rank
     kernel = tuple(int(k) for k in w.shape[2:])  # type: ignore[arg-type]  # static: shapes.conv
     strides, dilations = (tuple(int(v) for v in getattr(facts.props, name)) for name in ("strides", "dilations"))
@@ -37,17 +41,19 @@ def conv_spec(facts: OpFacts) -> KernelSpec:
         *((pointer("b", c.c), index("b_stride")) if bias else ()), index("in_per_group"), index("out_per_group"),
     )  # fmt: skip
     shape = "_".join("x".join(map(str, values)) for values in (kernel, strides, dilations, begins))
-    name = kernel_name("conv", c.short, f"r{rank}", shape) + ("_bias" if bias else "")
+    name = kernel_name(template, c.short, f"r{rank}", shape) + ("_bias" if bias else "")
     abi = KernelABI(name, params, Launch.ELEMENTS)
     context = (
         ("rank", rank), ("spatial", rank - 2), ("bias", bias), ("c_type", c.c), ("compute", c.compute),
         ("kernel", kernel), ("strides", strides), ("dilations", dilations), ("begins", begins),
     )  # fmt: skip
-    return KernelSpec("conv", abi, context, header_needs(x.dtype))
+    return KernelSpec(template, abi, context, header_needs(x.dtype))
 
 
 def site(facts: OpFacts) -> Site:
     group = int(facts.props.group)
+    # Conv's w is [M, C / group, ..]; ConvTranspose's [C, M / group, ..].
+    transposed = facts.op_class is hip.ConvTransposeOp
 
     def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
         x, w, y = ins[0], ins[1], outs[0]
@@ -55,7 +61,8 @@ def site(facts: OpFacts) -> Site:
         return [{
             "n": math.prod(y.shape), "extents": y.shape, "y": y.address, "y_strides": y.strides,
             "x": x.address, "x_extents": x.shape, "x_strides": x.strides, "w": w.address, "w_strides": w.strides,
-            **bias, "in_per_group": w.shape[1], "out_per_group": max(w.shape[0] // group, 1),
+            **bias, "in_per_group": w.shape[0] // group if transposed else w.shape[1],
+            "out_per_group": w.shape[1] if transposed else max(w.shape[0] // group, 1),
         }]  # fmt: skip
 
     return Site(facts, ((conv_spec(facts),),), values)
@@ -80,6 +87,35 @@ def conv(call: KernelCall) -> None:
         gathered = np.where(inside, gathered, 0).reshape(n, group, per_group, *out_spatial)
         filters = w[(slice(None), slice(None), *tap)].reshape(group, m // group, per_group)
         acc += np.einsum("ngc...,gmc->ngm...", gathered, filters)
+    out = acc.reshape(n, m, *out_spatial)
+    if bias:
+        out = out + bias[0].reshape(m, *([1] * len(out_spatial)))
+    call.store(call.out, out)
+
+
+@register(hip.ConvTransposeOp, inputs=(2, 3), elements=Elements.FLOAT)
+def conv_transpose(call: KernelCall) -> None:
+    """Per tap: at every output position the input position t / stride it reaches (where the
+    stride divides t = o + begin - k * dilation and the position is inside x), that x times
+    w's tap, summed over each group's input channels; then the bias."""
+    x, w, *bias = compute_operands(call, call.inputs)
+    group = int(call.props.group)
+    out_spatial, x_spatial = call.out.shape[2:], x.shape[2:]
+    n, m = call.out.shape[:2]
+    per_group = x.shape[1] // group
+    begins = [int(p) for p in call.props.pads][: len(x_spatial)]
+    strides, dilations = ([int(v) for v in getattr(call.props, name)] for name in ("strides", "dilations"))
+    acc = np.zeros((n, group, m // group, *out_spatial), x.dtype)
+    for tap in np.ndindex(*w.shape[2:]):
+        reach = [np.arange(o) + b - k * d for o, b, k, d in zip(out_spatial, begins, tap, dilations)]
+        inside = functools.reduce(
+            np.logical_and,
+            [along((t >= 0) & (t % s == 0) & (t // s < e), dim, len(x_spatial)) for dim, (t, s, e) in enumerate(zip(reach, strides, x_spatial))],
+        )
+        gathered = x[(slice(None), slice(None), *np.ix_(*[np.clip(t // s, 0, e - 1) for t, s, e in zip(reach, strides, x_spatial)]))]
+        gathered = np.where(inside, gathered, 0).reshape(n, group, per_group, *out_spatial)
+        filters = w[(slice(None), slice(None), *tap)].reshape(group, per_group, m // group)
+        acc += np.einsum("ngc...,gcm->ngm...", gathered, filters)
     out = acc.reshape(n, m, *out_spatial)
     if bias:
         out = out + bias[0].reshape(m, *([1] * len(out_spatial)))

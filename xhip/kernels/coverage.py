@@ -53,12 +53,13 @@ def coverage_specs() -> list[KernelSpec]:
     specs += specs_for_launch(hip.SoftmaxOp, {"axis": 1}, [matrix(f16, 3)], [matrix(f16, 3)])
     specs += specs_for_launch(hip.LayerNormOp, {"axis": 1}, [matrix(f32, 3), matrix(f32, 2)], [matrix(f32, 3)])
     specs += specs_for_launch(hip.CumSumOp, {"axis": 0, "exclusive": True, "reverse": True}, [matrix(f32)], [matrix(f32)])
-    # Window pooling: 2-d max (a float and an 8-bit int), 1-d mean counting the padding in f16, 3-d dilated mean.
+    # Window pooling: 2-d max (a float and an 8-bit int), 1-d mean counting the padding in f16, 3-d dilated mean, an f16 3-norm.
     pools: list[tuple[np.dtype, int, dict[str, object]]] = [
         (f32, 4, {"kind": "max", "kernel_shape": (3, 3), "strides": (2, 2), "dilations": (1, 1), "pads": (1, 1, 1, 1)}),
         (np.dtype(np.uint8), 4, {"kind": "max", "kernel_shape": (2, 2), "strides": (1, 1), "dilations": (1, 1), "pads": (0, 0, 0, 0)}),
         (f16, 3, {"kind": "average", "kernel_shape": (3,), "strides": (2,), "dilations": (1,), "pads": (1, 1), "count_include_pad": True}),
         (f32, 5, {"kind": "average", "kernel_shape": (2, 2, 2), "strides": (1, 1, 1), "dilations": (2, 1, 1), "pads": (0, 1, 0, 0, 1, 0)}),
+        (f16, 4, {"kind": "lp", "p": 3, "kernel_shape": (2, 2), "strides": (2, 2), "dilations": (1, 1), "pads": (0, 0, 1, 1)}),
     ]
     for dtype, rank, attributes in pools:
         specs += specs_for_launch(hip.PoolOp, attributes, [matrix(dtype, rank)], [matrix(dtype, rank)])
@@ -69,6 +70,12 @@ def coverage_specs() -> list[KernelSpec]:
         specs += specs_for_launch(hip.ConvOp, conv_2d, [x, w, b], [matrix(dtype, 4)])
     conv_1d = {"strides": (2,), "dilations": (2,), "pads": (0, 1), "group": 2}
     specs += specs_for_launch(hip.ConvOp, conv_1d, [matrix(f32, 3), Operand(f32, (None, None, 5), True)], [matrix(f32, 3)])
+    # Transposed: 2-d strided with a bias (f32), 1-d dilated in 2 groups (f16).
+    up_2d = {"strides": (2, 2), "dilations": (1, 1), "pads": (1, 1, 1, 1), "group": 1, "output_padding": (1, 1), "output_shape": ()}
+    x, w, b = Operand(f32, (None,) * 4, True), Operand(f32, (None, None, 3, 3), True), Operand(f32, (None,), True)
+    specs += specs_for_launch(hip.ConvTransposeOp, up_2d, [x, w, b], [matrix(f32, 4)])
+    up_1d = {"strides": (1,), "dilations": (2,), "pads": (0, 0), "group": 2, "output_padding": (0,), "output_shape": ()}
+    specs += specs_for_launch(hip.ConvTransposeOp, up_1d, [matrix(f16, 3), Operand(f16, (None, None, 4), True)], [matrix(f16, 3)])
     specs += specs_for_launch(hip.FillOp, {}, [], [matrix(f16, 3)])
     specs += specs_for_launch(hip.RangeOp, {}, [], [matrix(f32, 1)])
     specs += specs_for_launch(hip.NonZeroOp, {}, [matrix(f32, 0)], [matrix(i64), Operand(i32, (), True)])

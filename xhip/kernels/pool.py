@@ -1,10 +1,11 @@
-"""The window-pooling family (templates/pool.hip.j2): MaxPool and AveragePool over 1 to 3
+"""The window-pooling family (templates/pool.hip.j2): MaxPool, AveragePool and LpPool over 1 to 3
 (or more) spatial dims, one thread per output element, the window's shape, strides,
 dilations and pads compiled in.
 
 Reference: NumPy over every window position at once (a strided view per tap), the same
 arithmetic as the kernel: a max over the taps inside x, or a float sum divided by the
-taps inside x (inside its padded extent with count_include_pad)."""
+taps inside x (inside its padded extent with count_include_pad), or the p-th root of the
+sum of |x|^p."""
 
 from __future__ import annotations
 
@@ -47,10 +48,11 @@ def pool_spec(facts: OpFacts) -> KernelSpec:
         pointer("x", c.c), dims("x_extents", rank), dims("x_strides", rank),
     )  # fmt: skip
     shape = "_".join("x".join(map(str, window[key])) for key in ("kernel", "strides", "dilations", "begins", "ends"))
-    name = kernel_name("pool", kind, c.short, f"r{rank}", shape) + ("_incl" if include_pad and kind == "average" else "")
+    power = int(facts.props.p) if kind == "lp" else 0
+    name = kernel_name("pool", kind, c.short, f"r{rank}", shape) + ("_incl" if include_pad and kind == "average" else "") + (f"_p{power}" if power else "")
     abi = KernelABI(name, params, Launch.ELEMENTS)
     context = (
-        ("rank", rank), ("spatial", rank - 2), ("kind", kind), ("count_include_pad", include_pad),
+        ("rank", rank), ("spatial", rank - 2), ("kind", kind), ("count_include_pad", include_pad), ("p", power),
         ("c", c.c), ("compute", c.compute), *window.items(),
     )  # fmt: skip
     return KernelSpec("pool", abi, context, header_needs(x.dtype))
@@ -86,7 +88,10 @@ def pool(call: KernelCall) -> None:
     window = _window(call.props)
     out_spatial, x_spatial = call.out.shape[2:], x.shape[2:]
     spatial = len(out_spatial)
-    maximum = str(call.props.kind) == "max"
+    kind = str(call.props.kind)
+    maximum = kind == "max"
+    if kind == "lp":  # the mean's sum, of |x|^p
+        x = np.abs(x) ** int(call.props.p)
     lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     acc = np.full(call.out.shape, lowest, x.dtype) if maximum else np.zeros(call.out.shape, x.dtype)
     taps = np.zeros(out_spatial, np.int64)
@@ -102,6 +107,9 @@ def pool(call: KernelCall) -> None:
         acc = np.where(inside, np.maximum(acc, gathered), acc) if maximum else acc + np.where(inside, gathered, 0)
     if maximum:
         call.store(call.out, acc)
+        return
+    if kind == "lp":
+        call.store(call.out, acc ** (1.0 / int(call.props.p)))
         return
     with np.errstate(invalid="ignore", divide="ignore"):  # no tap inside: 0 / 0, as the kernel
         call.store(call.out, acc / taps.astype(acc.dtype))

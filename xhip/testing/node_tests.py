@@ -109,7 +109,7 @@ ACCUMULATING_OPS = frozenset(
         "MatMul", "Gemm", "Softmax", "LayerNormalization", "ReduceMean", "ReduceSum", "CumSum",
         "Pow", "Erf", "Gelu", "Exp", "Log", "Sigmoid", "Tanh", "Sin", "Cos",
         "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp",
-        "BatchNormalization", "InstanceNormalization", "GroupNormalization", "GlobalAveragePool", "AveragePool", "Conv",
+        "BatchNormalization", "InstanceNormalization", "GroupNormalization", "GlobalAveragePool", "AveragePool", "LpPool", "Conv", "ConvTranspose",
     }
 )  # fmt: skip
 """Ops that sum in another order than NumPy, or call a libm other than NumPy's."""

@@ -204,8 +204,12 @@ builtin.module {
 // CHECK-NEXT: %mp, %mi = "onnx.MaxPool"(%x) <{kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}> : (tensor<2x3x8x8xf32>) -> (tensor<2x3x4x4xf32>, none)
     %ap = "onnx.AveragePool"(%x) <{auto_pad = "SAME_UPPER", count_include_pad = 1 : si64, kernel_shape = [2, 2]}> : (tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
 // CHECK-NEXT: %ap = "onnx.AveragePool"(%x) <{auto_pad = "SAME_UPPER", count_include_pad = 1 : si64, kernel_shape = [2, 2]}> : (tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
+    %lp = "onnx.LpPool"(%x) <{kernel_shape = [2, 2], p = 3 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x3x7x7xf32>
+// CHECK-NEXT: %lp = "onnx.LpPool"(%x) <{kernel_shape = [2, 2], p = 3 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x3x7x7xf32>
     %cv = "onnx.Conv"(%x, %cw, %c) <{group = 1 : si64, pads = [1, 1, 1, 1]}> : (tensor<2x3x8x8xf32>, tensor<3x3x3x3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
 // CHECK-NEXT: %cv = "onnx.Conv"(%x, %cw, %c) <{group = 1 : si64, pads = [1, 1, 1, 1]}> : (tensor<2x3x8x8xf32>, tensor<3x3x3x3xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
+    %ct = "onnx.ConvTranspose"(%x, %cw, %none) <{output_padding = [1, 1], strides = [2, 2]}> : (tensor<2x3x8x8xf32>, tensor<3x3x3x3xf32>, none) -> tensor<2x3x18x18xf32>
+// CHECK-NEXT: %ct = "onnx.ConvTranspose"(%x, %cw, %none) <{output_padding = [1, 1], strides = [2, 2]}> : (tensor<2x3x8x8xf32>, tensor<3x3x3x3xf32>, none) -> tensor<2x3x18x18xf32>
     %11 = "onnx.ArgMax"(%x) <{axis = 1 : si64, keepdims = 0 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8xi64>
 // CHECK-NEXT: %11 = "onnx.ArgMax"(%x) <{axis = 1 : si64, keepdims = 0 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8xi64>
     %12 = "onnx.ArgMin"(%v) <{select_last_index = 1 : si64}> : (tensor<2x3xf32>) -> tensor<1x3xi64>

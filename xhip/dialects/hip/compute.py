@@ -56,6 +56,7 @@ from xhip.dialects.hip.linalg import (
     CumSumOp,
     PoolOp,
     ConvOp,
+    ConvTransposeOp,
 )
 from xhip.dialects.hip.movement import (
     DataMovementOp,
@@ -542,7 +543,7 @@ COMPUTE_OPS: tuple[type[DPSOp], ...] = (
     # Linear algebra, normalization, reductions and scans.
     MatmulOp, GemmOp, SoftmaxOp, LayerNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
     ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
-    CumSumOp, PoolOp, ConvOp,
+    CumSumOp, PoolOp, ConvOp, ConvTransposeOp,
     # Data movement and generators.
     TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, PadOp, ExpandOp,
     RangeOp, NonZeroOp, FillOp,
@@ -567,7 +568,7 @@ __all__ = [
     "NegOp", "AbsOp", "ReciprocalOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "IsNaNOp", "CastOp", "GeluOp", "CopyOp", "MatmulOp",
     "GemmOp", "SoftmaxOp", "LayerNormOp", "ReduceMeanOp", "ReduceSumOp", "ReduceMaxOp",
     "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp",
-    "CumSumOp", "PoolOp", "ConvOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
+    "CumSumOp", "PoolOp", "ConvOp", "ConvTransposeOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
     "GatherElementsOp", "GatherNDOp", "TriluOp", "PadOp", "ExpandOp", "RangeOp", "NonZeroOp",
     "FillOp",
 ]  # fmt: skip

@@ -278,8 +278,8 @@ class CumSumOp(DPSOp):
         self.check_rank(y, rank_of(x), "output")
 
 
-POOL_KINDS = ("max", "average")
-"""What hip.pool takes of each window: its largest element, or its mean."""
+POOL_KINDS = ("max", "average", "lp")
+"""What hip.pool takes of each window: its largest element, its mean, or its `p`-norm."""
 
 
 @irdl_op_definition
@@ -287,8 +287,9 @@ class PoolOp(DPSOp):
     """ONNX MaxPool / AveragePool: x [N, C, D1, ..] -> y [N, C, O1, ..], each output element
     the max (mean) of a `kernel_shape` window `strides` apart, taps `dilations` apart, over x
     padded by `pads` (the spatial begins, then the ends: the converter resolves auto_pad).
-    Padding takes no part in a max; a mean divides by the taps inside x, or with
-    `count_include_pad` by those inside the padding too. `ceil_mode` only rounds y's extents up."""
+    Padding takes no part in a max or a p-norm ((sum of |x|^p)^(1/p), kind "lp"); a mean
+    divides by the taps inside x, or with `count_include_pad` by those inside the padding
+    too. `ceil_mode` only rounds y's extents up."""
 
     name = "hip.pool"
     TEMPLATE: ClassVar[str] = "pool"
@@ -300,10 +301,13 @@ class PoolOp(DPSOp):
     pads = prop_def(DenseArrayBase.constr(i64))
     ceil_mode = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
     count_include_pad = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+    p = prop_def(IntegerAttr[IntegerType], default_value=IntegerAttr(2, i64))
 
     def verify_semantics(self) -> None:
         x, y = self.inputs[0], self.outputs[0]
         kind = self.kind.data
+        if kind == "lp" and self.p.value.data < 1:
+            raise verify_error(self, f"p must be positive, got {self.p.value.data}")
         if kind not in POOL_KINDS:
             raise verify_error(self, f"kind must be one of {', '.join(POOL_KINDS)}, got \"{kind}\"")
         self.check_element(x, ElementKind.NUMERIC if kind == "max" else ElementKind.FLOAT, "input")
@@ -319,15 +323,10 @@ class PoolOp(DPSOp):
             raise verify_error(self, "pads must not be negative")
 
 
-@irdl_op_definition
-class ConvOp(DPSOp):
-    """ONNX Conv: y [N, M, O1, ..] = sum over each group's C / group channels and the window
-    of x [N, C, D1, ..] times w [M, C / group, K1, ..], plus b [M] when given; the windows
-    as hip.pool's (`strides`, `dilations`, explicit `pads`), taps outside x left out."""
+class WindowConvOp(DPSOp):
+    """What hip.conv and hip.conv_transpose share: x, w and an optional bias, the window's
+    `strides`, `dilations` and explicit `pads`, the `group` count."""
 
-    name = "hip.conv"
-    TEMPLATE: ClassVar[str] = "conv"
-    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.CONV
     INPUTS: ClassVar[Arity] = (2, 3)
     strides = prop_def(DenseArrayBase.constr(i64))
     dilations = prop_def(DenseArrayBase.constr(i64))
@@ -348,3 +347,28 @@ class ConvOp(DPSOp):
             raise verify_error(self, f"an input of rank {rank_of(x)} takes {max(spatial, 0)} strides and dilations and {2 * max(spatial, 0)} pads")
         if self.group.value.data < 1 or min([*self.strides.get_values(), *self.dilations.get_values()], default=1) < 1:
             raise verify_error(self, "group, strides and dilations must be positive")
+
+
+@irdl_op_definition
+class ConvOp(WindowConvOp):
+    """ONNX Conv: y [N, M, O1, ..] = sum over each group's C / group channels and the window
+    of x [N, C, D1, ..] times w [M, C / group, K1, ..], plus b [M] when given; the windows
+    as hip.pool's (`strides`, `dilations`, explicit `pads`), taps outside x left out."""
+
+    name = "hip.conv"
+    TEMPLATE: ClassVar[str] = "conv"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.CONV
+
+
+@irdl_op_definition
+class ConvTransposeOp(WindowConvOp):
+    """ONNX ConvTranspose: y [N, M, O1, ..] where y at o gathers, over its group's input
+    channels and the taps k with (o + begin - k * dilation) a multiple of the stride s, x at
+    (o + begin - k * dilation) / s times w [C, M / group, K1, ..] at k, plus b [M]; y's
+    extents follow from `output_padding` and the end `pads`, or are `output_shape`."""
+
+    name = "hip.conv_transpose"
+    TEMPLATE: ClassVar[str] = "conv_transpose"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.CONV_TRANSPOSE
+    output_padding = prop_def(DenseArrayBase.constr(i64))
+    output_shape = prop_def(DenseArrayBase.constr(i64))

@@ -45,6 +45,7 @@ class ShapeRule(StrEnum):
     PAD = "pad"  # each extent plus its begin and end pads
     POOL = "pool"  # [N, C] and the windows along each spatial dim
     CONV = "conv"  # [N, M] and the windows along each spatial dim
+    CONV_TRANSPOSE = "conv_transpose"  # [N, M] and each spatial extent spread by its stride
     FROM_INIT = "from_init"  # extents known only to whoever built the init
 
 
@@ -185,6 +186,13 @@ def _conv(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return _one(shapes.conv(em, dims(op.inputs[0]), dims(op.inputs[1]), strides, dilations, pads, group))
 
 
+def _conv_transpose(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    values = [list(getattr(op, name).get_values()) for name in ("strides", "dilations", "pads", "output_padding", "output_shape")]
+    strides, dilations, pads, output_padding, output_shape = values
+    group = getattr(op, "group").value.data
+    return _one(shapes.conv_transpose(em, dims(op.inputs[0]), dims(op.inputs[1]), strides, dilations, pads, output_padding, group, output_shape))
+
+
 def _from_init(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return [dims(out) for out in op.outputs]
 
@@ -206,6 +214,7 @@ REIFIERS: dict[ShapeRule, Reifier] = {
     ShapeRule.PAD: _pad,
     ShapeRule.POOL: _pool,
     ShapeRule.CONV: _conv,
+    ShapeRule.CONV_TRANSPOSE: _conv_transpose,
     ShapeRule.FROM_INIT: _from_init,
 }
 
@@ -227,6 +236,7 @@ RULE_PHRASES: dict[ShapeRule, str] = {
     ShapeRule.PAD: "the padded input has shape",
     ShapeRule.POOL: "the pooled input has shape",
     ShapeRule.CONV: "the convolution has shape",
+    ShapeRule.CONV_TRANSPOSE: "the transposed convolution has shape",
 }
 
 

@@ -555,6 +555,17 @@ class AveragePoolOp(WindowPoolOp):
 
 
 @irdl_op_definition
+class LpPoolOp(WindowPoolOp):
+    """The window's p-norm: (sum over the taps inside x of |x|^p)^(1/p)."""
+
+    name = "onnx.LpPool"
+    x = operand_def(TENSOR)
+    y = result_def(TENSOR)
+    p = int_attr(2)
+    CHECKS: ClassVar = Checks(same=("x", "y"), floats=("x",), flags=("ceil_mode",))
+
+
+@irdl_op_definition
 class ConvOp(WindowOp):
     """Y [N, M, O1, ..] = the correlation of X [N, C, D1, ..] with W [M, C / group, K1, ..]
     over the windows of pooling (no ceil_mode), each of the `group` channel groups with
@@ -567,6 +578,25 @@ class ConvOp(WindowOp):
     y = result_def(TENSOR)
     kernel_shape = ints_attr()
     group = int_attr(1)
+    CHECKS: ClassVar = Checks(same=("x", "w", "b", "y"), floats=("x",))
+
+
+@irdl_op_definition
+class ConvTransposeOp(WindowOp):
+    """Y [N, M, O1, ..]: Conv's transpose, X [N, C, D1, ..] spread through W [C, M / group,
+    K1, ..] (each input element adds its products to the window it maps to, `strides`
+    apart), cropped by `pads`, grown by `output_padding` at the end, or sized `output_shape`;
+    plus the optional bias B [M]."""
+
+    name = "onnx.ConvTranspose"
+    x = operand_def(TENSOR)
+    w = operand_def(TENSOR)
+    b = operand_def(TENSOR_OR_NONE)
+    y = result_def(TENSOR)
+    kernel_shape = ints_attr()
+    group = int_attr(1)
+    output_padding = ints_attr()
+    output_shape = ints_attr()
     CHECKS: ClassVar = Checks(same=("x", "w", "b", "y"), floats=("x",))
 
 
@@ -860,7 +890,7 @@ OPERATORS: tuple[type[OnnxOp], ...] = (
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
     SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp, ClipOp, TileOp, PadOp,
     FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, BatchNormalizationOp, InstanceNormalizationOp, GroupNormalizationOp,
-    GlobalAveragePoolOp, GlobalMaxPoolOp, MaxPoolOp, AveragePoolOp, ConvOp, ReduceMeanOp, ReduceSumOp,
+    GlobalAveragePoolOp, GlobalMaxPoolOp, MaxPoolOp, AveragePoolOp, LpPoolOp, ConvOp, ConvTransposeOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
     ReduceLogSumExpOp, ArgMaxOp, ArgMinOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
     ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
@@ -882,7 +912,7 @@ __all__ = [
     "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
     "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "ClipOp", "TileOp", "PadOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
     "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "BatchNormalizationOp", "InstanceNormalizationOp", "GroupNormalizationOp",
-    "GlobalAveragePoolOp", "GlobalMaxPoolOp", "MaxPoolOp", "AveragePoolOp", "ConvOp", "ReduceMeanOp", "ReduceSumOp",
+    "GlobalAveragePoolOp", "GlobalMaxPoolOp", "MaxPoolOp", "AveragePoolOp", "LpPoolOp", "ConvOp", "ConvTransposeOp", "ReduceMeanOp", "ReduceSumOp",
     "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
     "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",
     "GatherNDOp", "TriluOp", "ExpandOp", "ShapeOp", "ConstantOfShapeOp", "RangeOp",

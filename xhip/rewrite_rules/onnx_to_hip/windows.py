@@ -1,4 +1,5 @@
-"""Window ops: MaxPool and AveragePool as hip.pool, Conv as hip.conv, over pads made explicit.
+"""Window ops: MaxPool, AveragePool and LpPool as hip.pool, Conv as hip.conv, ConvTranspose as
+hip.conv_transpose, over pads made explicit.
 
 `auto_pad` is resolved here: VALID pads nothing, SAME_UPPER / SAME_LOWER pad so that each
 output extent is ceil(x / stride) (static spatial extents and no dilation only: the ONNX
@@ -19,7 +20,7 @@ from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
 
 AUTO_PADS = ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER")
-POOL_KINDS = {"onnx.MaxPool": "max", "onnx.AveragePool": "average"}
+POOL_KINDS = {"onnx.MaxPool": "max", "onnx.AveragePool": "average", "onnx.LpPool": "lp"}
 """hip.pool's kind of each ONNX pooling op."""
 
 
@@ -57,7 +58,7 @@ def _window_properties(strides: list[int], dilations: list[int], pads: list[int]
     return {name: DenseArrayBase.from_list(i64, values) for name, values in (("strides", strides), ("dilations", dilations), ("pads", pads))}
 
 
-@converts("MaxPool", "AveragePool")
+@converts("MaxPool", "AveragePool", "LpPool")
 def convert_window_pool(op: Operation, state: ConversionState) -> list[Lowered]:
     x = op.operands[0]
     if len(op.results) > 1 and not is_none(op.results[1]) and op.results[1].uses:
@@ -75,6 +76,8 @@ def convert_window_pool(op: Operation, state: ConversionState) -> list[Lowered]:
         **_window_properties(strides, dilations, pads),
         "ceil_mode": IntegerAttr.from_bool(ceil_mode), "count_include_pad": IntegerAttr.from_bool(include_pad),
     }  # fmt: skip
+    if op.name == "onnx.LpPool":
+        properties["p"] = IntegerAttr(op.p.value.data, i64)  # type: ignore[attr-defined]
     lowered = state.compute(hip.PoolOp, [state.tensor(x)], [(dims, state.element_type(x))], properties=properties)
     return lowered + [Lowered(dims, i64)] * (len(op.results) - 1)  # an unused Indices: no tensor
 
@@ -99,3 +102,47 @@ def convert_conv(op: Operation, state: ConversionState) -> list[Lowered]:
     inputs = [state.tensor(x), state.tensor(w)] + ([] if is_none(b) else [state.tensor(b)])
     properties = {**_window_properties(strides, dilations, pads), "group": IntegerAttr(group, i64)}
     return state.compute(hip.ConvOp, inputs, [(dims, state.element_type(x))], properties=properties)
+
+
+@converts("ConvTranspose")
+def convert_conv_transpose(op: Operation, state: ConversionState) -> list[Lowered]:
+    x, w, b = op.operands
+    x_dims, w_dims = state.dims(x), state.dims(w)
+    if len(x_dims) < 3 or len(w_dims) != len(x_dims):
+        raise state.error(f"ConvTranspose needs X of rank 3 or more and W of the same rank, got ranks {len(x_dims)} and {len(w_dims)}")
+    spatial = len(x_dims) - 2
+    kernel = [k for k in w_dims[2:] if isinstance(k, int)]
+    if len(kernel) != spatial:
+        raise state.error("ConvTranspose's kernel extents (W's dims 2 and on) must be static")
+    if _ints(op.kernel_shape, kernel) != kernel:  # type: ignore[attr-defined]
+        raise state.error(f"ConvTranspose kernel_shape {_ints(op.kernel_shape, kernel)} differs from W's kernel extents {kernel}")  # type: ignore[attr-defined]
+    auto_pad = op.auto_pad.data  # type: ignore[attr-defined]
+    padding = _ints(op.output_padding, [0] * spatial)  # type: ignore[attr-defined]
+    output_shape = _ints(op.output_shape, [])  # type: ignore[attr-defined]
+    if len(padding) != spatial or len(output_shape) not in (0, spatial):
+        raise state.error(f"ConvTranspose over {spatial} spatial dims takes {spatial} output_padding and output_shape entries")
+    # The SAME pads follow from the output extents; the window reads them as NOTSET.
+    strides, dilations, pads = _explicit_window(op, state, x_dims, kernel) if not auto_pad.startswith("SAME") else (
+        _ints(op.strides, [1] * spatial), _ints(op.dilations, [1] * spatial), [],  # type: ignore[attr-defined]
+    )  # fmt: skip
+    if auto_pad.startswith("SAME"):
+        extents = x_dims[2:]
+        if not all(isinstance(e, int) for e in extents):
+            raise state.error(f"ConvTranspose auto_pad {auto_pad} needs static spatial extents")
+        targets = output_shape or [e * s for e, s in zip(extents, strides)]  # type: ignore[operator]
+        totals = [s * (e - 1) + p + shapes.pool_window(k, d) - t for e, s, p, k, d, t in zip(extents, strides, padding, kernel, dilations, targets)]  # type: ignore[operator]
+        if min(totals) < 0:
+            raise state.error(f"ConvTranspose output extents {targets} are beyond what its input reaches")
+        small, large = [t // 2 for t in totals], [t - t // 2 for t in totals]
+        pads, output_shape = (small + large if auto_pad == "SAME_UPPER" else large + small), []
+    group = int(op.group.value.data)  # type: ignore[attr-defined]
+    if group < 1:
+        raise state.error(f"ConvTranspose group must be positive, got {group}")
+    dims = state.check(shapes.conv_transpose(state.emitter, x_dims, w_dims, strides, dilations, pads, padding, group, output_shape))
+    dims = state.fit_to_declared(dims, op.results[0].type)
+    inputs = [state.tensor(x), state.tensor(w)] + ([] if is_none(b) else [state.tensor(b)])
+    properties = {
+        **_window_properties(strides, dilations, pads), "group": IntegerAttr(group, i64),
+        "output_padding": DenseArrayBase.from_list(i64, padding), "output_shape": DenseArrayBase.from_list(i64, output_shape),
+    }  # fmt: skip
+    return state.compute(hip.ConvTransposeOp, inputs, [(dims, state.element_type(x))], properties=properties)
