@@ -19,7 +19,7 @@ import numpy as np
 from xhip.dialects import hip
 from xhip.kernels.abi import KernelABI, Launch, dims, index, pointer
 from xhip.kernels.family import OpFacts, Site, Values, ViewLike
-from xhip.kernels.pool import along, tap_positions
+from xhip.kernels.pool import along, gather_at, inside_x, tap_positions
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, register
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 
@@ -82,9 +82,7 @@ def conv(call: KernelCall) -> None:
     acc = np.zeros((n, group, m // group, *out_spatial), x.dtype)
     for tap in np.ndindex(*w.shape[2:]):
         positions = tap_positions(out_spatial, strides, begins, tap, dilations)
-        inside = functools.reduce(np.logical_and, [along((p >= 0) & (p < e), d, len(x_spatial)) for d, (p, e) in enumerate(zip(positions, x_spatial))])
-        gathered = x[(slice(None), slice(None), *np.ix_(*[np.clip(p, 0, e - 1) for p, e in zip(positions, x_spatial)]))]
-        gathered = np.where(inside, gathered, 0).reshape(n, group, per_group, *out_spatial)
+        gathered = np.where(inside_x(positions, x_spatial), gather_at(x, positions), 0).reshape(n, group, per_group, *out_spatial)
         filters = w[(slice(None), slice(None), *tap)].reshape(group, m // group, per_group)
         acc += np.einsum("ngc...,gmc->ngm...", gathered, filters)
     out = acc.reshape(n, m, *out_spatial)
@@ -108,12 +106,10 @@ def conv_transpose(call: KernelCall) -> None:
     acc = np.zeros((n, group, m // group, *out_spatial), x.dtype)
     for tap in np.ndindex(*w.shape[2:]):
         reach = [np.arange(o) + b - k * d for o, b, k, d in zip(out_spatial, begins, tap, dilations)]
-        inside = functools.reduce(
-            np.logical_and,
-            [along((t >= 0) & (t % s == 0) & (t // s < e), dim, len(x_spatial)) for dim, (t, s, e) in enumerate(zip(reach, strides, x_spatial))],
-        )
-        gathered = x[(slice(None), slice(None), *np.ix_(*[np.clip(t // s, 0, e - 1) for t, s, e in zip(reach, strides, x_spatial)]))]
-        gathered = np.where(inside, gathered, 0).reshape(n, group, per_group, *out_spatial)
+        positions = [t // s for t, s in zip(reach, strides)]
+        divides = functools.reduce(np.logical_and, [along(t % s == 0, dim, len(reach)) for dim, (t, s) in enumerate(zip(reach, strides))])
+        inside = divides & inside_x(positions, x_spatial)
+        gathered = np.where(inside, gather_at(x, positions), 0).reshape(n, group, per_group, *out_spatial)
         filters = w[(slice(None), slice(None), *tap)].reshape(group, per_group, m // group)
         acc += np.einsum("ngc...,gcm->ngm...", gathered, filters)
     out = acc.reshape(n, m, *out_spatial)

@@ -79,6 +79,19 @@ def tap_positions(out_spatial: Sequence[int], strides: Sequence[int], begins: Se
     return [np.arange(o) * s - b + k * d for o, s, b, k, d in zip(out_spatial, strides, begins, tap, dilations)]
 
 
+def inside_x(positions: Sequence[np.ndarray], x_spatial: Sequence[int]) -> np.ndarray:
+    """Whether the x index of every spatial dim (`positions`, one vector per dim) is inside x,
+    broadcast over the output positions."""
+    spatial = len(positions)
+    return functools.reduce(np.logical_and, [along((p >= 0) & (p < e), d, spatial) for d, (p, e) in enumerate(zip(positions, x_spatial))])
+
+
+def gather_at(x: np.ndarray, positions: Sequence[np.ndarray]) -> np.ndarray:
+    """x [N, C, ..] at these spatial indices (clipped into x: mask the outside ones)."""
+    clipped = [np.clip(p, 0, e - 1) for p, e in zip(positions, x.shape[2:])]
+    return x[(slice(None), slice(None), *np.ix_(*clipped))]
+
+
 @register(hip.PoolOp, elements=Elements.NUMERIC)
 def pool(call: KernelCall) -> None:
     """Each tap of the window as one gather over every output position: a max over the taps
@@ -97,13 +110,13 @@ def pool(call: KernelCall) -> None:
     taps = np.zeros(out_spatial, np.int64)
     for tap in itertools.product(*(range(k) for k in window["kernel"])):
         positions = tap_positions(out_spatial, window["strides"], window["begins"], tap, window["dilations"])
-        inside = functools.reduce(np.logical_and, [along((p >= 0) & (p < e), d, spatial) for d, (p, e) in enumerate(zip(positions, x_spatial))])
+        inside = inside_x(positions, x_spatial)
         if call.props.count_include_pad:
             padded = [along(p < e + end, d, spatial) for d, (p, e, end) in enumerate(zip(positions, x_spatial, window["ends"]))]
             taps = taps + functools.reduce(np.logical_and, padded)
         else:
             taps = taps + inside
-        gathered = x[(slice(None), slice(None), *np.ix_(*[np.clip(p, 0, e - 1) for p, e in zip(positions, x_spatial)]))]
+        gathered = gather_at(x, positions)
         acc = np.where(inside, np.maximum(acc, gathered), acc) if maximum else acc + np.where(inside, gathered, 0)
     if maximum:
         call.store(call.out, acc)

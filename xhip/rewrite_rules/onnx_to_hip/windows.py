@@ -20,7 +20,7 @@ from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
 
 AUTO_PADS = ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER")
-POOL_KINDS = {"onnx.MaxPool": "max", "onnx.AveragePool": "average", "onnx.LpPool": "lp"}
+POOL_KIND_OF = {"onnx.MaxPool": "max", "onnx.AveragePool": "average", "onnx.LpPool": "lp"}
 """hip.pool's kind of each ONNX pooling op."""
 
 
@@ -28,10 +28,9 @@ def _ints(attribute: object, default: list[int]) -> list[int]:
     return list(attribute.data) if attribute is not None else default  # type: ignore[attr-defined]
 
 
-def _explicit_window(op: Operation, state: ConversionState, x_dims: list, kernel: list[int]) -> tuple[list[int], list[int], list[int]]:
-    """The op's strides, dilations and pads (defaults filled in, auto_pad resolved), checked."""
+def _window_attributes(op: Operation, state: ConversionState, spatial: int, kernel: list[int]) -> tuple[list[int], list[int], list[int], str]:
+    """The op's strides, dilations, pads (defaults filled in) and auto_pad, checked."""
     name = op.name.removeprefix("onnx.")
-    spatial = len(x_dims) - 2
     strides = _ints(op.strides, [1] * spatial)  # type: ignore[attr-defined]
     dilations = _ints(op.dilations, [1] * spatial)  # type: ignore[attr-defined]
     pads = _ints(op.pads, [0] * (2 * spatial))  # type: ignore[attr-defined]
@@ -42,20 +41,55 @@ def _explicit_window(op: Operation, state: ConversionState, x_dims: list, kernel
     auto_pad = op.auto_pad.data  # type: ignore[attr-defined]
     if auto_pad not in AUTO_PADS:
         raise state.error(f"{name} auto_pad \"{auto_pad}\" is not one of {', '.join(AUTO_PADS)}")
+    return strides, dilations, pads, auto_pad
+
+
+def _static_extents(op: Operation, state: ConversionState, x_dims: list, auto_pad: str) -> list[int]:
+    """x's spatial extents, which auto_pad SAME needs known at compile time."""
+    extents = [e for e in x_dims[2:] if isinstance(e, int)]
+    if len(extents) != len(x_dims) - 2:
+        raise state.error(f"{op.name.removeprefix('onnx.')} auto_pad {auto_pad} needs static spatial extents")
+    return extents
+
+
+def _explicit_window(op: Operation, state: ConversionState, x_dims: list, kernel: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """The strides, dilations and pads of a pooling or convolution window, auto_pad resolved."""
+    strides, dilations, pads, auto_pad = _window_attributes(op, state, len(x_dims) - 2, kernel)
     if auto_pad == "VALID":
-        pads = [0] * (2 * spatial)
+        pads = [0] * len(pads)
     elif auto_pad != "NOTSET":
-        extents = x_dims[2:]
-        if not all(isinstance(e, int) for e in extents):
-            raise state.error(f"{name} auto_pad {auto_pad} needs static spatial extents")
+        extents = _static_extents(op, state, x_dims, auto_pad)
         if max(dilations) > 1:  # the ONNX reference and onnxruntime size these windows differently
-            raise state.error(f"{name} auto_pad {auto_pad} with dilations {dilations} is not supported")
+            raise state.error(f"{op.name.removeprefix('onnx.')} auto_pad {auto_pad} with dilations {dilations} is not supported")
         pads = shapes.same_pool_pads(auto_pad, extents, kernel, strides, dilations)
     return strides, dilations, pads
 
 
 def _window_properties(strides: list[int], dilations: list[int], pads: list[int]) -> dict[str, Attribute]:
     return {name: DenseArrayBase.from_list(i64, values) for name, values in (("strides", strides), ("dilations", dilations), ("pads", pads))}
+
+
+def _filters(op: Operation, state: ConversionState) -> tuple[list, list, list[int], int]:
+    """Conv's and ConvTranspose's x and W dims, W's kernel extents (static) and the group count, checked."""
+    name = op.name.removeprefix("onnx.")
+    x_dims, w_dims = state.dims(op.operands[0]), state.dims(op.operands[1])
+    if len(x_dims) < 3 or len(w_dims) != len(x_dims):
+        raise state.error(f"{name} needs X of rank 3 or more and W of the same rank, got ranks {len(x_dims)} and {len(w_dims)}")
+    kernel = [k for k in w_dims[2:] if isinstance(k, int)]
+    if len(kernel) != len(w_dims) - 2:
+        raise state.error(f"{name}'s kernel extents (W's dims 2 and on) must be static")
+    declared = _ints(op.kernel_shape, kernel)  # type: ignore[attr-defined]
+    if declared != kernel:
+        raise state.error(f"{name} kernel_shape {declared} differs from W's kernel extents {kernel}")
+    group = int(op.group.value.data)  # type: ignore[attr-defined]
+    if group < 1:
+        raise state.error(f"{name} group must be positive, got {group}")
+    return x_dims, w_dims, kernel, group
+
+
+def _filter_inputs(op: Operation, state: ConversionState) -> list:
+    x, w, b = op.operands
+    return [state.tensor(x), state.tensor(w)] + ([] if is_none(b) else [state.tensor(b)])
 
 
 @converts("MaxPool", "AveragePool", "LpPool")
@@ -72,7 +106,7 @@ def convert_window_pool(op: Operation, state: ConversionState) -> list[Lowered]:
     dims = state.fit_to_declared(state.check(shapes.pool(state.emitter, x_dims, kernel, strides, dilations, pads, ceil_mode)), op.results[0].type)
     include_pad = bool(op.count_include_pad.value.data) if op.name == "onnx.AveragePool" else False  # type: ignore[attr-defined]
     properties: dict[str, Attribute] = {
-        "kind": StringAttr(POOL_KINDS[op.name]), "kernel_shape": DenseArrayBase.from_list(i64, kernel),
+        "kind": StringAttr(POOL_KIND_OF[op.name]), "kernel_shape": DenseArrayBase.from_list(i64, kernel),
         **_window_properties(strides, dilations, pads),
         "ceil_mode": IntegerAttr.from_bool(ceil_mode), "count_include_pad": IntegerAttr.from_bool(include_pad),
     }  # fmt: skip
@@ -84,65 +118,37 @@ def convert_window_pool(op: Operation, state: ConversionState) -> list[Lowered]:
 
 @converts("Conv")
 def convert_conv(op: Operation, state: ConversionState) -> list[Lowered]:
-    x, w, b = op.operands
-    x_dims, w_dims = state.dims(x), state.dims(w)
-    if len(x_dims) < 3 or len(w_dims) != len(x_dims):
-        raise state.error(f"Conv needs X of rank 3 or more and W of the same rank, got ranks {len(x_dims)} and {len(w_dims)}")
-    kernel = [k for k in w_dims[2:] if isinstance(k, int)]
-    if len(kernel) != len(w_dims) - 2:
-        raise state.error("Conv's kernel extents (W's dims 2 and on) must be static")
-    declared = _ints(op.kernel_shape, kernel)  # type: ignore[attr-defined]
-    if declared != kernel:
-        raise state.error(f"Conv kernel_shape {declared} differs from W's kernel extents {kernel}")
+    x_dims, w_dims, kernel, group = _filters(op, state)
     strides, dilations, pads = _explicit_window(op, state, x_dims, kernel)
-    group = int(op.group.value.data)  # type: ignore[attr-defined]
-    if group < 1:
-        raise state.error(f"Conv group must be positive, got {group}")
     dims = state.fit_to_declared(state.check(shapes.conv(state.emitter, x_dims, w_dims, strides, dilations, pads, group)), op.results[0].type)
-    inputs = [state.tensor(x), state.tensor(w)] + ([] if is_none(b) else [state.tensor(b)])
     properties = {**_window_properties(strides, dilations, pads), "group": IntegerAttr(group, i64)}
-    return state.compute(hip.ConvOp, inputs, [(dims, state.element_type(x))], properties=properties)
+    return state.compute(hip.ConvOp, _filter_inputs(op, state), [(dims, state.element_type(op.operands[0]))], properties=properties)
 
 
 @converts("ConvTranspose")
 def convert_conv_transpose(op: Operation, state: ConversionState) -> list[Lowered]:
-    x, w, b = op.operands
-    x_dims, w_dims = state.dims(x), state.dims(w)
-    if len(x_dims) < 3 or len(w_dims) != len(x_dims):
-        raise state.error(f"ConvTranspose needs X of rank 3 or more and W of the same rank, got ranks {len(x_dims)} and {len(w_dims)}")
+    x_dims, w_dims, kernel, group = _filters(op, state)
     spatial = len(x_dims) - 2
-    kernel = [k for k in w_dims[2:] if isinstance(k, int)]
-    if len(kernel) != spatial:
-        raise state.error("ConvTranspose's kernel extents (W's dims 2 and on) must be static")
-    if _ints(op.kernel_shape, kernel) != kernel:  # type: ignore[attr-defined]
-        raise state.error(f"ConvTranspose kernel_shape {_ints(op.kernel_shape, kernel)} differs from W's kernel extents {kernel}")  # type: ignore[attr-defined]
-    auto_pad = op.auto_pad.data  # type: ignore[attr-defined]
     padding = _ints(op.output_padding, [0] * spatial)  # type: ignore[attr-defined]
     output_shape = _ints(op.output_shape, [])  # type: ignore[attr-defined]
     if len(padding) != spatial or len(output_shape) not in (0, spatial):
         raise state.error(f"ConvTranspose over {spatial} spatial dims takes {spatial} output_padding and output_shape entries")
-    # The SAME pads follow from the output extents; the window reads them as NOTSET.
-    strides, dilations, pads = _explicit_window(op, state, x_dims, kernel) if not auto_pad.startswith("SAME") else (
-        _ints(op.strides, [1] * spatial), _ints(op.dilations, [1] * spatial), [],  # type: ignore[attr-defined]
-    )  # fmt: skip
-    if auto_pad.startswith("SAME"):
-        extents = x_dims[2:]
-        if not all(isinstance(e, int) for e in extents):
-            raise state.error(f"ConvTranspose auto_pad {auto_pad} needs static spatial extents")
-        targets = output_shape or [e * s for e, s in zip(extents, strides)]  # type: ignore[operator]
-        totals = [s * (e - 1) + p + shapes.pool_window(k, d) - t for e, s, p, k, d, t in zip(extents, strides, padding, kernel, dilations, targets)]  # type: ignore[operator]
+    strides, dilations, pads, auto_pad = _window_attributes(op, state, spatial, kernel)
+    if auto_pad == "VALID":
+        pads = [0] * len(pads)
+    elif auto_pad != "NOTSET":
+        # SAME: the pads follow from the output extents (x * stride unless output_shape says).
+        extents = _static_extents(op, state, x_dims, auto_pad)
+        targets = output_shape or [e * s for e, s in zip(extents, strides)]
+        totals = [s * (e - 1) + p + shapes.pool_window(k, d) - t for e, s, p, k, d, t in zip(extents, strides, padding, kernel, dilations, targets)]
         if min(totals) < 0:
             raise state.error(f"ConvTranspose output extents {targets} are beyond what its input reaches")
         small, large = [t // 2 for t in totals], [t - t // 2 for t in totals]
         pads, output_shape = (small + large if auto_pad == "SAME_UPPER" else large + small), []
-    group = int(op.group.value.data)  # type: ignore[attr-defined]
-    if group < 1:
-        raise state.error(f"ConvTranspose group must be positive, got {group}")
     dims = state.check(shapes.conv_transpose(state.emitter, x_dims, w_dims, strides, dilations, pads, padding, group, output_shape))
     dims = state.fit_to_declared(dims, op.results[0].type)
-    inputs = [state.tensor(x), state.tensor(w)] + ([] if is_none(b) else [state.tensor(b)])
     properties = {
         **_window_properties(strides, dilations, pads), "group": IntegerAttr(group, i64),
         "output_padding": DenseArrayBase.from_list(i64, padding), "output_shape": DenseArrayBase.from_list(i64, output_shape),
     }  # fmt: skip
-    return state.compute(hip.ConvTransposeOp, inputs, [(dims, state.element_type(x))], properties=properties)
+    return state.compute(hip.ConvTransposeOp, _filter_inputs(op, state), [(dims, state.element_type(op.operands[0]))], properties=properties)
