@@ -404,17 +404,17 @@ def test_external_data_file_missing(tmp_path: Path):
 
 
 def test_unsupported_op():
-    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv1")
-    model = graph_model([node], [tensor("x", [1, 1, 4, 4]), tensor("w", [1, 1, 3, 3])], [tensor("y", None)])
-    assert import_error(model) == "error: onnx node \"conv1\" (op 'Conv', domain 'ai.onnx') is not supported"
+    node = helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2)
+    model = graph_model([node], [tensor("x", [1, 4, 4, 4])], [tensor("y", None)])
+    assert import_error(model) == "error: onnx node \"d2s\" (op 'DepthToSpace', domain 'ai.onnx') is not supported"
 
 
 def test_unsupported_op_from_a_file_names_the_file(tmp_path: Path):
-    node = helper.make_node("Conv", ["x", "w"], ["y"])
-    model = graph_model([node], [tensor("x", [1, 1, 4, 4]), tensor("w", [1, 1, 3, 3])], [tensor("y", None)])
-    path = tmp_path / "conv.onnx"
+    node = helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2)
+    model = graph_model([node], [tensor("x", [1, 4, 4, 4])], [tensor("y", None)])
+    path = tmp_path / "d2s.onnx"
     onnx.save(model, path)
-    assert import_error(path) == f"{path}: error: onnx node #0 (op 'Conv', domain 'ai.onnx') is not supported"
+    assert import_error(path) == f"{path}: error: onnx node #0 (op 'DepthToSpace', domain 'ai.onnx') is not supported"
 
 
 def test_non_default_domain():
