@@ -49,9 +49,9 @@ def reduce_opset13():
     return model(nodes, [value("x", ["n", 16])], [value("y", ["n", 16])], opset=13)
 
 
-def conv():
-    nodes = [helper.make_node("Conv", ["x", "w"], ["y"], name="conv1")]
-    return model(nodes, [value("x", [1, 1, 4, 4])], [value("y", None)], [weight("w", 1, 1, 3, 3)])
+def depth_to_space():
+    nodes = [helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2)]
+    return model(nodes, [value("x", [1, 4, 4, 4])], [value("y", None)])
 
 
 def custom_domain():
@@ -80,7 +80,7 @@ def negative_dim():
 MODELS = {
     "mlp": mlp,
     "reduce-opset13": reduce_opset13,
-    "conv": conv,
+    "depth-to-space": depth_to_space,
     "custom-domain": custom_domain,
     "opset12": opset12,
     "concat-empty-input": concat_empty_input,
