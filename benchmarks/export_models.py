@@ -15,8 +15,9 @@ seq 16, token ids in range, a padded attention mask) for
 script prints the file, its size and its op list (op type x count).
 
 `--small` writes the tiny models the CI tests run (a BERT with token_type_ids, a RoBERTa
-without them, so with GatherElements, a Llama-style decoder with rotary embeddings, and a
-ResNet-shaped image classifier with dynamic batch, height and width, each under 1 MB) into
+without them, so with GatherElements, a Llama-style decoder with rotary embeddings, a
+ResNet-shaped image classifier and a U-Net-shaped segmenter (Resize to a tensor's size and
+by a constant scale) with dynamic batch, height and width, each under 1 MB) into
 examples/ instead. torch and transformers are the `export` extra: never a dependency of xhip.
 """
 
@@ -197,12 +198,40 @@ class TinyResNet(torch.nn.Module):
         return self.head(x.mean(dim=(2, 3)))
 
 
-def export_tiny_resnet(folder: Path) -> Path:
-    """examples/resnet_tiny.onnx: TinyResNet with dynamic batch, height and width."""
+class TinyUNet(torch.nn.Module):
+    """A segmentation-shaped network at toy width: a conv, a strided conv and a conv, back up
+    to the skip's extents by bilinear interpolation (F.interpolate to a tensor's size: a Resize
+    whose sizes come from shapes), a 1x1 conv plus the skip, then 2x nearest upsampling
+    (constant scales) and a 1x1 head (4 classes)."""
+
+    def __init__(self, width: int = 8):
+        super().__init__()
+        nn = torch.nn
+        self.down1 = nn.Conv2d(3, width, 3, 1, 1)
+        self.down2 = nn.Conv2d(width, 2 * width, 3, 2, 1)
+        self.mid = nn.Conv2d(2 * width, 2 * width, 3, 1, 1)
+        self.up = nn.Conv2d(2 * width, width, 1)
+        self.head = nn.Conv2d(width, 4, 1)
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        functional = torch.nn.functional
+        skip = torch.relu(self.down1(images))
+        x = torch.relu(self.mid(torch.relu(self.down2(skip))))
+        x = functional.interpolate(x, size=skip.shape[-2:], mode="bilinear", align_corners=False)
+        x = torch.relu(self.up(x)) + skip
+        return self.head(functional.interpolate(x, scale_factor=2.0, mode="nearest"))
+
+
+IMAGE_MODELS = {"resnet_tiny": TinyResNet, "unet_tiny": TinyUNet}
+"""The tiny image models `--small` writes, by file name."""
+
+
+def export_image_model(name: str, folder: Path) -> Path:
+    """examples/NAME.onnx: the image model with dynamic batch, height and width."""
     torch.manual_seed(0)
-    model = TinyResNet().eval()
-    batch, height, width = (torch.export.Dim(name, min=1 if name == "batch" else 8, max=512) for name in ("batch", "height", "width"))
-    target = folder / "resnet_tiny.onnx"
+    model = IMAGE_MODELS[name]().eval()
+    batch, height, width = (torch.export.Dim(dim, min=1 if dim == "batch" else 8, max=512) for dim in ("batch", "height", "width"))
+    target = folder / f"{name}.onnx"
     with torch.no_grad():
         program = torch.onnx.export(
             model, (torch.randn(2, 3, 32, 32),), dynamo=True, opset_version=18, input_names=["images"],
@@ -271,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", action="store_true", help="the tiny CI models instead of the full set")
     args = parser.parse_args(argv)
     specs = SMALL_EXPORTS if args.small else EXPORTS
-    images = ("resnet_tiny",) if args.small else ()
+    images = tuple(IMAGE_MODELS) if args.small else ()
     """The image models (their own export: an image input, dynamic batch, height and width)."""
     if args.only:
         unknown = sorted(set(args.only) - {s.name for s in specs} - set(images))
@@ -282,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = args.out or (SMALL_DIR if args.small else DEFAULT_OUT)
     folder.mkdir(parents=True, exist_ok=True)
     for name in images:
-        path = export_tiny_resnet(folder)
+        path = export_image_model(name, folder)
         print(f"{name}: {path} {path.stat().st_size / 1e6:.2f} MB\n  ops: {op_list(path)}", flush=True)
     for spec in specs:
         path = export(spec, folder)

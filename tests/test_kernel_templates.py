@@ -332,6 +332,17 @@ def _family_cases(rng) -> list[dict]:
         _reference_case("conv_transpose", {"strides": (2,), "dilations": (2,), "pads": (0, 0), "group": 2, "output_padding": (1,), "output_shape": ()},
                         [rng.standard_normal((2, 4, 5)).astype(np.float32), rng.standard_normal((4, 3, 2)).astype(np.float32)],
                         [np.empty((2, 6, 12), np.float32)]),
+        # Resize: nearest 2x (asymmetric, ties up) with an untouched dim; linear to a size (its
+        # scale O / D at run time); cubic with exclude_outside (align_corners) on 2 dims; a
+        # crop past x's edge (the extrapolation value).
+        _reference_case("resize", {"mode": "nearest", "coordinate_mode": "asymmetric", "nearest_mode": "round_prefer_ceil",
+                                   "scales": (1.0, 2.0, 0.5), "resized": (0, 1, 1), "roi": ()}, [x], [np.empty((3, 10, 2), np.float32)]),
+        _reference_case("resize", {"mode": "linear", "coordinate_mode": "half_pixel", "scales": (1.0, 0.0, 0.0), "resized": (0, 1, 1), "roi": ()},
+                        [x], [np.empty((3, 3, 7), np.float32)]),
+        _reference_case("resize", {"mode": "cubic", "coordinate_mode": "align_corners", "scales": (1.0, 1.5, 2.0), "resized": (0, 1, 1),
+                                   "roi": (), "exclude_outside": True, "cubic_coeff_a": -0.5}, [x], [np.empty((3, 7, 8), np.float32)]),
+        _reference_case("resize", {"mode": "linear", "coordinate_mode": "tf_crop_and_resize", "scales": (1.0, 0.0, 0.0), "resized": (0, 1, 1),
+                                   "roi": (0.0, -0.2, 0.1, 1.0, 0.9, 1.3), "extrapolation_value": 7.0}, [x], [np.empty((3, 4, 5), np.float32)]),
         _reference_case("gather_elements", {"axis": 0}, [ints[:, 0], rng.integers(-3, 3, (4, 4)).astype(np.int32)], [np.empty((4, 4), np.int64)]),
         _reference_case("matmul", {}, [ints[:, :, :3].astype(np.int32), rng.integers(-5, 5, (3, 2)).astype(np.int32)], [np.empty((3, 5, 2), np.int32)]),
         _reference_case("matmul", {}, [x[0, 0], x[0].T], [np.empty((5,), np.float32)]),  # B strided
@@ -347,7 +358,7 @@ def test_emulated_families_the_test_set_does_not_reach(rng=np.random.default_rng
     sum of squares, log-sum-exp of values whose exp overflows), arg max / min with ties and a NaN, softmax (with a scale and a broadcast
     mask, and a row longer than its registers hold) and layer norm off the last axis, exclusive reverse cumsum, fill, range, a 3-d transpose, a slice with negative and
     strided steps, a split, gather off axis 0 with a
-    negative index, gather_elements along a middle and the first axis, upper and lower trilu, pad in each mode, max, mean and 3-norm pooling (padded, dilated, a last window past the padding), grouped and 1-d convolution and its transpose, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
+    negative index, gather_elements along a middle and the first axis, upper and lower trilu, pad in each mode, max, mean and 3-norm pooling (padded, dilated, a last window past the padding), grouped and 1-d convolution and its transpose, nearest, linear, cubic and cropping resizes, an integer batched matmul, a vector-matrix matmul, gelu, a broadcast where."""
     check = _gpu_kernel_check()
     cases = _family_cases(rng)
     for case in cases:

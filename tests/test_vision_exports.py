@@ -1,10 +1,16 @@
-"""A real torch.onnx export of an image classifier, compiled and run against the float64 rule.
+"""Real torch.onnx exports of an image classifier and a segmenter, compiled and run against
+the float64 rule.
 
-examples/resnet_tiny.onnx is written by `benchmarks/export_models.py --small`: a
-ResNet-18-shaped network at width 8 (stem conv, max pool, a basic block and a strided block
-with a 1x1 downsample, the spatial mean, a linear head), random weights and batch-norm
-statistics, which the dynamo exporter folds into the convolutions; dynamic batch, height and
-width. It reaches Conv (with bias), MaxPool, Relu, Add, ReduceMean and Gemm.
+Both are written by `benchmarks/export_models.py --small`, random weights, dynamic batch,
+height and width:
+- examples/resnet_tiny.onnx: a ResNet-18-shaped network at width 8 (stem conv, max pool, a
+  basic block and a strided block with a 1x1 downsample, the spatial mean, a linear head),
+  batch-norm statistics the dynamo exporter folds into the convolutions. It reaches Conv
+  (with bias), MaxPool, Relu, Add, ReduceMean and Gemm.
+- examples/unet_tiny.onnx: a strided conv down, bilinear interpolation back to the skip's
+  extents (a Resize whose sizes are Concat of Shapes: run-time extents), the skip added, 2x
+  nearest upsampling (constant scales) and a 1x1 head. It reaches Conv, Relu, Add, Resize
+  (linear half_pixel and nearest asymmetric floor), Shape and Concat.
 
 It compiles once per pipeline and runs at three input shapes (odd and non-square spatial
 extents among them), on the reference backend, every output element checked against
@@ -21,19 +27,25 @@ import xhip
 from xhip.runtime.check import check_outputs, references
 from xhip.testing.models import EXAMPLES
 
-MODEL = EXAMPLES / "resnet_tiny.onnx"
 SHAPES = [(2, 3, 32, 32), (1, 3, 24, 40), (3, 3, 17, 9)]
+MODELS = {
+    "resnet_tiny": ({"hip.conv", "hip.pool"}, lambda n, h, w: (n, 10)),
+    "unet_tiny": ({"hip.conv", "hip.resize"}, lambda n, h, w: (n, 4, 2 * h, 2 * w)),
+}
+"""Per export: hip ops it must reach, and its output shape at an image shape."""
 
 
 @pytest.mark.parametrize("pipeline", [None, "fp16"])
-def test_the_resnet_export_matches_float64_at_run_time_image_sizes(pipeline):
-    model = onnx.load(MODEL)
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_the_image_exports_match_float64_at_run_time_image_sizes(name, pipeline):
+    model = onnx.load(EXAMPLES / f"{name}.onnx")
+    reached, output_shape = MODELS[name]
     executable = xhip.compile(model, pipeline, backend="reference")
     ops = {op.name for op in executable.module.walk()}
-    assert {"hip.conv", "hip.pool"} <= ops
+    assert reached <= ops
     for shape in SHAPES:
         feeds = {"images": np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)}
         outputs = executable.run(feeds)
-        assert outputs["logits"].shape == (shape[0], 10)
+        assert outputs["logits"].shape == output_shape(shape[0], *shape[2:])
         result = check_outputs(outputs, references(model, feeds), "reference", executable.compute_dtype)
         assert result.passed, result.summary()

@@ -19,6 +19,7 @@ failures; mistakes that only runtime values reveal (a `?` that turns out to be
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
@@ -403,6 +404,34 @@ def pool(em: IndexEmitter, shape: Shape, kernel: Sequence[int], strides: Sequenc
         return ShapeFailure(f"pooling needs an input of rank 3 or more ([N, C, D1, ...]), got rank {len(shape)}")
     windows = _window_extents(em, shape[2:], kernel, strides, dilations, pads, ceil_mode)
     return windows if isinstance(windows, ShapeFailure) else [*shape[:2], *windows]
+
+
+def resize(em: IndexEmitter, x: Shape, scales: Sequence[float] | None, sizes: Sequence[Dim] | None) -> ShapeResult:
+    """Resize: each extent floor(extent * scale) (the scale a float32 value, the product in
+    float64, as ONNX computes it), or the given `sizes`. A run-time extent takes only scales
+    whose product stays exact in index arithmetic: 1, an integer, or 1 / 2^k."""
+    if sizes is not None:
+        if len(sizes) != len(x):
+            return ShapeFailure(f"Resize of an input of rank {len(x)} takes {len(x)} sizes, got {len(sizes)}")
+        return list(sizes)
+    assert scales is not None
+    if len(scales) != len(x):
+        return ShapeFailure(f"Resize of an input of rank {len(x)} takes {len(x)} scales, got {len(scales)}")
+    out: list[Dim] = []
+    for d, (extent, scale) in enumerate(zip(x, scales)):
+        if not scale > 0:
+            return ShapeFailure(f"Resize scales must be positive, got {scale} for dim {d}")
+        if isinstance(extent, int):
+            out.append(int(math.floor(extent * float(scale))))
+        elif scale == 1:
+            out.append(extent)
+        elif float(scale).is_integer():
+            out.append(em.mul(extent, int(scale)))
+        elif (1 / scale).is_integer() and int(1 / scale) & (int(1 / scale) - 1) == 0:
+            out.append(em.div(extent, int(1 / scale)))
+        else:
+            return ShapeFailure(f"Resize scale {scale} of dim {d} (known only at run time) gives an extent index arithmetic cannot floor exactly: use sizes, or a scale of 1, an integer or 1 / 2^k")
+    return out
 
 
 def conv(em: IndexEmitter, x: Shape, w: Shape, strides: Sequence[int], dilations: Sequence[int], pads: Sequence[int], group: int) -> ShapeResult:

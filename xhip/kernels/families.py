@@ -17,12 +17,12 @@ import numpy as np
 
 from xhip.diagnostics import XhipError, did_you_mean
 from xhip.dialects.hip.properties import properties_for
-from xhip.kernels import attention, conv, copy, cumsum, elementwise, gather, generate, matmul, nonzero, pool, reduce, rows
+from xhip.kernels import attention, conv, copy, cumsum, elementwise, gather, generate, matmul, nonzero, pool, reduce, resize, rows
 from xhip.kernels.family import OpFacts, Site, Values, ViewLike
 from xhip.kernels.reference import KERNELS, OP_CLASSES, Kernel, KernelCall
 from xhip.kernels.spec_types import KernelSpec, OpClass, Operand
 
-FAMILY_MODULES: tuple[ModuleType, ...] = (elementwise, rows, reduce, copy, gather, cumsum, pool, conv, generate, nonzero, matmul, attention)
+FAMILY_MODULES: tuple[ModuleType, ...] = (elementwise, rows, reduce, copy, gather, cumsum, pool, conv, resize, generate, nonzero, matmul, attention)
 
 FAMILIES: dict[str, ModuleType] = {template: module for module in FAMILY_MODULES for template in module.TEMPLATES}
 """The family module of each TEMPLATE an op class names."""

@@ -16,6 +16,7 @@ launch's operands without building anything.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from typing import Protocol
 import numpy as np
 
 from xhip.dialects.hip.properties import Props
-from xhip.kernels.abi import ArgValue
+from xhip.kernels.abi import ArgValue, Param, dims, index, pointer
 from xhip.kernels.spec_types import KernelSpec, OpClass, Operand
 
 Values = dict[str, ArgValue]
@@ -155,3 +156,21 @@ class Site:
             for spec in form:
                 unique.setdefault(spec.name, spec)
         return list(unique.values())
+
+
+def output_from_input_params(c: str, rank: int) -> tuple[Param, ...]:
+    """The arguments of a kernel with one thread per element of y that reads x where it
+    likes (pooling, resize): the count, y's extents, y and its strides, x, its extents and
+    strides (`output_from_input_values` gives their values)."""
+    return (
+        index("n"), dims("extents", rank), pointer("y", c, const=False), dims("y_strides", rank),
+        pointer("x", c), dims("x_extents", rank), dims("x_strides", rank),
+    )  # fmt: skip
+
+
+def output_from_input_values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
+    x, y = ins[0], outs[0]
+    return [{
+        "n": math.prod(y.shape), "extents": y.shape, "y": y.address, "y_strides": y.strides,
+        "x": x.address, "x_extents": x.shape, "x_strides": x.strides,
+    }]  # fmt: skip

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from xhip.dialects import hip
-from xhip.kernels.abi import KernelABI, Launch, dims, index, pointer
-from xhip.kernels.family import OpFacts, Site, Values, ViewLike
+from xhip.kernels.abi import KernelABI, Launch
+from xhip.kernels.family import OpFacts, Site, output_from_input_params, output_from_input_values
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, register
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 
@@ -43,10 +42,7 @@ def pool_spec(facts: OpFacts) -> KernelSpec:
     c, rank = ctype(x.dtype), x.rank
     kind, include_pad = str(facts.props.kind), bool(facts.props.count_include_pad)
     window = _window(facts.props)
-    params = (
-        index("n"), dims("extents", rank), pointer("y", c.c, const=False), dims("y_strides", rank),
-        pointer("x", c.c), dims("x_extents", rank), dims("x_strides", rank),
-    )  # fmt: skip
+    params = output_from_input_params(c.c, rank)
     shape = "_".join("x".join(map(str, window[key])) for key in ("kernel", "strides", "dilations", "begins", "ends"))
     power = int(facts.props.p) if kind == "lp" else 0
     name = kernel_name("pool", kind, c.short, f"r{rank}", shape) + ("_incl" if include_pad and kind == "average" else "") + (f"_p{power}" if power else "")
@@ -59,14 +55,7 @@ def pool_spec(facts: OpFacts) -> KernelSpec:
 
 
 def site(facts: OpFacts) -> Site:
-    def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
-        x, y = ins[0], outs[0]
-        return [{
-            "n": math.prod(y.shape), "extents": y.shape, "y": y.address, "y_strides": y.strides,
-            "x": x.address, "x_extents": x.shape, "x_strides": x.strides,
-        }]  # fmt: skip
-
-    return Site(facts, ((pool_spec(facts),),), values)
+    return Site(facts, ((pool_spec(facts),),), output_from_input_values)
 
 
 def along(values: np.ndarray, dim: int, spatial: int) -> np.ndarray:

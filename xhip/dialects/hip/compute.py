@@ -57,6 +57,7 @@ from xhip.dialects.hip.linalg import (
     PoolOp,
     ConvOp,
     ConvTransposeOp,
+    ResizeOp,
 )
 from xhip.dialects.hip.movement import (
     DataMovementOp,
@@ -543,7 +544,7 @@ COMPUTE_OPS: tuple[type[DPSOp], ...] = (
     # Linear algebra, normalization, reductions and scans.
     MatmulOp, GemmOp, SoftmaxOp, LayerNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
     ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
-    CumSumOp, PoolOp, ConvOp, ConvTransposeOp,
+    CumSumOp, PoolOp, ConvOp, ConvTransposeOp, ResizeOp,
     # Data movement and generators.
     TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, PadOp, ExpandOp,
     RangeOp, NonZeroOp, FillOp,
@@ -568,7 +569,7 @@ __all__ = [
     "NegOp", "AbsOp", "ReciprocalOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "IsNaNOp", "CastOp", "GeluOp", "CopyOp", "MatmulOp",
     "GemmOp", "SoftmaxOp", "LayerNormOp", "ReduceMeanOp", "ReduceSumOp", "ReduceMaxOp",
     "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp",
-    "CumSumOp", "PoolOp", "ConvOp", "ConvTransposeOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
+    "CumSumOp", "PoolOp", "ConvOp", "ConvTransposeOp", "ResizeOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
     "GatherElementsOp", "GatherNDOp", "TriluOp", "PadOp", "ExpandOp", "RangeOp", "NonZeroOp",
     "FillOp",
 ]  # fmt: skip

@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     f32,
+    f64,
     i1,
     i64,
 )
@@ -372,3 +373,55 @@ class ConvTransposeOp(WindowConvOp):
     SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.CONV_TRANSPOSE
     output_padding = prop_def(DenseArrayBase.constr(i64))
     output_shape = prop_def(DenseArrayBase.constr(i64))
+
+
+RESIZE_MODES = ("nearest", "linear", "cubic")
+RESIZE_COORDINATES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize")
+"""How an output coordinate maps back into the input (ONNX coordinate_transformation_mode)."""
+NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+RESIZE_TAPS = {"nearest": 1, "linear": 2, "cubic": 4}
+"""Input elements per resized dim that one output element reads."""
+
+
+@irdl_op_definition
+class ResizeOp(DPSOp):
+    """ONNX Resize (antialias off): y [O0, ..] from x [D0, ..], y's extents decided by the
+    converter. Along each dim d, output index o maps to the input coordinate `coordinate_mode`
+    gives for o, the extents and `scales[d]` (0: O / D at run time; a dim whose scale is 1 and
+    whose extent does not change maps o to o); `mode` takes the nearest element there
+    (`nearest_mode`), or interpolates its 2 (linear) or 4 (cubic, `cubic_coeff_a`; with
+    `exclude_outside` the weights of neighbours outside x renormalized) neighbours, indices
+    clamped into x. tf_crop_and_resize maps through `roi` (every dim's start, then every end)
+    and writes `extrapolation_value` where a coordinate falls outside x."""
+
+    name = "hip.resize"
+    TEMPLATE: ClassVar[str] = "resize"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.FROM_INIT
+    mode = prop_def(StringAttr)
+    coordinate_mode = prop_def(StringAttr)
+    nearest_mode = prop_def(StringAttr, default_value=StringAttr("round_prefer_floor"))
+    scales = prop_def(DenseArrayBase.constr(f64))
+    resized = prop_def(DenseArrayBase.constr(i64))
+    """Per dim, 1 where it is resized (0: y's index is x's)."""
+    roi = prop_def(DenseArrayBase.constr(f64))
+    cubic_coeff_a = prop_def(FloatAttr, default_value=FloatAttr(-0.75, f64))
+    exclude_outside = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
+    extrapolation_value = prop_def(FloatAttr, default_value=FloatAttr(0.0, f64))
+
+    def verify_semantics(self) -> None:
+        x, y = self.inputs[0], self.outputs[0]
+        self.check_element(x, ElementKind.FLOAT, "input")
+        self.check_same_element([x, y], "input and output")
+        rank = rank_of(x)
+        self.check_rank(y, rank, "output")
+        choices = {"mode": RESIZE_MODES, "coordinate_mode": RESIZE_COORDINATES, "nearest_mode": NEAREST_MODES}
+        for field, allowed in choices.items():
+            if getattr(self, field).data not in allowed:
+                raise verify_error(self, f"{field} must be one of {', '.join(allowed)}, got \"{getattr(self, field).data}\"")
+        if len(self.scales.get_values()) != rank or len(self.resized.get_values()) != rank:
+            raise verify_error(self, f"an input of rank {rank} takes {rank} scales and resized flags")
+        if min(self.scales.get_values(), default=0.0) < 0:
+            raise verify_error(self, "scales must not be negative")
+        roi = len(self.roi.get_values())
+        if (self.coordinate_mode.data == "tf_crop_and_resize") != (roi == 2 * rank) or roi not in (0, 2 * rank):
+            raise verify_error(self, f"tf_crop_and_resize (and only it) takes {2 * rank} roi entries, got {roi}")

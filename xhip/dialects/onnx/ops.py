@@ -601,6 +601,31 @@ class ConvTransposeOp(WindowOp):
 
 
 @irdl_op_definition
+class ResizeOp(OnnxOp):
+    """X resized along every dim (or `axes`) to `sizes`, or by `scales` (floor(extent *
+    scale)); each output coordinate maps back to X through `coordinate_transformation_mode`
+    and takes the nearest element (`nearest_mode`), or the linear or cubic interpolation
+    of its neighbours (`roi` crops for tf_crop_and_resize)."""
+
+    name = "onnx.Resize"
+    x = operand_def(TENSOR)
+    roi = operand_def(TENSOR_OR_NONE)
+    scales = operand_def(TENSOR_OR_NONE)
+    sizes = operand_def(TENSOR_OR_NONE)
+    y = result_def(TENSOR)
+    antialias = int_attr(0)
+    axes = ints_attr()
+    coordinate_transformation_mode = str_attr("half_pixel")
+    cubic_coeff_a = float_attr(-0.75)
+    exclude_outside = int_attr(0)
+    extrapolation_value = float_attr(0.0)
+    keep_aspect_ratio_policy = str_attr("stretch")
+    mode = str_attr("nearest")
+    nearest_mode = str_attr("round_prefer_floor")
+    CHECKS: ClassVar = Checks(same=("x", "y"), floats=("scales",), int64=("sizes",), flags=("antialias", "exclude_outside"))
+
+
+@irdl_op_definition
 class GlobalAveragePoolOp(GlobalPoolOp):
     name = "onnx.GlobalAveragePool"
 
@@ -890,7 +915,7 @@ OPERATORS: tuple[type[OnnxOp], ...] = (
     LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, NotOp, IsNaNOp, WhereOp, ReluOp,
     SigmoidOp, TanhOp, ErfOp, SqrtOp, ExpOp, SinOp, CosOp, LogOp, NegOp, AbsOp, ReciprocalOp, SignOp, CeilOp, ClipOp, TileOp, PadOp,
     FloorOp, RoundOp, CastOp, GeluOp, MatMulOp, GemmOp, SoftmaxOp, LayerNormalizationOp, BatchNormalizationOp, InstanceNormalizationOp, GroupNormalizationOp,
-    GlobalAveragePoolOp, GlobalMaxPoolOp, MaxPoolOp, AveragePoolOp, LpPoolOp, ConvOp, ConvTransposeOp, ReduceMeanOp, ReduceSumOp,
+    GlobalAveragePoolOp, GlobalMaxPoolOp, MaxPoolOp, AveragePoolOp, LpPoolOp, ConvOp, ConvTransposeOp, ResizeOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
     ReduceLogSumExpOp, ArgMaxOp, ArgMinOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
     ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
@@ -912,7 +937,7 @@ __all__ = [
     "WhereOp", "ReluOp", "SigmoidOp", "TanhOp", "ErfOp", "SqrtOp", "ExpOp", "SinOp",
     "CosOp", "LogOp", "NegOp", "AbsOp", "ReciprocalOp", "ClipOp", "TileOp", "PadOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "CastOp", "GeluOp", "MatMulOp",
     "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "BatchNormalizationOp", "InstanceNormalizationOp", "GroupNormalizationOp",
-    "GlobalAveragePoolOp", "GlobalMaxPoolOp", "MaxPoolOp", "AveragePoolOp", "LpPoolOp", "ConvOp", "ConvTransposeOp", "ReduceMeanOp", "ReduceSumOp",
+    "GlobalAveragePoolOp", "GlobalMaxPoolOp", "MaxPoolOp", "AveragePoolOp", "LpPoolOp", "ConvOp", "ConvTransposeOp", "ResizeOp", "ReduceMeanOp", "ReduceSumOp",
     "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
     "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",
     "GatherNDOp", "TriluOp", "ExpandOp", "ShapeOp", "ConstantOfShapeOp", "RangeOp",
