@@ -1,11 +1,15 @@
-"""What start-up loads: `import xhip` and `xhip-opt --version` stay light.
+"""What start-up loads: `import xhip`, and `--version` and `--help` of xhip-opt and xhip-run,
+stay light.
 
 Each is run in a fresh interpreter that prints the modules it holds at exit. `import
-xhip` loads no third-party package at all (the compiler comes with `xhip.compile`);
-`xhip-opt --version` parses its arguments with the compiler's option texts, so it may
-load xDSL and NumPy, but nothing that only a compile, a run or a report needs: onnx
-(and the ml_dtypes it imports, 0.55-0.65 s in its 0.7 release), onnxruntime, jinja2,
-matplotlib, the GPU bindings, the runtime, the kernel families or the rewrite rules.
+xhip` loads no third-party package at all (the compiler comes with `xhip.compile`).
+The tools parse their command line before the compiler loads (their option texts live
+in `xhip.tools.arguments` and `xhip.tolerances`, XhipError in `xhip.errors`), so
+`--version` and `--help` load neither NumPy nor xDSL (but for `xdsl.utils.exceptions`,
+XhipError's base), nor anything that only a compile, a run or a report needs: onnx (and
+the ml_dtypes it imports, 0.55-0.65 s in its 0.7 release), onnxruntime, jinja2,
+matplotlib, the GPU bindings, the dialects, the runtime, the kernel families or the
+rewrite rules.
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ import sys
 
 import pytest
 
-HEAVY = ("onnx", "ml_dtypes", "onnxruntime", "jinja2", "matplotlib", "cuda", "hip", "hiprtc", "nvmath", "torch")
+HEAVY = ("onnx", "ml_dtypes", "onnxruntime", "jinja2", "matplotlib", "cuda", "hip", "hiprtc", "nvmath", "torch", "numpy",
+         "xdsl.ir", "xdsl.dialects", "xdsl.irdl", "xdsl.parser")
 """Third-party packages no start-up path may load."""
 
-COMPILER_ONLY = ("xhip.runtime", "xhip.kernels", "xhip.rewrite_rules", "xhip.importer")
+COMPILER_ONLY = ("xhip.runtime", "xhip.kernels", "xhip.rewrite_rules", "xhip.importer", "xhip.dialects", "xhip.diagnostics")
 """xhip packages that only a compile or a run needs."""
 
 PRINT_MODULES = "import sys; print('\\n'.join(sorted(sys.modules)))"
@@ -42,13 +47,16 @@ def test_import_xhip_loads_no_third_party_package():
 
 
 @pytest.mark.parametrize("names", [HEAVY, COMPILER_ONLY], ids=["third-party", "compiler"])
-def test_xhip_opt_version_loads_nothing_a_compile_needs(names):
+@pytest.mark.parametrize("tool", ["opt", "run"])
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_tool_version_and_help_load_nothing_a_compile_needs(names, tool, flag):
     code = (
-        "import sys; sys.argv = ['xhip-opt', '--version']\n"
-        "from xhip.tools.opt import main\n"
-        "try:\n    main()\nexcept SystemExit as exit:\n    assert exit.code == 0, exit.code\n"
+        f"import sys, io, contextlib; sys.argv = ['xhip-{tool}', '{flag}']\n"
+        f"from xhip.tools.{tool} import main\n"
+        "try:\n    with contextlib.redirect_stdout(io.StringIO()):\n        main()\n"
+        "except SystemExit as exit:\n    assert exit.code == 0, exit.code\n"
         f"{PRINT_MODULES}"
     )
     modules = _loaded(code)
-    assert "xhip.tools.opt" in modules
+    assert f"xhip.tools.{tool}" in modules
     assert _offenders(modules, names) == []

@@ -16,24 +16,11 @@ from collections.abc import Iterable
 
 from xdsl.dialects.builtin import FileLineColLoc, LocationAttr as Location, NameLoc, StringAttr, UnknownLoc
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import DiagnosticException
-
 from xhip.dialects.onnx.base import NODE_NAME_ATTR
+from xhip.errors import XhipError, escape  # noqa: F401 (the error's home for most callers)
 
 ECHO_LIMIT = 200
 """The most characters of one user-written value a message repeats."""
-
-
-def escape(text: str) -> str:
-    """`text` with each character that is not printable as its Python escape (`\\x00`, `\\u202e`).
-
-    Controls, NUL, bidi overrides and other format characters in a pass name or a path
-    would otherwise reach the terminal raw: a right-to-left override makes the
-    message read differently from what it says.
-    """
-    if text.isprintable():
-        return text
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 def shorten(text: object, limit: int = ECHO_LIMIT) -> str:
@@ -47,25 +34,6 @@ def shorten(text: object, limit: int = ECHO_LIMIT) -> str:
     if len(text) <= limit:
         return escape(text)
     return f"{escape(text[: limit - 3])}... ({len(text)} characters)"
-
-
-class XhipError(DiagnosticException):
-    """An error caused by the user's input, printed as a single line."""
-
-    def __init__(self, message: str, location: str | None = None):
-        self.message = message
-        self.location = location
-        super().__init__(self.render())
-
-    def render(self) -> str:
-        """`LOCATION: error: MESSAGE` on one line; what is not printable in either is escaped (`escape`)."""
-        text = escape(" ".join(self.message.split("\n")))
-        if self.location:
-            return f"{escape(self.location)}: error: {text}"
-        return f"error: {text}"
-
-    def __str__(self) -> str:
-        return self.render()
 
 
 def check_not_directory(path: str) -> None:

@@ -34,12 +34,6 @@ from xhip.verify import ChangedOpsVerifier, verify_module
 
 AfterPassHook = Callable[[ModulePass, ModuleOp], None]
 
-VERIFY_EACH_HELP = (
-    "verify the whole module after every pass (default: after each pass only the ops it changed, "
-    "and the whole module once at the end)"
-)
-"""--verify-each of xhip-opt and xhip-run."""
-
 VERIFY_CHANGED_ROW = "verify (changed ops, after each pass)"
 VERIFY_EACH_ROW = "verify (whole module, after each pass)"
 VERIFY_END_ROW = "verify (whole module, end of pipeline)"

@@ -24,27 +24,13 @@ from xhip.diagnostics import XhipError, did_you_mean, shorten
 from xhip.dialects.onnx.signature import entry_attributes, parse_dim_params
 from xhip.output_files import OutputFiles, check_writable
 from xhip.report.plot import require_matplotlib
+from xhip.tools.arguments import SHAPE_EXAMPLE
 
 if TYPE_CHECKING:
     from xhip.report.memory import Observed
     from xhip.runtime.executable import Executable
 
 SUFFIXES = (".json", ".md", ".png")
-SHAPE_EXAMPLE = "batch=4,seq=512"
-
-
-def add_memory_report_arguments(ap: argparse.ArgumentParser, shape_default: str) -> None:
-    ap.add_argument(
-        "--memory-report", metavar="FILE.json|FILE.md|FILE.png",
-        help="write the memory report, the format picked by the suffix: per pooled buffer its size, live "
-        "interval, offset and domain, the pool sizes and the model's two honest bounds, as expressions and at "
-        "--report-shape in bytes (.json, .md), or drawn (.png: ops by MiB, one rectangle per buffer; needs the "
-        "'plot' extra)",
-    )  # fmt: skip
-    ap.add_argument(
-        "--report-shape", metavar=SHAPE_EXAMPLE,
-        help=f"the graph inputs' symbolic dims (their ONNX dim_params) at which --memory-report gives numbers; {shape_default}",
-    )
 
 
 def parse_report_shape(text: str) -> dict[str, int]:

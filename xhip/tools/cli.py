@@ -57,10 +57,21 @@ def handle_signals() -> None:
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse that reports a bad command line as one XhipError line (exit code 1)."""
+    """argparse that reports a bad command line as one XhipError line (exit code 1), and
+    whose `epilog_of` (a function) writes the epilog only when --help asks for it: its text
+    may need modules that nothing else before the command runs loads."""
+
+    def __init__(self, *args: object, epilog_of: Callable[[], str] | None = None, **kwargs: object):
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._epilog_of = epilog_of
+
+    def format_help(self) -> str:
+        if self._epilog_of is not None:
+            self.epilog = self._epilog_of()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
-        from xhip.diagnostics import XhipError
+        from xhip.errors import XhipError
 
         raise XhipError(f"{message} (see '{self.prog} --help')")
 
@@ -73,7 +84,7 @@ def _stdout_to_devnull() -> None:
 
 
 def _stdout_error(err: OSError) -> Exception:
-    from xhip.diagnostics import XhipError
+    from xhip.errors import XhipError
 
     _stdout_to_devnull()
     try:
@@ -125,7 +136,7 @@ def main_with(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | 
 
 
 def _run(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None) -> int:
-    from xhip.diagnostics import XhipError  # after the handlers: it loads xDSL
+    from xhip.errors import XhipError  # after the handlers (it loads a piece of xDSL)
 
     try:
         code = run(argv)

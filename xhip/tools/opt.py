@@ -53,8 +53,7 @@ CHUNK_SEPARATOR = "// -----"
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
-    from xhip.pass_runner import VERIFY_EACH_HELP
-    from xhip.report.request import add_memory_report_arguments
+    from xhip.tools.arguments import VERIFY_EACH_HELP, add_memory_report_arguments
 
     ap = ArgumentParser(
         prog="xhip-opt",
@@ -231,12 +230,12 @@ def _write_outputs(
 
 def run(argv: Sequence[str] | None = None, timings: Timings | None = None) -> int:
     """The command; `timings` (main's counts the process's start-up) collects the --timing rows."""
+    timings = Timings() if timings is None else timings
+    args = build_arg_parser().parse_args(argv)  # before the compiler loads: --help and --version stay light
     from xhip.diagnostics import XhipError
     from xhip.output_files import OutputFiles, check_writable
     from xhip.report.request import MemoryReportRequest
 
-    timings = Timings() if timings is None else timings
-    args = build_arg_parser().parse_args(argv)
     if args.list_passes:
         from xhip.pipeline import describe_passes
 
@@ -320,6 +319,7 @@ def _import_compiler() -> None:
 def _process_command(argv: Sequence[str] | None) -> int:
     """`run` as the whole process: the collector tuned for a compile, start-up in --timing."""
     gc.set_threshold(*COMPILE_GC_THRESHOLD)
+    build_arg_parser().parse_args(argv)  # --help, --version and usage errors end here, before the compiler loads
     _import_compiler()
     code = run(argv, Timings.since_process_start())
     # The process ends here: the OS takes the IR back at once, while the collector at

@@ -37,17 +37,16 @@ checked before the run and written (exactly at the paths given) only when it com
 
 
 def _epilog() -> str:
-    from xhip.runtime.check.compare import rule_text
+    from xhip.tolerances import rule_text
 
     return EPILOG + "\n--check passes when:\n" + textwrap.fill(rule_text(), 79, initial_indent="  ", subsequent_indent="  ") + "\n"
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
-    from xhip.pass_runner import VERIFY_EACH_HELP
-    from xhip.report.request import add_memory_report_arguments
+    from xhip.tools.arguments import VERIFY_EACH_HELP, add_memory_report_arguments
 
     ap = ArgumentParser(
-        prog="xhip-run", description=__doc__.splitlines()[0], epilog=_epilog(),
+        prog="xhip-run", description=__doc__.splitlines()[0], epilog_of=_epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
     )
     ap.add_argument("model", help="an .onnx model (or .mlir IR of any stage)")
@@ -239,10 +238,10 @@ def _check_text(result) -> str:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
+    args = build_arg_parser().parse_args(argv)  # before the compiler loads: --help and --version stay light
     from xhip.diagnostics import XhipError
     from xhip.report.request import MemoryReportRequest
 
-    args = build_arg_parser().parse_args(argv)
     memory_report = MemoryReportRequest.from_args(args, infers_shape=True)
     if args.check_each_pass:
         if memory_report is not None:
