@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import get_args
 
@@ -11,7 +13,7 @@ from xdsl.passes import ModulePass
 
 from xhip.memory import PLANNERS
 from xhip.pass_options import pass_options
-from xhip.passes import xhip_passes
+from xhip.passes import PASS_MODULES, scanned_passes, xhip_passes
 from xhip.passes.pool_allocs import PoolAllocsPass
 from xhip.pipeline import describe_passes
 
@@ -74,3 +76,20 @@ def test_every_xhip_pass_option_is_described():
 def test_planner_choices_are_the_planners():
     hint = next(o.hint for o in pass_options(PoolAllocsPass) if o.key == "planner")
     assert get_args(hint) == ("", "run-time", *PLANNERS)
+
+
+def test_the_pass_table_names_every_pass_module_and_only_those():
+    """PASS_MODULES (what a pipeline imports on demand) says what importing every module
+    of xhip.passes finds."""
+    assert PASS_MODULES == scanned_passes()
+
+
+def test_a_pipeline_of_one_pass_imports_that_pass_alone():
+    code = (
+        "import sys\n"
+        "from xhip.pipeline import instantiate, parse_pass_spec\n"
+        "instantiate(parse_pass_spec('hip-add-context-arg'))\n"
+        "print('\\n'.join(m for m in sys.modules if m.startswith('xhip.passes.')))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == ["xhip.passes.add_context_arg"]
