@@ -212,6 +212,8 @@ builtin.module {
 // CHECK-NEXT: %ct = "onnx.ConvTranspose"(%x, %cw, %none) <{output_padding = [1, 1], strides = [2, 2]}> : (tensor<2x3x8x8xf32>, tensor<3x3x3x3xf32>, none) -> tensor<2x3x18x18xf32>
     %rs = "onnx.Resize"(%x, %none, %none, %r) <{coordinate_transformation_mode = "align_corners", mode = "linear"}> : (tensor<2x3x8x8xf32>, none, none, tensor<4xi64>) -> tensor<?x?x?x?xf32>
 // CHECK-NEXT: %rs = "onnx.Resize"(%x, %none, %none, %r) <{coordinate_transformation_mode = "align_corners", mode = "linear"}> : (tensor<2x3x8x8xf32>, none, none, tensor<4xi64>) -> tensor<?x?x?x?xf32>
+    %es = "onnx.Einsum"(%x) <{equation = "nchw->nhwc"}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8x3xf32>
+// CHECK-NEXT: %es = "onnx.Einsum"(%x) <{equation = "nchw->nhwc"}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8x3xf32>
     %11 = "onnx.ArgMax"(%x) <{axis = 1 : si64, keepdims = 0 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8xi64>
 // CHECK-NEXT: %11 = "onnx.ArgMax"(%x) <{axis = 1 : si64, keepdims = 0 : si64}> : (tensor<2x3x8x8xf32>) -> tensor<2x8x8xi64>
     %12 = "onnx.ArgMin"(%v) <{select_last_index = 1 : si64}> : (tensor<2x3xf32>) -> tensor<1x3xi64>

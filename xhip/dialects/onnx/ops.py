@@ -717,6 +717,19 @@ class ConcatOp(OnnxOp):
 
 
 @irdl_op_definition
+class EinsumOp(OnnxOp):
+    """The Einstein sum `equation` ("bij,bjk->bik"; without "->", the labels that appear once,
+    sorted) over the inputs: labels in the output are kept, the others summed over; "..."
+    stands for broadcast leading dims."""
+
+    name = "onnx.Einsum"
+    inputs = var_operand_def(TENSOR)
+    output = result_def(TENSOR)
+    equation = str_attr("")
+    CHECKS: ClassVar = Checks(same=("inputs", "output"), nonempty=("inputs",))
+
+
+@irdl_op_definition
 class SplitOp(OnnxOp):
     """Split along `axis` by the `split` sizes, or into `num_outputs` (opset 18) parts."""
 
@@ -918,7 +931,7 @@ OPERATORS: tuple[type[OnnxOp], ...] = (
     GlobalAveragePoolOp, GlobalMaxPoolOp, MaxPoolOp, AveragePoolOp, LpPoolOp, ConvOp, ConvTransposeOp, ResizeOp, ReduceMeanOp, ReduceSumOp,
     ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
     ReduceLogSumExpOp, ArgMaxOp, ArgMinOp, CumSumOp, TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
-    ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
+    ConcatOp, EinsumOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, ExpandOp, ShapeOp, ConstantOfShapeOp,
     RangeOp, NonZeroOp, IdentityOp, ConstantOp,
     )  # fmt: skip
 """Every ONNX operator the dialect models (xDSL keeps the op list beside the ops): a new
@@ -939,7 +952,7 @@ __all__ = [
     "GemmOp", "SoftmaxOp", "LayerNormalizationOp", "BatchNormalizationOp", "InstanceNormalizationOp", "GroupNormalizationOp",
     "GlobalAveragePoolOp", "GlobalMaxPoolOp", "MaxPoolOp", "AveragePoolOp", "LpPoolOp", "ConvOp", "ConvTransposeOp", "ResizeOp", "ReduceMeanOp", "ReduceSumOp",
     "ReduceMaxOp", "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp", "CumSumOp", "TransposeOp", "ReshapeOp", "FlattenOp", "SqueezeOp",
-    "UnsqueezeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",
+    "UnsqueezeOp", "ConcatOp", "EinsumOp", "SplitOp", "SliceOp", "GatherOp", "GatherElementsOp",
     "GatherNDOp", "TriluOp", "ExpandOp", "ShapeOp", "ConstantOfShapeOp", "RangeOp",
     "NonZeroOp", "IdentityOp", "ConstantOp",
 ]  # fmt: skip
