@@ -291,9 +291,15 @@ Swin-T, DeiT-B, CLIP ViT-B/32, MobileNetV2 1.0, SegFormer-b0, Whisper-base's enc
 30 s of audio, Wav2Vec2-base): `--signals` writes them."""
 
 
-def export_signal(spec: SignalExport, folder: Path) -> Path:
+def build_signal(spec: SignalExport) -> SignalHidden:
+    """The family's model (weights from seed 0), reduced to its hidden states."""
     torch.manual_seed(0)
-    model = SignalHidden(spec.build().eval(), spec.input_name)
+    return SignalHidden(spec.build().eval(), spec.input_name)
+
+
+def export_signal(spec: SignalExport, folder: Path, model: SignalHidden | None = None) -> Path:
+    """FOLDER/NAME.onnx of `model` (default: `build_signal(spec)`)."""
+    model = build_signal(spec) if model is None else model
     dims = {d: torch.export.Dim(f"{spec.input_name}_{d}", min=1 if d == 0 else 32, max=4096 if d == 0 or len(spec.example) != 2 else 10**6) for d in spec.dynamic}
     target = folder / f"{spec.name}.onnx"
     with torch.no_grad():

@@ -14,7 +14,10 @@ module in that precision; `attention-fp16`: the seed attention through `--pipeli
 next to PyTorch eager and SDPA in fp16 (the check counts ulps of the compute precision);
 `mha12-fp16`: the fused attention alone, 12 heads of 64 in fp16 at (8,1024) and (16,2048),
 next to PyTorch eager and SDPA on the same fp16 tensors (the floor counts fp32 matmul rate:
-read it as a bandwidth floor only). Those rows are not in the default run: ask with `--models`.
+read it as a bandwidth floor only). `resnet50`, `vit_base_16`, `whisper_base_encoder`: the
+vision and speech families of export_models.py --signals at batch 1 and 32 (Whisper: 1 and 8)
+next to PyTorch eager on the same module, fp32 (their floor counts bytes only). Those rows
+are not in the default run: ask with `--models`.
 
 Latency: the median over `--repeats` runs after 3 warm-ups of the device time between two
 CUDA events recorded on the stream that does the work, measured as PyTorch is: input
@@ -341,6 +344,37 @@ def gpt2_rows(torch, rates, repeats: int, layers: int, precision: str = "fp32", 
     return rows
 
 
+SIGNAL_BATCHES = {"resnet50": (1, 32), "vit_base_16": (1, 32), "whisper_base_encoder": (1, 8)}
+"""The vision and speech rows: batches per family of export_models.SIGNAL_EXPORTS, each at the
+family's example extents (224x224 images, 30 s of audio as 80 x 3000 log-mel frames)."""
+
+
+def signal_rows(torch, rates, repeats: int, name: str) -> list[dict]:
+    """A vision or speech family of export_models.SIGNAL_EXPORTS (random weights from seed 0)
+    exported here, next to the same module in PyTorch eager, in fp32."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from export_models import SIGNAL_EXPORTS, build_signal, export_signal
+
+    spec = next(s for s in SIGNAL_EXPORTS if s.name == name)
+    module = build_signal(spec)
+    path = export_signal(spec, Path(tempfile.mkdtemp(prefix="xhip-gpu-bench-")), module)
+    weight_bytes = sum(p.numel() * p.element_size() for p in module.parameters())
+    cuda_module = module.cuda()
+    executables = [xhip.compile(path, backend="cuda"), xhip.compile(path, backend="cuda"), xhip.compile(path, backend="cuda", graphs=False)]
+    rows = []
+    for batch in SIGNAL_BATCHES[name]:
+        shape = (batch, *spec.example[1:])
+        signal = np.random.default_rng(batch).standard_normal(shape).astype(np.float32)
+        with torch.no_grad():
+            out_bytes = cuda_module(torch.tensor(signal[:1], device="cuda")).numel() * 4 * batch
+        peers = torch_peers(torch, {"eager": cuda_module}, (torch.tensor(signal, device="cuda"),), repeats)
+        row = _xhip_row(name, shape, executables, {spec.input_name: signal}, path, repeats)
+        rows.append(_with_peers(row, peers, floor_ms(rates, weight_bytes + signal.nbytes + out_bytes, 0)))
+    del executables
+    cuda_module.cpu()
+    return rows
+
+
 PIPELINES: list[str] = ["default", "unfused-attention"]
 """The pipelines measured (--pipelines)."""
 
@@ -460,6 +494,7 @@ MODELS = {
     "gpt2-124m-via-bf16": lambda torch, rates, repeats: gpt2_rows(torch, rates, repeats, 12, via="bf16"),
     "attention-fp16": lambda torch, rates, repeats: attention_rows(torch, rates, repeats, "fp16"),
     "mha12-fp16": mha_rows,
+    **{name: (lambda name: lambda torch, rates, repeats: signal_rows(torch, rates, repeats, name))(name) for name in SIGNAL_BATCHES},
 }
 """The rows --models picks, by name."""
 
@@ -470,7 +505,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=30, help="timed runs per measurement (after 3 warm-ups)")
     parser.add_argument("--skip-124m", action="store_true", help="leave out GPT-2 124M (its export takes a minute)")
     parser.add_argument(
-        "--models", nargs="+", choices=MODELS, default=[m for m in MODELS if not m.endswith(("fp16", "bf16"))],
+        "--models", nargs="+", choices=MODELS, default=[m for m in MODELS if not m.endswith(("fp16", "bf16")) and m not in SIGNAL_BATCHES],
         help="which models' rows to measure (the fp32 ones by default; split a long run across calls)",
     )
     parser.add_argument(
