@@ -98,3 +98,13 @@ def test_the_table_goes_on_past_a_model_xhip_cannot_compile(tmp_path, capsys):
     assert all(r["passed"] for r in rows[1:4]) and "position table" in rows[-1]["skipped"]
     table = capsys.readouterr().out.split("\n\n")[-2]
     assert "aaa_unsupported" in table and "FAIL: compile:" in table and table.count("pass") >= 3
+
+
+def test_an_image_model_takes_its_rows_from_its_float_input():
+    """A model whose one input is a float signal: batch 1 and 2 at the extents the export
+    leaves free (224x224, then 160x192), standard normal pixels; the row passes."""
+    facts, executable = compiled("resnet_tiny")
+    assert facts.signal == (None, 3, None, None)
+    assert facts.shapes == ((1, "3x224x224"), (2, "3x160x192"))
+    row = real_models().measure_row(facts, executable, 2, "3x40x48")
+    assert row["passed"] and row["seq"] == "3x40x48"
