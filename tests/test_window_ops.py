@@ -1,4 +1,4 @@
-"""MaxPool, AveragePool, LpPool, Conv and ConvTranspose with run-time dims, on the reference backend against
+"""MaxPool, AveragePool, LpPool, Conv (a pointwise one as a matmul) and ConvTranspose with run-time dims, on the reference backend against
 onnxruntime at two shapes each (the ONNX backend node tests have static shapes only), through
 the default and the fp16 pipeline; and the forms xhip refuses, as one located line."""
 
@@ -117,6 +117,24 @@ def test_conv_with_runtime_spatial_dims_matches_onnxruntime():
         outputs = executable.run(feeds)
         assert outputs["y"].shape == (shape[0], 2, shape[2] + 2 - 2 + 1, (shape[3] + 2 - 3) // 2 + 1)
         result = check_outputs(outputs, references(model, feeds), "reference")
+        assert result.passed, result.problems
+
+
+@pytest.mark.parametrize("pipeline", [None, "fp16"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_a_pointwise_conv_is_a_matmul_and_matches_onnxruntime(bias, pipeline):
+    """1x1, stride 1, no padding, one group: W [M, C] times x viewed as [N, C, H * W] (no
+    window kernel), at a run-time batch and run-time spatial dims."""
+    model = _conv_model({}, (5, 3, 1, 1), bias, 1, ["h", "w"])
+    executable = xhip.compile(model, pipeline, backend="reference")
+    ops = {op.name for op in executable.module.walk()}
+    assert "hip.matmul" in ops and "hip.conv" not in ops
+    rng = np.random.default_rng(9)
+    for shape in ((2, 3, 9, 11), (1, 3, 4, 1)):
+        feeds = {"x": rng.standard_normal(shape).astype(np.float32)}
+        outputs = executable.run(feeds)
+        assert outputs["y"].shape == (shape[0], 5, *shape[2:])
+        result = check_outputs(outputs, references(model, feeds), "reference", executable.compute_dtype)
         assert result.passed, result.problems
 
 

@@ -5,7 +5,9 @@ hip.conv_transpose, over pads made explicit.
 output extent is ceil(x / stride) (static spatial extents and no dilation only: the ONNX
 reference and onnxruntime disagree on dilated SAME windows); NOTSET takes `pads`. The
 output extents follow `shapes.pool` / `shapes.conv`. MaxPool's optional Indices output is
-refused; Conv's kernel extents (W's) must be static.
+refused; Conv's kernel extents (W's) must be static. A 1x1 Conv of stride 1, no padding and
+one group is a matmul (W [M, C] times x viewed as [N, C, D1 * ..]: cuBLAS on a GPU), not a
+window kernel.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from xhip.dialects import hip
 from xhip.dialects.onnx import is_none
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
+from xhip.rewrite_rules.onnx_to_hip.views import reshape_value
 
 AUTO_PADS = ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER")
 POOL_KIND_OF = {"onnx.MaxPool": "max", "onnx.AveragePool": "average", "onnx.LpPool": "lp"}
@@ -116,11 +119,32 @@ def convert_window_pool(op: Operation, state: ConversionState) -> list[Lowered]:
     return lowered + [Lowered(dims, i64)] * (len(op.results) - 1)  # an unused Indices: no tensor
 
 
+def _pointwise_conv(state: ConversionState, inputs: list, x_dims: list, w_dims: list, dims: list) -> Lowered:
+    """A 1x1 convolution of stride 1, no padding and one group as one matmul: W [M, C] times x
+    viewed as [N, C, D1 * ..] is y [N, M, D1 * ..] (NCHW as it is), viewed back, plus
+    b [M] viewed as [M, 1, ..] (a broadcast add)."""
+    x, w = inputs[:2]
+    element = w.type.element_type
+    em = state.emitter
+    weights, weight_dims = reshape_value(state, w, w_dims, w_dims[:2], w_dims[:2])
+    spatial = em.product(x_dims[2:])
+    flat, flat_dims = reshape_value(state, x, x_dims, [*x_dims[:2], spatial], [*x_dims[:2], spatial])
+    product_dims = state.check(shapes.matmul(em, weight_dims, flat_dims))
+    product = state.compute_value(hip.MatmulOp, [weights, flat], product_dims, element)
+    value, value_dims = reshape_value(state, product, product_dims, dims, dims)
+    if len(inputs) == 3:
+        bias, _ = reshape_value(state, inputs[2], [w_dims[0]], [w_dims[0], *[1] * (len(dims) - 2)], [w_dims[0], *[1] * (len(dims) - 2)])
+        value = state.compute_value(hip.AddOp, [value, bias], value_dims, element)
+    return Lowered(value_dims, element, value)
+
+
 @converts("Conv")
 def convert_conv(op: Operation, state: ConversionState) -> list[Lowered]:
     x_dims, w_dims, kernel, group = _filters(op, state)
     strides, dilations, pads = _explicit_window(op, state, x_dims, kernel)
     dims = state.fit_to_declared(state.check(shapes.conv(state.emitter, x_dims, w_dims, strides, dilations, pads, group)), op.results[0].type)
+    if group == 1 and all(k == 1 for k in kernel) and all(s == 1 for s in strides) and not any(pads):
+        return [_pointwise_conv(state, _filter_inputs(op, state), x_dims, w_dims, dims)]
     properties = {**_window_properties(strides, dilations, pads), "group": IntegerAttr(group, i64)}
     return state.compute(hip.ConvOp, _filter_inputs(op, state), [(dims, state.element_type(op.operands[0]))], properties=properties)
 
