@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from xdsl.dialects.builtin import FileLineColLoc, LocationAttr as Location, NameLoc, StringAttr, UnknownLoc
 from xdsl.ir import Operation
+
 from xhip.dialects.onnx.base import NODE_NAME_ATTR
 from xhip.errors import XhipError, escape  # noqa: F401 (the error's home for most callers)
 

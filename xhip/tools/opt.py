@@ -230,8 +230,11 @@ def _write_outputs(
 
 def run(argv: Sequence[str] | None = None, timings: Timings | None = None) -> int:
     """The command; `timings` (main's counts the process's start-up) collects the --timing rows."""
-    timings = Timings() if timings is None else timings
-    args = build_arg_parser().parse_args(argv)  # before the compiler loads: --help and --version stay light
+    # Parsed before the compiler loads: --help, --version and usage errors stay light.
+    return _run_parsed(build_arg_parser().parse_args(argv), Timings() if timings is None else timings)
+
+
+def _run_parsed(args: argparse.Namespace, timings: Timings) -> int:
     from xhip.diagnostics import XhipError
     from xhip.output_files import OutputFiles, check_writable
     from xhip.report.request import MemoryReportRequest
@@ -319,9 +322,9 @@ def _import_compiler() -> None:
 def _process_command(argv: Sequence[str] | None) -> int:
     """`run` as the whole process: the collector tuned for a compile, start-up in --timing."""
     gc.set_threshold(*COMPILE_GC_THRESHOLD)
-    build_arg_parser().parse_args(argv)  # --help, --version and usage errors end here, before the compiler loads
+    args = build_arg_parser().parse_args(argv)  # --help, --version and usage errors end here, before the compiler loads
     _import_compiler()
-    code = run(argv, Timings.since_process_start())
+    code = _run_parsed(args, Timings.since_process_start())
     # The process ends here: the OS takes the IR back at once, while the collector at
     # interpreter exit would walk its million objects first (0.2 s after --timing's total).
     gc.freeze()

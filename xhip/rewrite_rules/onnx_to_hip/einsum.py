@@ -118,20 +118,21 @@ def _contracted(state: ConversionState, a: _Term, b: _Term, needed: set[str]) ->
     em = state.emitter
     a = _transposed(state, a, batch + left + contract)
     b = _transposed(state, b, batch + contract + right)
-    size = {label: dim for term in (a, b) for label, dim in zip(term.labels, term.dims)}
-    for label in contract:
-        ea, eb = a.dims[a.labels.index(label)], b.dims[b.labels.index(label)]
+    # After the transposes: a is [batch, left, contract], b is [batch, contract, right].
+    n = len(batch)
+    left_dims, contract_dims = a.dims[n : n + len(left)], a.dims[n + len(left) :]
+    right_dims = b.dims[n + len(contract) :]
+    for label, ea, eb in zip(contract, contract_dims, b.dims[n : n + len(contract)]):
         if isinstance(ea, int) and isinstance(eb, int) and ea != eb:
             raise state.error(f"Einsum label '{label}' has extents {ea} and {eb}")
-    k = em.product([a.dims[a.labels.index(l)] for l in contract])
-    a_value, a_dims = _viewed(state, a, [*a.dims[: len(batch)], em.product([size[l] for l in left]), k])
-    b_value, b_dims = _viewed(state, b, [*b.dims[: len(batch)], k, em.product([b.dims[b.labels.index(l)] for l in right])])
+    k = em.product(contract_dims)
+    a_value, a_dims = _viewed(state, a, [*a.dims[:n], em.product(left_dims), k])
+    b_value, b_dims = _viewed(state, b, [*b.dims[:n], k, em.product(right_dims)])
     dims = state.check(shapes.matmul(em, a_dims, b_dims))
     (product,) = state.compute(hip.MatmulOp, [a_value, b_value], [(dims, _element(a))])
     assert product.value is not None
     out = _Term(product.value, product.dims, [])
-    batch_dims = product.dims[: len(batch)]
-    value, out_dims = _viewed(state, out, [*batch_dims, *(size[l] for l in left), *(b.dims[b.labels.index(l)] for l in right)])
+    value, out_dims = _viewed(state, out, [*product.dims[:n], *left_dims, *right_dims])
     return _Term(value, out_dims, batch + left + right)
 
 
