@@ -11,6 +11,8 @@ the same values, only one-shot-bufferize then sees views instead of copies:
     x = Transpose(w, p), read by the attention       -> w, with x_perm p (chains compose)
     Reshape(Transpose(Reshape(K) [N, S, D], [0, 2, 1]), [*A, D, S])  with K [*A, S, D]
                                                      -> K, through a swap of its last dims
+    ExpandShape(Transpose(CollapseShape(K) [N, S, D], [0, 2, 1]), [*A, D, S])  likewise
+                                                        (a decoder's: its Reshapes are views)
     Transpose(Attention(...), p)                     -> Attention(...) writing the
                                                         Transpose's init, y_perm p
     ExpandShape(ExtractSlice(X) of whole rows, [.., h, d])
@@ -146,15 +148,25 @@ def _transposed(value: SSAValue) -> Step | None:
     return None
 
 
+def _swapped_between(value: SSAValue, outer_class: type[Operation], inner_class: type[Operation]) -> tuple[Operation, Operation] | None:
+    """(outer, inner) when `value` is outer(Transpose(inner(K), [0, 2, 1])): Kᵀ on merged
+    batch dims, `outer` and `inner` the ops that merge and split them."""
+    outer = value.owner
+    if not isinstance(outer, outer_class):
+        return None
+    swap = _transposed(outer.operands[0])
+    if swap is None or swap[1] != (0, 2, 1) or not isinstance(inner := swap[0].owner, inner_class):
+        return None
+    return outer, inner
+
+
 def _swap_through_reshapes(value: SSAValue) -> Step | None:
     """(K, swap of its last two dims) when `value` is the exports' Kᵀ made on merged batch
     dims: Reshape(Transpose(Reshape(K) -> [N, S, D], [0, 2, 1]), [*A, D, S]), K [*A, S, D]."""
-    outer = value.owner
-    if not isinstance(outer, tensor.ReshapeOp):
+    if (ops := _swapped_between(value, tensor.ReshapeOp, tensor.ReshapeOp)) is None:
         return None
-    swap = _transposed(outer.source)
-    if swap is None or swap[1] != (0, 2, 1) or not isinstance(inner := swap[0].owner, tensor.ReshapeOp):
-        return None
+    inner = ops[1]
+    assert isinstance(inner, tensor.ReshapeOp)
     k = inner.source
     dims, merged, result = tensor_dims(k), tensor_dims(inner.result), tensor_dims(value)
     if len(dims) < 3 or len(result) != len(dims):
@@ -169,10 +181,32 @@ def _swap_through_reshapes(value: SSAValue) -> Step | None:
     return k, (*range(rank - 2), rank - 1, rank - 2)
 
 
+def _swap_through_views(value: SSAValue) -> Step | None:
+    """(K, swap of its last two dims) when `value` is Kᵀ made on merged batch dims with
+    the reshapes canonicalized into views: ExpandShape(Transpose(CollapseShape(K) ->
+    [N, S, D], [0, 2, 1]), [*A, D, S]), K [*A, S, D] (a decoder's K: the Concat of its
+    cache and the new key, whose Reshapes folded to views)."""
+    if (ops := _swapped_between(value, tensor.ExpandShapeOp, tensor.CollapseShapeOp)) is None:
+        return None
+    outer, inner = ops
+    assert isinstance(outer, tensor.ExpandShapeOp) and isinstance(inner, tensor.CollapseShapeOp)
+    k = inner.src
+    dims, result = tensor_dims(k), tensor_dims(value)
+    rank = len(dims)
+    merged = [list(range(rank - 2)), [rank - 2], [rank - 1]]
+    if rank < 3 or len(result) != rank or groups_of(inner.reassociation) != merged or groups_of(outer.reassociation) != merged:
+        return None
+    *batch, s, d = dims
+    *result_batch, result_d, result_s = result
+    if not all(same_extent(a, b) for a, b in [(result_d, d), (result_s, s), *zip(result_batch, batch)]):
+        return None
+    return k, (*range(rank - 2), rank - 1, rank - 2)
+
+
 def read_through(value: SSAValue, perm: Perm | None) -> tuple[SSAValue, Perm | None]:
     """The value under `value`'s Transposes (and Kᵀ reshapes), with the perm that reads
     it as `transpose(value, perm)` did."""
-    while (step := _transposed(value) or _swap_through_reshapes(value)) is not None:
+    while (step := _transposed(value) or _swap_through_reshapes(value) or _swap_through_views(value)) is not None:
         value, inner = step
         perm = inner if perm is None else tuple(inner[p] for p in perm)
     return value, perm

@@ -260,3 +260,67 @@ func.func @bufferized(%ctx: !hip.context, %q: memref<2x3x5x8xf32>, %k: memref<2x
 // CHECK-LABEL: func.func @bufferized
 // CHECK-NEXT:    hip.attention(%{{.*}}) ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<2x3x5x8xf32>, memref<2x3x6x8xf32>, memref<2x3x6x8xf32>) outs(%{{.*}} : memref<2x3x5x8xf32>)
 // CHECK-NEXT:    func.return
+
+// -----
+
+// A decoder step's attention (one new token, batch %b, 4 heads of 16): q, k, v sliced
+// out of the QKV projection %x, K and V the Concat of the cache and the new token's, Kᵀ
+// made on merged batch dims through CollapseShape / ExpandShape (the export's Reshapes,
+// canonicalized into views). Kᵀ folds as a swap of the Concat's last dims: the
+// attention reads the present K as it is (no k_transposed), no Kᵀ Transpose is left.
+
+func.func @decoder_step(%ctx: !hip.context, %x: tensor<?x1x192xf32>, %past_k: tensor<?x4x?x16xf32>, %past_v: tensor<?x4x?x16xf32>) -> (tensor<?x1x64xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %b = tensor.dim %x, %c0 : tensor<?x1x192xf32>
+  %p = tensor.dim %past_k, %c2 : tensor<?x4x?x16xf32>
+  %root = arith.constant dense<0.5> : tensor<1xf32>
+  %q_rows = tensor.extract_slice %x[0, 0, 0] [%b, 1, 64] [1, 1, 1] : tensor<?x1x192xf32> to tensor<?x1x64xf32>
+  %k_rows = tensor.extract_slice %x[0, 0, 64] [%b, 1, 64] [1, 1, 1] : tensor<?x1x192xf32> to tensor<?x1x64xf32>
+  %v_rows = tensor.extract_slice %x[0, 0, 128] [%b, 1, 64] [1, 1, 1] : tensor<?x1x192xf32> to tensor<?x1x64xf32>
+  %e_heads = tensor.empty(%b) : tensor<?x4x1x16xf32>
+  %q_split = tensor.expand_shape %q_rows [[0], [1], [2, 3]] output_shape [%b, 1, 4, 16] : tensor<?x1x64xf32> into tensor<?x1x4x16xf32>
+  %q = hip.transpose(%ctx) ins(%q_split : tensor<?x1x4x16xf32>) outs(%e_heads : tensor<?x4x1x16xf32>) {perm = array<i64: 0, 2, 1, 3>} -> tensor<?x4x1x16xf32>
+  %k_split = tensor.expand_shape %k_rows [[0], [1], [2, 3]] output_shape [%b, 1, 4, 16] : tensor<?x1x64xf32> into tensor<?x1x4x16xf32>
+  %k_new = hip.transpose(%ctx) ins(%k_split : tensor<?x1x4x16xf32>) outs(%e_heads : tensor<?x4x1x16xf32>) {perm = array<i64: 0, 2, 1, 3>} -> tensor<?x4x1x16xf32>
+  %v_split = tensor.expand_shape %v_rows [[0], [1], [2, 3]] output_shape [%b, 1, 4, 16] : tensor<?x1x64xf32> into tensor<?x1x4x16xf32>
+  %v_new = hip.transpose(%ctx) ins(%v_split : tensor<?x1x4x16xf32>) outs(%e_heads : tensor<?x4x1x16xf32>) {perm = array<i64: 0, 2, 1, 3>} -> tensor<?x4x1x16xf32>
+  %s = arith.addi %p, %c1 : index
+  %e_cache = tensor.empty(%b, %s) : tensor<?x4x?x16xf32>
+  %k = hip.concat(%ctx) ins(%past_k, %k_new : tensor<?x4x?x16xf32>, tensor<?x4x1x16xf32>) outs(%e_cache : tensor<?x4x?x16xf32>) {axis = 2 : i64} -> tensor<?x4x?x16xf32>
+  %v = hip.concat(%ctx) ins(%past_v, %v_new : tensor<?x4x?x16xf32>, tensor<?x4x1x16xf32>) outs(%e_cache : tensor<?x4x?x16xf32>) {axis = 2 : i64} -> tensor<?x4x?x16xf32>
+  %bh = arith.muli %b, %c4 : index
+  %k_merged = tensor.collapse_shape %k [[0, 1], [2], [3]] : tensor<?x4x?x16xf32> into tensor<?x?x16xf32>
+  %e_kt_merged = tensor.empty(%bh, %s) : tensor<?x16x?xf32>
+  %kt_merged = hip.transpose(%ctx) ins(%k_merged : tensor<?x?x16xf32>) outs(%e_kt_merged : tensor<?x16x?xf32>) {perm = array<i64: 0, 2, 1>} -> tensor<?x16x?xf32>
+  %kt = tensor.expand_shape %kt_merged [[0, 1], [2], [3]] output_shape [%b, 4, 16, %s] : tensor<?x16x?xf32> into tensor<?x4x16x?xf32>
+  %q_scaled = hip.mul(%ctx) ins(%q, %root : tensor<?x4x1x16xf32>, tensor<1xf32>) outs(%e_heads : tensor<?x4x1x16xf32>) -> tensor<?x4x1x16xf32>
+  %e_kt = tensor.empty(%b, %s) : tensor<?x4x16x?xf32>
+  %kt_scaled = hip.mul(%ctx) ins(%kt, %root : tensor<?x4x16x?xf32>, tensor<1xf32>) outs(%e_kt : tensor<?x4x16x?xf32>) -> tensor<?x4x16x?xf32>
+  %e_s = tensor.empty(%b, %s) : tensor<?x4x1x?xf32>
+  %scores = hip.matmul(%ctx) ins(%q_scaled, %kt_scaled : tensor<?x4x1x16xf32>, tensor<?x4x16x?xf32>) outs(%e_s : tensor<?x4x1x?xf32>) -> tensor<?x4x1x?xf32>
+  %probs = hip.softmax(%ctx) ins(%scores : tensor<?x4x1x?xf32>) outs(%e_s : tensor<?x4x1x?xf32>) -> tensor<?x4x1x?xf32>
+  %y = hip.matmul(%ctx) ins(%probs, %v : tensor<?x4x1x?xf32>, tensor<?x4x?x16xf32>) outs(%e_heads : tensor<?x4x1x16xf32>) -> tensor<?x4x1x16xf32>
+  %e_y = tensor.empty(%b) : tensor<?x1x4x16xf32>
+  %y_split = hip.transpose(%ctx) ins(%y : tensor<?x4x1x16xf32>) outs(%e_y : tensor<?x1x4x16xf32>) {perm = array<i64: 0, 2, 1, 3>} -> tensor<?x1x4x16xf32>
+  %y_rows = tensor.collapse_shape %y_split [[0], [1], [2, 3]] : tensor<?x1x4x16xf32> into tensor<?x1x64xf32>
+  func.return %y_rows, %k, %v : tensor<?x1x64xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>
+}
+// CHECK-LABEL: func.func @decoder_step
+// CHECK-SAME:    (%[[CTX:.*]]: !hip.context, %[[X:.*]]: tensor<?x1x192xf32>, %[[PAST_K:.*]]: tensor<?x4x?x16xf32>, %[[PAST_V:.*]]: tensor<?x4x?x16xf32>)
+// CHECK:         %[[HEADS:.*]] = tensor.expand_shape %[[X]] {{.*}} into tensor<?x1x12x16xf32>
+// CHECK-NEXT:    %[[Q:.*]] = tensor.extract_slice %[[HEADS]][0, 0, 0, 0]
+// CHECK:         %[[K_NEW:.*]] = hip.transpose
+// CHECK:         %[[V_NEW:.*]] = hip.transpose
+// CHECK:         %[[K:.*]] = hip.concat(%[[CTX]]) ins(%[[PAST_K]], %[[K_NEW]] :
+// CHECK-NEXT:    %[[V:.*]] = hip.concat(%[[CTX]]) ins(%[[PAST_V]], %[[V_NEW]] :
+// CHECK-NOT:     hip.transpose
+// CHECK:         %[[Y:.*]] = hip.attention(%[[CTX]]) ins(%[[Q]], %[[K]], %[[V]] : tensor<?x1x4x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>)
+// CHECK-SAME:      {scale = 2.500000e-01 : f64, q_perm = array<i64: 0, 2, 1, 3>, y_perm = array<i64: 0, 2, 1, 3>}
+// CHECK-NEXT:    %[[ROWS:.*]] = tensor.collapse_shape %[[Y]]
+// CHECK-NEXT:    func.return %[[ROWS]], %[[K]], %[[V]]
+
+// BUF-LABEL: func.func @decoder_step
+// BUF:         hip.attention
