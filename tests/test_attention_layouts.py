@@ -155,10 +155,11 @@ LEFT_PER_LAYER = {"gpt2_2layer": 0, "bert_tiny_64": 0, "roberta_tiny": 0, "llama
 """hip.transpose left per attention layer: Llama's q and k Transposes feed RoPE, not the
 attention."""
 
-FOLDED_PER_LAYER = {"gpt2_2layer": 8, "bert_tiny_64": 5, "roberta_tiny": 5, "llama_tiny": 5}
-"""Buffers per layer the planner no longer sees: GPT-2's 3 slice copies, and each
-folded Transpose's output (q, k, v, Kᵀ and y; Llama: v, Kᵀ, y and the repeated K and V
-of its grouped-query heads)."""
+FOLDED_PER_LAYER = {"gpt2_2layer": 5, "bert_tiny_64": 5, "roberta_tiny": 5, "llama_tiny": 5}
+"""Buffers per layer the planner no longer sees: each folded Transpose's output (q, k, v,
+Kᵀ and y; Llama: v, Kᵀ, y and the repeated K and V of its grouped-query heads). GPT-2's
+slices of its fused QKV projection are views without the fold as well (one-shot-bufferize
+expands a strided slice as a view)."""
 
 
 @functools.cache

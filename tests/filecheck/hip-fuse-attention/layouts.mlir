@@ -322,5 +322,13 @@ func.func @decoder_step(%ctx: !hip.context, %x: tensor<?x1x192xf32>, %past_k: te
 // CHECK-NEXT:    %[[ROWS:.*]] = tensor.collapse_shape %[[Y]]
 // CHECK-NEXT:    func.return %[[ROWS]], %[[K]], %[[V]]
 
+// The new token's k and v are strided views of %x split into heads (an expand of a
+// strided slice is a view): the Transposes read %x itself, nothing is copied.
 // BUF-LABEL: func.func @decoder_step
+// BUF-NOT:     memref.copy
+// BUF:         memref.expand_shape %{{.*}} : memref<?x1x64xf32, strided<[192, 192, 1], offset: 64>> into memref<?x1x4x16xf32, strided<[192, 192, 16, 1], offset: 64>>
+// BUF-NEXT:    memref.alloc
+// BUF-NEXT:    hip.transpose(%{{.*}}) ins(%{{.*}} : memref<?x1x4x16xf32, strided<[192, 192, 16, 1], offset: 64>>)
+// BUF-NOT:     memref.copy
 // BUF:         hip.attention
+// BUF-NOT:     memref.copy

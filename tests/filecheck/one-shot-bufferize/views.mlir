@@ -114,3 +114,41 @@ func.func @return_slice(%ctx: !hip.context, %x: tensor<?x?xf32>, %n: index) -> t
 // CHECK-NEXT:    %[[C:.*]] = memref.alloc(%n, %n) {alignment = 64 : i64} : memref<?x?xf32>
 // CHECK-NEXT:    "memref.copy"(%[[S]], %[[C]])
 // CHECK-NEXT:    func.return %[[C]] : memref<?x?xf32>
+
+// -----
+
+// An expand of a strided slice is a view: each split dim strides as its source dim, the
+// dims after it in the group by their static extents (GPT-2's heads of one third of its
+// QKV projection). A dynamic extent inside a split group would leave a stride unknown:
+// that slice is copied first.
+func.func @heads_of_a_slice(%ctx: !hip.context, %x: tensor<?x192xf32>) -> tensor<?x4x16xf32> {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %x, %c0 : tensor<?x192xf32>
+  %rows = tensor.extract_slice %x[0, 64] [%b, 64] [1, 1] : tensor<?x192xf32> to tensor<?x64xf32>
+  %heads = tensor.expand_shape %rows [[0], [1, 2]] output_shape [%b, 4, 16] : tensor<?x64xf32> into tensor<?x4x16xf32>
+  %e = tensor.empty(%b) : tensor<?x4x16xf32>
+  %y = hip.neg(%ctx) ins(%heads : tensor<?x4x16xf32>) outs(%e : tensor<?x4x16xf32>) -> tensor<?x4x16xf32>
+  func.return %y : tensor<?x4x16xf32>
+}
+// CHECK-LABEL: func.func @heads_of_a_slice
+// CHECK:         %[[ROWS:.*]] = memref.subview %x[0, 64] [%{{.*}}, 64] [1, 1] : memref<?x192xf32> to memref<?x64xf32, strided<[192, 1], offset: 64>>
+// CHECK-NEXT:    %[[HEADS:.*]] = memref.expand_shape %[[ROWS]] {{\[\[}}0 : i64], [1 : i64, 2 : i64]] output_shape [%{{.*}}, 4, 16] : memref<?x64xf32, strided<[192, 1], offset: 64>> into memref<?x4x16xf32, strided<[192, 16, 1], offset: 64>>
+// CHECK-NOT:     memref.copy
+// CHECK:         hip.neg(%ctx) ins(%[[HEADS]] : memref<?x4x16xf32, strided<[192, 16, 1], offset: 64>>)
+
+// -----
+
+func.func @dynamic_inner_extent(%ctx: !hip.context, %x: tensor<?x192xf32>, %n: index) -> tensor<?x?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %x, %c0 : tensor<?x192xf32>
+  %rows = tensor.extract_slice %x[0, 64] [%b, 64] [1, 1] : tensor<?x192xf32> to tensor<?x64xf32>
+  %heads = tensor.expand_shape %rows [[0, 1], [2]] output_shape [%n, %n, 64] : tensor<?x64xf32> into tensor<?x?x64xf32>
+  %e = tensor.empty(%n, %n) : tensor<?x?x64xf32>
+  %y = hip.neg(%ctx) ins(%heads : tensor<?x?x64xf32>) outs(%e : tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  func.return %y : tensor<?x?x64xf32>
+}
+// CHECK-LABEL: func.func @dynamic_inner_extent
+// CHECK:         %[[ROWS:.*]] = memref.subview %x
+// CHECK-NEXT:    %[[DENSE:.*]] = memref.alloc
+// CHECK-NEXT:    "memref.copy"(%[[ROWS]], %[[DENSE]])
+// CHECK-NEXT:    memref.expand_shape %[[DENSE]] {{.*}} : memref<?x64xf32> into memref<?x?x64xf32>

@@ -33,7 +33,11 @@ from xhip.rewrite_rules.bufferize.types import (
     Dim,
     collapse,
     expand,
+    expanded_layout,
+    groups_of,
+    is_identity,
     memref_of,
+    static_or_dynamic,
     subview_type,
     whole_buffer,
     with_shape,
@@ -145,10 +149,18 @@ def _insert_slice(op: tensor.InsertSliceOp, state: BufferizationState) -> None:
 
 @bufferizes(tensor.ExpandShapeOp)
 def _expand_shape(op: tensor.ExpandShapeOp, state: BufferizationState) -> None:
-    source = state.contiguous(state.buffer(op.src))
+    # Splitting dims of a strided view is a view (a slice of GPT-2's fused QKV split into
+    # heads reads the projection's buffer); only a dynamic extent inside a split group
+    # needs a contiguous copy first.
+    source = state.buffer(op.src)
     output_shape = mixed_dims(op.static_output_shape.get_values(), op.dynamic_output_shape)
-    view = state.insert(expand(source, op.reassociation, output_shape))
-    state.bind(op.result, state.cast(view.results[0], memref_of(_tensor_type(op.result))))
+    static = _tensor_type(op.result).get_shape()
+    assert isinstance(source.type, MemRefType)
+    if not is_identity(source.type) and expanded_layout(source.type, groups_of(op.reassociation), static_or_dynamic(output_shape)) is None:
+        source = state.copy_of(source)
+    view = state.insert(expand(source, op.reassociation, output_shape)).results[0]
+    assert isinstance(view.type, MemRefType)
+    state.bind(op.result, state.cast(view, with_shape(view.type, static)))
 
 
 @bufferizes(tensor.CollapseShapeOp)
