@@ -61,7 +61,8 @@ class GpuBackend:
         if kind == "scratch":
             return self.memory.allocate_host_mapped(nbytes, label, kind)
         self.queued = True  # the poison fill is stream work
-        return self.memory.allocate(nbytes, label, kind)
+        # An input's buffer is written whole (upload or copy) before anything reads it: no fill.
+        return self.memory.allocate(nbytes, label, kind, poison=kind != "input")
 
     def grow(self, buffer: DeviceBuffer, nbytes: int) -> DeviceBuffer:
         """A larger buffer with the old contents (after the queued work is done)."""

@@ -1,0 +1,64 @@
+"""The GPU backend's caching allocator: what a decode loop asks of it, on the no-op driver.
+
+A decoder step's inputs and outputs grow by one token a step (a layer's K at batch 1:
+12 heads x 64 x 4 bytes = 3 KiB more each step). Sizes above 64 KiB round to 1/8 of the
+next power of two, so such a run reuses the blocks the runs before it freed instead of
+asking the driver for new ones; an input's buffer is written whole before it is read, so
+it is not filled with the poison byte first (outputs and the rest still are).
+"""
+
+from __future__ import annotations
+
+from xhip.runtime.backends.gpu.memory import POISON_BYTE, DeviceMemory, _size_class
+from xhip.testing.null_driver import NullDriver
+
+
+class CountingDriver(NullDriver):
+    def __init__(self) -> None:
+        super().__init__()
+        self.mallocs: list[int] = []
+        self.fills: list[int] = []
+
+    def malloc(self, nbytes: int) -> int:
+        self.mallocs.append(nbytes)
+        return super().malloc(nbytes)
+
+    def fill(self, address: int, byte: int, nbytes: int) -> None:
+        assert byte == POISON_BYTE
+        self.fills.append(nbytes)
+
+
+def test_a_buffer_that_grows_a_token_a_step_reuses_freed_blocks():
+    driver = CountingDriver()
+    memory = DeviceMemory(driver, limit_bytes=1 << 30)
+    token = 12 * 64 * 4
+    sizes = [(past + 1) * token for past in range(128, 192)]  # 64 steps, 387 KiB .. 576 KiB
+    live = None
+    for nbytes in sizes:
+        live = memory.allocate(nbytes, "present", "output")  # the step before's dies here
+    assert live is not None and live.nbytes == sizes[-1]
+    classes = {_size_class(n) for n in sizes}
+    # At most two blocks per class (a step's buffer and the one before it, both alive),
+    # each at most 1/8 larger than the request that made it.
+    assert len(driver.mallocs) <= 2 * len(classes) < len(sizes) // 4
+    assert all(size in classes for size in driver.mallocs)
+    assert all(_size_class(n) - n <= n / 8 for n in sizes)
+
+
+def test_small_buffers_round_to_512_bytes():
+    driver = CountingDriver()
+    memory = DeviceMemory(driver, limit_bytes=1 << 30)
+    memory.allocate(3000, "x", "output")
+    memory.allocate(64 << 10, "y", "output")
+    assert driver.mallocs == [3072, 64 << 10]
+
+
+def test_inputs_are_not_poisoned_outputs_are():
+    from xhip.runtime.backends.gpu.backend import GpuBackend
+
+    driver = CountingDriver()
+    backend = GpuBackend(driver)
+    held = [backend.allocate(4096, "input 'x'", "input")]
+    assert driver.fills == []
+    held.append(backend.allocate(4096, "output 'y'", "output"))
+    assert driver.fills == [4096] and len(driver.mallocs) == len(held)
