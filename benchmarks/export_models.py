@@ -17,7 +17,8 @@ script prints the file, its size and its op list (op type x count).
 `--small` writes the tiny models the CI tests run (a BERT with token_type_ids, a RoBERTa
 without them, so with GatherElements, a Llama-style decoder with rotary embeddings, a
 ResNet-shaped image classifier and a U-Net-shaped segmenter (Resize to a tensor's size and
-by a constant scale) with dynamic batch, height and width, each under 1 MB) into
+by a constant scale) with dynamic batch, height and width, and decoder_step.py's decoder
+step with its key/value cache at toy sizes (dynamic batch and past), each under 1 MB) into
 examples/ instead. `--signals` writes the vision and speech families instead (SIGNAL_EXPORTS:
 ResNet-50, ConvNeXt-T, MobileNetV2, SegFormer-b0, ViT-B/16, DeiT-B, Swin-T, CLIP's ViT-B/32
 vision tower, Whisper-base's encoder, Wav2Vec2-base; last_hidden_state from their one float
@@ -227,6 +228,9 @@ class TinyUNet(torch.nn.Module):
 
 
 IMAGE_MODELS = {"resnet_tiny": TinyResNet, "unet_tiny": TinyUNet}
+
+DECODER_STEPS = {"decoder_tiny": dict(layers=2, width=64, heads=4, vocab=256, positions=128)}
+"""decoder_step.py's cached step at toy sizes (the KV-cache flow of a generation loop)."""
 """The tiny image models `--small` writes, by file name."""
 
 
@@ -376,14 +380,16 @@ def main(argv: list[str] | None = None) -> int:
     signals = SIGNAL_EXPORTS if args.signals else ()
     images = tuple(IMAGE_MODELS) if args.small else ()
     """The image models (their own export: an image input, dynamic batch, height and width)."""
+    decoders = tuple(DECODER_STEPS) if args.small else ()
     if args.only:
-        known = [*(s.name for s in specs), *(s.name for s in signals), *images]
+        known = [*(s.name for s in specs), *(s.name for s in signals), *images, *decoders]
         unknown = sorted(set(args.only) - set(known))
         if unknown:
             parser.error(f"unknown model(s) {', '.join(unknown)}; choose from {', '.join(known)}")
         specs = tuple(s for s in specs if s.name in args.only)
         signals = tuple(s for s in signals if s.name in args.only)
         images = tuple(name for name in images if name in args.only)
+        decoders = tuple(name for name in decoders if name in args.only)
     folder = args.out or (SMALL_DIR if args.small else DEFAULT_OUT)
     folder.mkdir(parents=True, exist_ok=True)
     for signal in signals:
@@ -391,6 +397,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{signal.name}: {path} {path.stat().st_size / 1e6:.2f} MB\n  ops: {op_list(path)}", flush=True)
     for name in images:
         path = export_image_model(name, folder)
+        print(f"{name}: {path} {path.stat().st_size / 1e6:.2f} MB\n  ops: {op_list(path)}", flush=True)
+    for name in decoders:
+        import decoder_step
+
+        module = decoder_step.build(decoder_step.DecoderSizes(**DECODER_STEPS[name]))
+        path = decoder_step.export(module, folder / f"{name}.onnx")
         print(f"{name}: {path} {path.stat().st_size / 1e6:.2f} MB\n  ops: {op_list(path)}", flush=True)
     for spec in specs:
         path = export(spec, folder)

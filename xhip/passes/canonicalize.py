@@ -17,17 +17,18 @@ from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from xhip.rewrite_rules.index_folds import INDEX_FOLD_PATTERNS
+from xhip.rewrite_rules.unit_dim_transposes import UnitDimTransposeIsReshape
 
 
 @dataclass(frozen=True)
 class CanonicalizePass(ModulePass):
-    """Upstream canonicalization patterns and folders, plus index/shape folds."""
+    """Upstream canonicalization patterns and folders, plus index/shape folds and unit-dim transposes as reshapes."""
 
     name = "canonicalize"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         pattern = GreedyRewritePatternApplier(
-            [CanonicalizationRewritePattern(), *INDEX_FOLD_PATTERNS],
+            [CanonicalizationRewritePattern(), *INDEX_FOLD_PATTERNS, UnitDimTransposeIsReshape()],
             ctx=ctx,
             folding_enabled=True,
         )

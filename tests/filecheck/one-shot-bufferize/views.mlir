@@ -152,3 +152,30 @@ func.func @dynamic_inner_extent(%ctx: !hip.context, %x: tensor<?x192xf32>, %n: i
 // CHECK-NEXT:    %[[DENSE:.*]] = memref.alloc
 // CHECK-NEXT:    "memref.copy"(%[[ROWS]], %[[DENSE]])
 // CHECK-NEXT:    memref.expand_shape %[[DENSE]] {{.*}} : memref<?x64xf32> into memref<?x?x64xf32>
+
+// -----
+
+// A collapse of a strided slice is a view where the merged dims lie end to end (whole
+// rows of 32, strided [128, 32, 1] -> [128, 1]); half rows leave a gap between the dims,
+// so that slice is copied first.
+func.func @collapse_of_slices(%ctx: !hip.context, %x: tensor<?x4x32xf32>) -> (tensor<?x64xf32>, tensor<?x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %x, %c0 : tensor<?x4x32xf32>
+  %rows = tensor.extract_slice %x[0, 1, 0] [%b, 2, 32] [1, 1, 1] : tensor<?x4x32xf32> to tensor<?x2x32xf32>
+  %whole = tensor.collapse_shape %rows [[0], [1, 2]] : tensor<?x2x32xf32> into tensor<?x64xf32>
+  %halves = tensor.extract_slice %x[0, 0, 0] [%b, 2, 16] [1, 1, 1] : tensor<?x4x32xf32> to tensor<?x2x16xf32>
+  %gapped = tensor.collapse_shape %halves [[0], [1, 2]] : tensor<?x2x16xf32> into tensor<?x32xf32>
+  %e = tensor.empty(%b) : tensor<?x64xf32>
+  %y = hip.neg(%ctx) ins(%whole : tensor<?x64xf32>) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %e2 = tensor.empty(%b) : tensor<?x32xf32>
+  %z = hip.neg(%ctx) ins(%gapped : tensor<?x32xf32>) outs(%e2 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  func.return %y, %z : tensor<?x64xf32>, tensor<?x32xf32>
+}
+// CHECK-LABEL: func.func @collapse_of_slices
+// CHECK:         %[[ROWS:.*]] = memref.subview %x[0, 1, 0] {{.*}} to memref<?x2x32xf32, strided<[128, 32, 1], offset: 32>>
+// CHECK-NEXT:    %[[WHOLE:.*]] = memref.collapse_shape %[[ROWS]] {{\[\[}}0 : i64], [1 : i64, 2 : i64]] : memref<?x2x32xf32, strided<[128, 32, 1], offset: 32>> into memref<?x64xf32, strided<[128, 1], offset: 32>>
+// CHECK-NEXT:    %[[HALVES:.*]] = memref.subview %x[0, 0, 0] {{.*}} to memref<?x2x16xf32, strided<[128, 32, 1]>>
+// CHECK-NEXT:    %[[DENSE:.*]] = memref.alloc
+// CHECK-NEXT:    "memref.copy"(%[[HALVES]], %[[DENSE]])
+// CHECK-NEXT:    memref.collapse_shape %[[DENSE]] {{.*}} : memref<?x2x16xf32> into memref<?x32xf32>
+// CHECK:         hip.neg(%ctx) ins(%[[WHOLE]] : memref<?x64xf32, strided<[128, 1], offset: 32>>)

@@ -32,6 +32,7 @@ from xhip.rewrite_rules.bufferize.state import BufferizationState
 from xhip.rewrite_rules.bufferize.types import (
     Dim,
     collapse,
+    collapsed_layout,
     expand,
     expanded_layout,
     groups_of,
@@ -165,10 +166,14 @@ def _expand_shape(op: tensor.ExpandShapeOp, state: BufferizationState) -> None:
 
 @bufferizes(tensor.CollapseShapeOp)
 def _collapse_shape(op: tensor.CollapseShapeOp, state: BufferizationState) -> None:
-    # Collapsing a strided view may not be expressible as a view: copy first.
-    source = state.contiguous(state.buffer(op.src))
-    view = state.insert(collapse(source, op.reassociation))
-    state.bind(op.result, state.cast(view.results[0], memref_of(_tensor_type(op.result))))
+    # Collapsing a strided view is a view where each group's dims lie end to end; else copy first.
+    source = state.buffer(op.src)
+    assert isinstance(source.type, MemRefType)
+    if not is_identity(source.type) and collapsed_layout(source.type, groups_of(op.reassociation)) is None:
+        source = state.copy_of(source)
+    view = state.insert(collapse(source, op.reassociation)).results[0]
+    assert isinstance(view.type, MemRefType)
+    state.bind(op.result, state.cast(view, with_shape(view.type, _tensor_type(op.result).get_shape())))
 
 
 def _reshape_dims(op: tensor.ReshapeOp, state: BufferizationState) -> list[Dim]:

@@ -65,14 +65,42 @@ def collapsed_shape(shape: Sequence[int], groups: Groups) -> list[int]:
     return collapsed
 
 
+def collapsed_layout(source_type: MemRefType[Attribute], groups: Groups) -> StridedLayoutAttr | None:
+    """The strided layout of collapsing a strided `source_type` by `groups`, where that is a
+    view: in each group the dims that are not 1 lie end to end (static strides and inner
+    extents say so) and the last of them closes the group, whose stride the merged dim
+    takes (a unit dim's stride is free, so the run-time view reads the last dim's). None
+    where a group is not such a run."""
+    shape, strides = source_type.get_shape(), source_type.get_strides()
+    assert strides is not None
+    result: list[int | None] = []
+    for group in groups:
+        kept = [d for d in group if shape[d] != 1]
+        if kept and kept[-1] != group[-1]:
+            return None
+        for outer, inner in zip(kept, kept[1:]):
+            if None in (strides[outer], strides[inner]) or shape[inner] == DYNAMIC_INDEX or strides[outer] != strides[inner] * shape[inner]:  # type: ignore[operator]
+                return None
+        result.append(strides[group[-1]])
+    return StridedLayoutAttr(result, source_type.get_offset())
+
+
 def collapse(source: SSAValue, reassociation: ArrayAttr[ArrayAttr[IntegerAttr]]) -> memref.CollapseShapeOp:
-    """`memref.collapse_shape` of an identity-layout buffer, with the inferred result type."""
+    """`memref.collapse_shape` of a buffer, with the inferred result type: identity-layout,
+    or strided where `collapsed_layout` gives the result a layout."""
     source_type = source.type
-    assert isinstance(source_type, MemRefType) and is_identity(source_type)
-    shape = collapsed_shape(source_type.get_shape(), groups_of(reassociation))
+    assert isinstance(source_type, MemRefType)
+    groups = groups_of(reassociation)
+    shape = collapsed_shape(source_type.get_shape(), groups)
+    if is_identity(source_type):
+        result_type = MemRefType(source_type.element_type, shape)
+    else:
+        layout = collapsed_layout(source_type, groups)
+        assert layout is not None, "collapse of a strided buffer whose groups are not contiguous"
+        result_type = MemRefType(source_type.element_type, shape, layout, source_type.memory_space)
     return memref.CollapseShapeOp.build(
         operands=[source],
-        result_types=[MemRefType(source_type.element_type, shape)],
+        result_types=[result_type],
         properties={"reassociation": reassociation},
     )
 
