@@ -24,8 +24,9 @@ and weights, fp32, TF32 off):
 
 Eager replayed from a CUDA graph needs one shape: it applies to none of these rows (every
 decode step and nearly every request is a new shape), so it is not a column. The JSON is
-rewritten after every row (`complete` false until the end); torch.compile's compile time
-is its own column, not in its ms.
+rewritten after every row (`complete` false until the end); torch.compile's warm-up compile
+time is its own field, not in its ms, and `compile_graphs_while_timed` counts the graphs
+it compiled during the timed loop (recompiles at new shapes, which are in its ms).
 """
 
 from __future__ import annotations
@@ -88,6 +89,15 @@ class Torch:
 
     def compiled(self, module):
         return self.torch.compile(module, dynamic=True) if self.compile_modules else None
+
+    def graphs_compiled(self) -> int | None:
+        """How many graphs torch.compile has compiled in this process (recompiles included):
+        what tells a row whose compiled times hold compiles apart."""
+        if not self.compile_modules:
+            return None
+        from torch._dynamo.utils import counters
+
+        return int(counters["stats"]["unique_graphs"])
 
 
 # ---- decode -------------------------------------------------------------------------------
@@ -165,7 +175,9 @@ def decode_rows(pt: Torch, results: Results, backend: str, batches: list[int], s
         prompt = _prompt(batch, past, sizes.vocab)
         xhip_s, xhip_walls, logits, chosen = _xhip_decode(exe, pt, gpu_module, prompt, steps)
         eager_s, _ = _torch_decode(pt, gpu_module, gpu_module, prompt, steps)
+        graphs_before = pt.graphs_compiled()
         compiled_s = _torch_decode(pt, compiled, gpu_module, prompt, steps)[0] if compiled is not None else None
+        recompiles = None if graphs_before is None else pt.graphs_compiled() - graphs_before  # type: ignore[operator]
         # The non-cached run over the prompt and every token but the last xhip chose.
         sequence = np.concatenate([prompt, np.stack(chosen[:-1], axis=1)], axis=1) if steps > 1 else prompt
         with torch.no_grad():
@@ -184,6 +196,7 @@ def decode_rows(pt: Torch, results: Results, backend: str, batches: list[int], s
             "eager_ms_per_token": round(eager_s / steps * 1e3, 3),
             "compile_ms_per_token": None if compiled_s is None else round(compiled_s / steps * 1e3, 3),
             "torch_compile_s": None if compile_torch_s is None else round(compile_torch_s, 1),
+            "compile_graphs_while_timed": recompiles,
             "check": "pass" if check.passed else "FAIL", "check_summary": check.summary(),
             "launches_per_step": exe.report.kernel_launches, "pool_bytes": exe.report.pool_bytes,
         }  # fmt: skip
@@ -260,7 +273,9 @@ def serving_rows(pt: Torch, results: Results, backend: str, requests: int, secti
         if checked is None or feeds["input_ids"].size < checked[0]["input_ids"].size:
             checked = (feeds, outputs)
     eager_walls = [_torch_request(pt, module, feeds) for feeds in stream]
+    graphs_before = pt.graphs_compiled()
     compiled_walls = [_torch_request(pt, compiled, feeds) for feeds in stream] if compiled is not None else None
+    recompiles = None if graphs_before is None else pt.graphs_compiled() - graphs_before  # type: ignore[operator]
     feeds, outputs = checked  # type: ignore[misc]
     check = check_outputs(outputs, references(model, feeds), backend)
     row = {
@@ -270,6 +285,7 @@ def serving_rows(pt: Torch, results: Results, backend: str, requests: int, secti
         "eager_ms_per_request": round(statistics.mean(eager_walls) * 1e3, 3),
         "compile_ms_per_request": None if compiled_walls is None else round(statistics.mean(compiled_walls) * 1e3, 3),
         "torch_compile_s": None if compile_torch_s is None else round(compile_torch_s, 1),
+        "compile_graphs_while_timed": recompiles,
         "xhip_replayed_requests": exe.report.replayed, "check": "pass" if check.passed else "FAIL",
         "check_shape": list(feeds["input_ids"].shape), "check_summary": check.summary(),
     }  # fmt: skip
