@@ -20,10 +20,11 @@ the same values, only one-shot-bufferize then sees views instead of copies:
     K, V = CollapseShape(Expand(x [b, G, 1, S, D]) -> [b, G, R, S, D]) -> [b, G*R, S, D]
                                                      -> x, over batch dims [b, G, R]
 
-The fourth one is GPT-2's fused QKV projection [b, s, 3*h*d] split into q, k, v:
-one-shot-bufferize copies a strided slice before reshaping it, but a slice of the
-reshaped whole is a strided view of the GEMM's buffer (q, k and v of one projection
-share one ExpandShape).
+The fourth one is GPT-2's fused QKV projection [b, s, 3*h*d] split into q, k, v: a
+slice of the reshaped whole is a strided view of the GEMM's buffer, and q, k and v of
+one projection share one ExpandShape (one-shot-bufferize views an expand of a strided
+slice too; the hoist makes the three one view and leaves no reshape between a slice
+and the attention).
 
 The last one is Llama's grouped-query attention (repeat_kv): the kernel broadcasts a
 unit batch dim with stride 0, so K and V need no repeated copy once q, the mask and y

@@ -24,8 +24,9 @@ A MatMul joins when its weight is a dense `onnx.Constant` of rank 2 that only
 it uses (a weight read elsewhere too would then be stored twice), of the
 group's row count K and element type, and when every user of its result reads
 a window in place: not a Reshape, Flatten, Squeeze or Unsqueeze, nor the
-function's return. Those need their operand contiguous (one-shot-bufferize
-copies a strided view before reshaping it, and an output is its own buffer), so
+function's return. Those may need their operand contiguous (one-shot-bufferize
+copies a strided view before a reshape that is not a split of dims, and an output is
+its own buffer), so
 each such part would cost a copy kernel and a buffer, more than the launch the
 merge saves (Llama's Q, K and V projections, each reshaped into heads, stay
 apart; its gate and up projections, read by elementwise ops, merge). The merged weights are erased, so only
