@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import onnx  # noqa: E402
+from gpu_bench import Results  # noqa: E402
 
 import xhip  # noqa: E402
 from xhip.runtime.check import Float64Outputs, check_outputs, compare, references, tolerances  # noqa: E402
@@ -53,28 +54,6 @@ from xhip.runtime.check import Float64Outputs, check_outputs, compare, reference
 SERVING_BATCH, SERVING_SEQ = (1, 8), (16, 512)
 FIRST_RUN_SHAPE = (3, 77)
 """A shape no other row of this run uses (serving draws its sequence lengths from a seeded stream)."""
-
-
-class Results:
-    """The JSON document, rewritten after every row: a run cut short keeps what it measured."""
-
-    def __init__(self, path: Path, device: str) -> None:
-        self.path = path
-        self.document: dict = {"complete": False, "device": device, "rows": []}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._write()
-
-    def add(self, row: dict) -> None:
-        self.document["rows"].append(row)
-        self._write()
-        print(json.dumps(row), flush=True)
-
-    def finish(self) -> None:
-        self.document["complete"] = True
-        self._write()
-
-    def _write(self) -> None:
-        self.path.write_text(json.dumps(self.document, indent=2) + "\n")
 
 
 class Torch:
@@ -200,7 +179,7 @@ def decode_rows(pt: Torch, results: Results, backend: str, batches: list[int], s
             "check": "pass" if check.passed else "FAIL", "check_summary": check.summary(),
             "launches_per_step": exe.report.kernel_launches, "pool_bytes": exe.report.pool_bytes,
         }  # fmt: skip
-        results.add(row)
+        add(results, row)
 
 
 # ---- serving and first run ----------------------------------------------------------------
@@ -262,7 +241,7 @@ def serving_rows(pt: Torch, results: Results, backend: str, requests: int, secti
             "compile_first_call_ms": None if compiled is None else round(_torch_request(pt, compiled, feeds) * 1e3, 3),
             "xhip_second_run_ms": round(_xhip_request(exe, feeds)[0] * 1e3, 3),
         }  # fmt: skip
-        results.add(row)
+        add(results, row)
     if "serving" not in sections:
         return
     stream = _requests(requests, spec.vocab, seed=0)
@@ -289,7 +268,13 @@ def serving_rows(pt: Torch, results: Results, backend: str, requests: int, secti
         "xhip_replayed_requests": exe.report.replayed, "check": "pass" if check.passed else "FAIL",
         "check_shape": list(feeds["input_ids"].shape), "check_summary": check.summary(),
     }  # fmt: skip
+    add(results, row)
+
+
+def add(results: Results, row: dict) -> None:
+    """A row into the JSON (rewritten at once: a run cut short keeps it), and on stdout."""
     results.add(row)
+    print(json.dumps(row), flush=True)
 
 
 def print_table(rows: list[dict]) -> None:
@@ -328,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
     pt = Torch(torch, device, not args.no_compile)
-    results = Results(args.json, torch.cuda.get_device_name() if device == "cuda" else "cpu")
+    results = Results()
+    results.start(args.json, torch.cuda.get_device_name() if device == "cuda" else "cpu", {})
     if "decode" in args.sections:
         decode_rows(pt, results, args.backend, args.batches, args.steps, args.past, args.tiny)
     if {"serving", "first-run"} & set(args.sections):
