@@ -34,11 +34,9 @@ from xhip.rewrite_rules.bufferize.types import (
     collapse,
     collapsed_layout,
     expand,
-    expanded_layout,
     groups_of,
     is_identity,
     memref_of,
-    static_or_dynamic,
     subview_type,
     whole_buffer,
     with_shape,
@@ -151,14 +149,10 @@ def _insert_slice(op: tensor.InsertSliceOp, state: BufferizationState) -> None:
 @bufferizes(tensor.ExpandShapeOp)
 def _expand_shape(op: tensor.ExpandShapeOp, state: BufferizationState) -> None:
     # Splitting dims of a strided view is a view (a slice of GPT-2's fused QKV split into
-    # heads reads the projection's buffer); only a dynamic extent inside a split group
-    # needs a contiguous copy first.
+    # heads reads the projection's buffer): no copy.
     source = state.buffer(op.src)
     output_shape = mixed_dims(op.static_output_shape.get_values(), op.dynamic_output_shape)
     static = _tensor_type(op.result).get_shape()
-    assert isinstance(source.type, MemRefType)
-    if not is_identity(source.type) and expanded_layout(source.type, groups_of(op.reassociation), static_or_dynamic(output_shape)) is None:
-        source = state.copy_of(source)
     view = state.insert(expand(source, op.reassociation, output_shape)).results[0]
     assert isinstance(view.type, MemRefType)
     state.bind(op.result, state.cast(view, with_shape(view.type, static)))

@@ -105,28 +105,24 @@ def collapse(source: SSAValue, reassociation: ArrayAttr[ArrayAttr[IntegerAttr]])
     )
 
 
-def expanded_layout(source_type: MemRefType[Attribute], groups: Groups, shape: Sequence[int]) -> StridedLayoutAttr | None:
+def expanded_layout(source_type: MemRefType[Attribute], groups: Groups, shape: Sequence[int]) -> StridedLayoutAttr:
     """The strided layout of expanding a strided `source_type` into `shape`: each split dim's
-    stride on the group's last dim, times the static extents after it on the others (so an
-    expand of a strided view is a view); None where an inner extent of a group is dynamic."""
+    stride on the group's last dim, times the extents after it on the others (an expand of
+    a strided view is always a view); a stride that a dynamic extent decides is `?`."""
     strides = source_type.get_strides()
     assert strides is not None
     result: list[int | None] = [None] * len(shape)
     for source_dim, group in enumerate(groups):
         step = strides[source_dim]
-        for position, dim in enumerate(reversed(group)):
+        for dim in reversed(group):
             result[dim] = step
-            if position == len(group) - 1:
-                break
-            if shape[dim] == DYNAMIC_INDEX:
-                return None
-            step = None if step is None else step * shape[dim]
+            step = None if step is None or shape[dim] == DYNAMIC_INDEX else step * shape[dim]
     return StridedLayoutAttr(result, source_type.get_offset())
 
 
 def expand(source: SSAValue, reassociation: ArrayAttr[ArrayAttr[IntegerAttr]], output_shape: Sequence[Dim]) -> memref.ExpandShapeOp:
-    """`memref.expand_shape` of a buffer into `output_shape`: identity-layout, or strided
-    where `expanded_layout` gives the result a layout."""
+    """`memref.expand_shape` of a buffer into `output_shape`: identity-layout, or the
+    strided layout `expanded_layout` gives it."""
     source_type = source.type
     assert isinstance(source_type, MemRefType)
     static = static_or_dynamic(output_shape)
@@ -134,7 +130,6 @@ def expand(source: SSAValue, reassociation: ArrayAttr[ArrayAttr[IntegerAttr]], o
         result_type = MemRefType(source_type.element_type, static)
     else:
         layout = expanded_layout(source_type, groups_of(reassociation), static)
-        assert layout is not None, "expand of a strided buffer with a dynamic inner extent"
         result_type = MemRefType(source_type.element_type, static, layout, source_type.memory_space)
     return memref.ExpandShapeOp.build(
         operands=[source, [d for d in output_shape if not isinstance(d, int)]],
