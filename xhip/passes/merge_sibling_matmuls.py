@@ -23,13 +23,14 @@ were, reading their part.
 A MatMul joins when its weight is a dense `onnx.Constant` of rank 2 that only
 it uses (a weight read elsewhere too would then be stored twice), of the
 group's row count K and element type, and when every user of its result reads
-a window in place: not a Reshape, Flatten, Squeeze or Unsqueeze, nor the
-function's return. Those may need their operand contiguous (one-shot-bufferize
-copies a strided view before a reshape that is not a split of dims, and an output is
-its own buffer), so
-each such part would cost a copy kernel and a buffer, more than the launch the
-merge saves (Llama's Q, K and V projections, each reshaped into heads, stay
-apart; its gate and up projections, read by elementwise ops, merge). The merged weights are erased, so only
+a window in place: not a Flatten, Squeeze or Unsqueeze, nor the function's return,
+nor a Reshape other than one that splits the product's last dim into heads. Those may
+need their operand contiguous (one-shot-bufferize copies a strided view before a
+reshape that is not a split of dims, and an output is its own buffer), so each such
+part would cost a copy kernel and a buffer, more than the launch the merge saves.
+Llama's Q, K and V projections, each split into heads ([.., 256] -> [.., 4, 64]), merge
+(a split of a strided window is a view of it), and so do its gate and up projections,
+read by elementwise ops. The merged weights are erased, so only
 the merged one reaches the constants file. The pass runs on the imported ONNX
 IR after onnx-fold-constants (which leaves weights computed from initializers
 as constants) and before convert-onnx-to-hip.
@@ -54,7 +55,32 @@ from xhip.onnx_nodes import dense_array, dense_attr
 PASS = "onnx-merge-sibling-matmuls"
 
 NEEDS_CONTIGUOUS = frozenset({"onnx.Reshape", "onnx.Flatten", "onnx.Squeeze", "onnx.Unsqueeze", func.ReturnOp.name})
-"""Users that would copy a Split part (a strided window) into a buffer of its own."""
+"""Users that would copy a Split part (a strided window) into a buffer of its own (a
+Reshape that splits only the part's last dim is not one of them: `_splits_last_dim`)."""
+
+
+def _splits_last_dim(user: Operation, part: TensorType) -> bool:
+    """Whether `user` is a Reshape that keeps the leading dims of `part` (its type says so:
+    equal static extents, `?` for `?`) and splits its last dim into static dims ([.., 768]
+    -> [.., 12, 64], heads): a window of columns split that way is a strided view
+    (one-shot-bufferize expands a strided view in place)."""
+    result = user.results[0].type if user.name == "onnx.Reshape" and user.results else None
+    if not isinstance(result, TensorType):
+        return False
+    *leading, width = part.get_shape()
+    shape = result.get_shape()
+    product, split = 1, 0
+    while split < len(shape) - len(leading) and shape[-1 - split] >= 0:
+        product *= shape[-1 - split]
+        split += 1
+    return width >= 0 and product == width and split == len(shape) - len(leading) and list(shape[: len(leading)]) == leading
+
+
+def _copies_a_window(matmul: MatMulOp) -> bool:
+    """Whether some user of `matmul`'s product would copy it, once a window of a wider one."""
+    part = matmul.y.type
+    assert isinstance(part, TensorType)
+    return any(use.operation.name in NEEDS_CONTIGUOUS and not _splits_last_dim(use.operation, part) for use in matmul.y.uses)
 
 
 def _weight(matmul: MatMulOp) -> DenseIntOrFPElementsAttr | None:
@@ -68,7 +94,7 @@ def _weight(matmul: MatMulOp) -> DenseIntOrFPElementsAttr | None:
         or len(owner.value.get_shape()) != 2
         or not b.has_one_use()
         or not isinstance(matmul.y.type, TensorType)
-        or any(use.operation.name in NEEDS_CONTIGUOUS for use in matmul.y.uses)
+        or _copies_a_window(matmul)
     ):
         return None
     return owner.value

@@ -105,3 +105,24 @@ func.func @copies_a_window(%x: tensor<4x2xf32>) -> (tensor<8xf32>, tensor<4x2xf3
 // CHECK-NEXT:    %[[G:.*]], %[[U:.*]] = "onnx.Split"(%[[Y]], %{{.*}})
 // CHECK-NEXT:    "onnx.Mul"(%[[G]], %[[U]])
 // CHECK-NEXT:    func.return %{{.*}}, %[[M1]], %{{.*}}
+
+// -----
+
+// A Reshape that only splits a product's last dim into heads ([.., 4] -> [.., 2, 2]:
+// Llama's Q, K and V) reads its window as a strided view: those products merge.
+
+func.func @split_into_heads(%x: tensor<?x3x2xf32>) -> (tensor<?x3x2x2xf32>, tensor<?x3x2x2xf32>) {
+  %shape = "onnx.Constant"() {value = dense<[0, 3, 2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %wq = "onnx.Constant"() {value = dense<1.0> : tensor<2x4xf32>} : () -> tensor<2x4xf32>
+  %wk = "onnx.Constant"() {value = dense<2.0> : tensor<2x4xf32>} : () -> tensor<2x4xf32>
+  %q = "onnx.MatMul"(%x, %wq) : (tensor<?x3x2xf32>, tensor<2x4xf32>) -> tensor<?x3x4xf32>
+  %qh = "onnx.Reshape"(%q, %shape) : (tensor<?x3x4xf32>, tensor<4xi64>) -> tensor<?x3x2x2xf32>
+  %k = "onnx.MatMul"(%x, %wk) : (tensor<?x3x2xf32>, tensor<2x4xf32>) -> tensor<?x3x4xf32>
+  %kh = "onnx.Reshape"(%k, %shape) : (tensor<?x3x4xf32>, tensor<4xi64>) -> tensor<?x3x2x2xf32>
+  func.return %qh, %kh : tensor<?x3x2x2xf32>, tensor<?x3x2x2xf32>
+}
+// CHECK-LABEL: func.func @split_into_heads
+// CHECK:         %[[Y:.*]] = "onnx.MatMul"(%x, %{{.*}}) : (tensor<?x3x2xf32>, tensor<2x8xf32>) -> tensor<?x3x8xf32>
+// CHECK-NEXT:    %[[Q:.*]], %[[K:.*]] = "onnx.Split"(%[[Y]], %{{.*}})
+// CHECK:         "onnx.Reshape"(%[[Q]], %{{.*}})
+// CHECK:         "onnx.Reshape"(%[[K]], %{{.*}})
