@@ -48,7 +48,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xhip.dialects.onnx import ConstantOp, MatMulOp, SplitOp
+from xhip.dialects.onnx import AddOp, ConstantOp, MatMulOp, SplitOp
 from xhip.dialects.onnx.base import NODE_NAME_ATTR, SI64
 from xhip.onnx_nodes import dense_array, dense_attr
 
@@ -76,11 +76,28 @@ def _splits_last_dim(user: Operation, part: TensorType) -> bool:
     return width >= 0 and product == width and split == len(shape) - len(leading) and list(shape[: len(leading)]) == leading
 
 
-def _copies_a_window(matmul: MatMulOp) -> bool:
-    """Whether some user of `matmul`'s product would copy it, once a window of a wider one."""
-    part = matmul.y.type
+def _copies_a_window(value: SSAValue) -> bool:
+    """Whether some user of `value` would copy it, once a window of a wider one."""
+    part = value.type
     assert isinstance(part, TensorType)
-    return any(use.operation.name in NEEDS_CONTIGUOUS and not _splits_last_dim(use.operation, part) for use in matmul.y.uses)
+    return any(use.operation.name in NEEDS_CONTIGUOUS and not _splits_last_dim(use.operation, part) for use in value.uses)
+
+
+def _bias_of(matmul: MatMulOp) -> tuple[AddOp, ConstantOp] | None:
+    """The Add of a dense 1-D constant of the product's width that is the product's one
+    user (a Linear's bias), and that constant; None otherwise."""
+    use = matmul.y.get_unique_use()
+    add = use.operation if use is not None else None
+    if not isinstance(add, AddOp) or add.c.type != matmul.y.type:
+        return None
+    bias = (add.b if add.a is matmul.y else add.a).owner
+    product = matmul.y.type
+    assert isinstance(product, TensorType)
+    if not isinstance(bias, ConstantOp) or not isinstance(bias.value, DenseIntOrFPElementsAttr):
+        return None
+    if list(bias.value.get_shape()) != [product.get_shape()[-1]] or bias.value.get_element_type() != product.element_type:
+        return None
+    return add, bias
 
 
 def _weight(matmul: MatMulOp) -> DenseIntOrFPElementsAttr | None:
@@ -94,7 +111,7 @@ def _weight(matmul: MatMulOp) -> DenseIntOrFPElementsAttr | None:
         or len(owner.value.get_shape()) != 2
         or not b.has_one_use()
         or not isinstance(matmul.y.type, TensorType)
-        or _copies_a_window(matmul)
+        or _copies_a_window(matmul.y)
     ):
         return None
     return owner.value
@@ -117,6 +134,10 @@ def sibling_groups(block: Block) -> list[list[MatMulOp]]:
 def _side_by_side(weights: list[DenseIntOrFPElementsAttr]) -> DenseIntOrFPElementsAttr:
     """One constant holding `weights` as consecutive column blocks."""
     return dense_attr(np.concatenate([dense_array(w) for w in weights], axis=1), weights[0].get_element_type())
+
+
+def _biases_side_by_side(biases: list[DenseIntOrFPElementsAttr]) -> DenseIntOrFPElementsAttr:
+    return dense_attr(np.concatenate([dense_array(b) for b in biases]), biases[0].get_element_type())
 
 
 def _named(op: Operation, group: list[MatMulOp]) -> Operation:
@@ -156,6 +177,23 @@ def merge(group: list[MatMulOp]) -> None:
         ),
         group,
     )
+    biases = [_bias_of(m) for m in group]
+    added = [b for b in biases if b is not None]
+    # Every sibling's bias Add becomes one Add of the biases side by side, when each sum's
+    # readers take its window as a view: one launch instead of one per sibling.
+    if len(added) == len(group) and not any(_copies_a_window(add.c) for add, _ in added):
+        bias = _constant(_biases_side_by_side([constant.value for _, constant in added]))  # type: ignore[misc]
+        biased = _named(AddOp.create(operands=[product.results[0], bias.output], result_types=[product_type]), group)
+        split.operands[0] = biased.results[0]
+        Rewriter.insert_op([weight, sizes, product, bias, biased, split], InsertPoint.before(group[0]))
+        for matmul, part, (add, constant) in zip(group, split.results, added, strict=True):
+            old_weight = matmul.b.owner
+            Rewriter.replace_op(add, [], [part])
+            Rewriter.erase_op(matmul)
+            Rewriter.erase_op(old_weight)  # type: ignore[arg-type]
+            if not constant.output.uses:
+                Rewriter.erase_op(constant)
+        return
     Rewriter.insert_op([weight, sizes, product, split], InsertPoint.before(group[0]))
     for matmul, part in zip(group, split.results, strict=True):
         old_weight = matmul.b.owner

@@ -28,8 +28,8 @@ func.func @projections(%x: tensor<?x?x2xf32>) -> (tensor<?x?x2xf32>, tensor<?x?x
 
 // -----
 
-// BERT's projections, each with its bias Add: the MatMuls merge, the Adds stay and
-// read their part. A rank-1 input merges too.
+// Projections, each with an Add of a bias that is no constant: the MatMuls merge, the
+// Adds stay and read their part. A rank-1 input merges too.
 
 func.func @with_bias(%x: tensor<3x2xf32>, %b: tensor<2xf32>, %r: tensor<2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>) {
   %w0 = "onnx.Constant"() {value = dense<1.0> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
@@ -124,5 +124,34 @@ func.func @split_into_heads(%x: tensor<?x3x2xf32>) -> (tensor<?x3x2x2xf32>, tens
 // CHECK-LABEL: func.func @split_into_heads
 // CHECK:         %[[Y:.*]] = "onnx.MatMul"(%x, %{{.*}}) : (tensor<?x3x2xf32>, tensor<2x8xf32>) -> tensor<?x3x8xf32>
 // CHECK-NEXT:    %[[Q:.*]], %[[K:.*]] = "onnx.Split"(%[[Y]], %{{.*}})
+// CHECK:         "onnx.Reshape"(%[[Q]], %{{.*}})
+// CHECK:         "onnx.Reshape"(%[[K]], %{{.*}})
+
+// -----
+
+// BERT's projections, each with the Add of a constant bias, each sum split into heads:
+// one MatMul by the weights side by side, one Add of the biases side by side, then the
+// Split; the Reshapes read their window of the sum.
+
+func.func @constant_biases(%x: tensor<?x3x2xf32>) -> (tensor<?x3x2x2xf32>, tensor<?x3x2x2xf32>) {
+  %shape = "onnx.Constant"() {value = dense<[0, 3, 2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %wq = "onnx.Constant"() {value = dense<1.0> : tensor<2x4xf32>} : () -> tensor<2x4xf32>
+  %bq = "onnx.Constant"() {value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %wk = "onnx.Constant"() {value = dense<2.0> : tensor<2x4xf32>} : () -> tensor<2x4xf32>
+  %bk = "onnx.Constant"() {value = dense<[5.0, 6.0, 7.0, 8.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %q = "onnx.MatMul"(%x, %wq) : (tensor<?x3x2xf32>, tensor<2x4xf32>) -> tensor<?x3x4xf32>
+  %qb = "onnx.Add"(%q, %bq) : (tensor<?x3x4xf32>, tensor<4xf32>) -> tensor<?x3x4xf32>
+  %qh = "onnx.Reshape"(%qb, %shape) : (tensor<?x3x4xf32>, tensor<4xi64>) -> tensor<?x3x2x2xf32>
+  %k = "onnx.MatMul"(%x, %wk) : (tensor<?x3x2xf32>, tensor<2x4xf32>) -> tensor<?x3x4xf32>
+  %kb = "onnx.Add"(%bk, %k) : (tensor<4xf32>, tensor<?x3x4xf32>) -> tensor<?x3x4xf32>
+  %kh = "onnx.Reshape"(%kb, %shape) : (tensor<?x3x4xf32>, tensor<4xi64>) -> tensor<?x3x2x2xf32>
+  func.return %qh, %kh : tensor<?x3x2x2xf32>, tensor<?x3x2x2xf32>
+}
+// CHECK-LABEL: func.func @constant_biases
+// CHECK:         %[[Y:.*]] = "onnx.MatMul"(%x, %{{.*}}) : (tensor<?x3x2xf32>, tensor<2x8xf32>) -> tensor<?x3x8xf32>
+// CHECK-NEXT:    %[[BIAS:.*]] = "onnx.Constant"() {value = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]> : tensor<8xf32>}
+// CHECK-NEXT:    %[[SUM:.*]] = "onnx.Add"(%[[Y]], %[[BIAS]]) : (tensor<?x3x8xf32>, tensor<8xf32>) -> tensor<?x3x8xf32>
+// CHECK-NEXT:    %[[Q:.*]], %[[K:.*]] = "onnx.Split"(%[[SUM]], %{{.*}})
+// CHECK-NOT:     "onnx.Add"
 // CHECK:         "onnx.Reshape"(%[[Q]], %{{.*}})
 // CHECK:         "onnx.Reshape"(%[[K]], %{{.*}})
