@@ -17,8 +17,10 @@ of one `%x` into
 
 in place of the first of them. convert-onnx-to-hip turns the Split into views
 (`tensor.extract_slice`), which the consumers read with a row stride of
-sum(Ni): no copy and no buffer per part; the Adds of the biases stay where they
-were, reading their part.
+sum(Ni): no copy and no buffer per part. When every sibling's one user is the Add
+of a constant bias [Ni] (a Linear's), the Adds become one, `%y + [b0 | b1 | ...]`,
+before the Split, if each sum's readers take their window as a view too; otherwise
+the Adds stay where they were, reading their part.
 
 A MatMul joins when its weight is a dense `onnx.Constant` of rank 2 that only
 it uses (a weight read elsewhere too would then be stored twice), of the
@@ -131,13 +133,10 @@ def sibling_groups(block: Block) -> list[list[MatMulOp]]:
     return [group for group in groups.values() if len(group) > 1]
 
 
-def _side_by_side(weights: list[DenseIntOrFPElementsAttr]) -> DenseIntOrFPElementsAttr:
-    """One constant holding `weights` as consecutive column blocks."""
-    return dense_attr(np.concatenate([dense_array(w) for w in weights], axis=1), weights[0].get_element_type())
-
-
-def _biases_side_by_side(biases: list[DenseIntOrFPElementsAttr]) -> DenseIntOrFPElementsAttr:
-    return dense_attr(np.concatenate([dense_array(b) for b in biases]), biases[0].get_element_type())
+def _side_by_side(values: list[DenseIntOrFPElementsAttr]) -> DenseIntOrFPElementsAttr:
+    """One constant holding `values` one after the other along their last dim (weights as
+    consecutive column blocks, biases end to end)."""
+    return dense_attr(np.concatenate([dense_array(v) for v in values], axis=-1), values[0].get_element_type())
 
 
 def _named(op: Operation, group: list[MatMulOp]) -> Operation:
@@ -182,7 +181,7 @@ def merge(group: list[MatMulOp]) -> None:
     # Every sibling's bias Add becomes one Add of the biases side by side, when each sum's
     # readers take its window as a view: one launch instead of one per sibling.
     if len(added) == len(group) and not any(_copies_a_window(add.c) for add, _ in added):
-        bias = _constant(_biases_side_by_side([constant.value for _, constant in added]))  # type: ignore[misc]
+        bias = _constant(_side_by_side([constant.value for _, constant in added]))  # type: ignore[misc]
         biased = _named(AddOp.create(operands=[product.results[0], bias.output], result_types=[product_type]), group)
         split.operands[0] = biased.results[0]
         Rewriter.insert_op([weight, sizes, product, bias, biased, split], InsertPoint.before(group[0]))
