@@ -160,7 +160,8 @@ def _constant(value: DenseIntOrFPElementsAttr) -> ConstantOp:
 
 
 def merge(group: list[MatMulOp]) -> None:
-    """Replace the sibling MatMuls of `group` by one MatMul of their weights side by side and a Split."""
+    """Replace the sibling MatMuls of `group` by one MatMul of their weights side by side and
+    a Split (of the sum with their biases side by side, where their bias Adds merge too)."""
     weights = [w for m in group if (w := _weight(m)) is not None]
     assert len(weights) == len(group)
     widths = [w.get_shape()[1] for w in weights]
@@ -168,35 +169,35 @@ def merge(group: list[MatMulOp]) -> None:
     sizes = _constant(DenseIntOrFPElementsAttr.from_list(TensorType(i64, [len(widths)]), widths))
     product_type = _merged_type(group, sum(widths))
     product = _named(MatMulOp.create(operands=[group[0].a, weight.output], result_types=[product_type]), group)
+    new_ops: list[Operation] = [weight, sizes, product]
+    # Every sibling's bias Add becomes one Add of the biases side by side, when each sum's
+    # readers take its window as a view: one launch instead of one per sibling.
+    biases = [_bias_of(m) for m in group]
+    added = [b for b in biases if b is not None]
+    if len(added) != len(group) or any(_copies_a_window(add.c) for add, _ in added):
+        added = []
+    if added:
+        bias = _constant(_side_by_side([constant.value for _, constant in added]))  # type: ignore[misc]
+        new_ops += [bias, _named(AddOp.create(operands=[product.results[0], bias.output], result_types=[product_type]), group)]
     split = _named(
         SplitOp.create(
-            operands=[product.results[0], sizes.output],
+            operands=[new_ops[-1].results[0], sizes.output],
             result_types=[m.y.type for m in group],
             properties={"axis": IntegerAttr(-1, SI64)},
         ),
         group,
     )
-    biases = [_bias_of(m) for m in group]
-    added = [b for b in biases if b is not None]
-    # Every sibling's bias Add becomes one Add of the biases side by side, when each sum's
-    # readers take its window as a view: one launch instead of one per sibling.
-    if len(added) == len(group) and not any(_copies_a_window(add.c) for add, _ in added):
-        bias = _constant(_side_by_side([constant.value for _, constant in added]))  # type: ignore[misc]
-        biased = _named(AddOp.create(operands=[product.results[0], bias.output], result_types=[product_type]), group)
-        split.operands[0] = biased.results[0]
-        Rewriter.insert_op([weight, sizes, product, bias, biased, split], InsertPoint.before(group[0]))
-        for matmul, part, (add, constant) in zip(group, split.results, added, strict=True):
-            old_weight = matmul.b.owner
+    Rewriter.insert_op([*new_ops, split], InsertPoint.before(group[0]))
+    for index, (matmul, part) in enumerate(zip(group, split.results, strict=True)):
+        old_weight = matmul.b.owner
+        if added:
+            add, constant = added[index]
             Rewriter.replace_op(add, [], [part])
             Rewriter.erase_op(matmul)
-            Rewriter.erase_op(old_weight)  # type: ignore[arg-type]
             if not constant.output.uses:
                 Rewriter.erase_op(constant)
-        return
-    Rewriter.insert_op([weight, sizes, product, split], InsertPoint.before(group[0]))
-    for matmul, part in zip(group, split.results, strict=True):
-        old_weight = matmul.b.owner
-        Rewriter.replace_op(matmul, [], [part])
+        else:
+            Rewriter.replace_op(matmul, [], [part])
         Rewriter.erase_op(old_weight)  # type: ignore[arg-type]
 
 
