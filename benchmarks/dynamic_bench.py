@@ -14,6 +14,10 @@ and weights, fp32, TF32 off):
   and go back in as feeds. The check: xhip's last logits against the non-cached run of the
   whole sequence (`full_logits` over the prompt and the tokens xhip chose), float64 by
   PyTorch in float64, under the float64 rule of `xhip-run --check` (GPU tolerance).
+  Beside it, the same export compiled with graphs off (`graphs off ms`: every step launched
+  kernel by kernel), and how xhip's steps ran (`xhip_steps_by_graph`: through a graph captured
+  at another length with its changed nodes updated, captured, or launched; see
+  xhip.runtime.backends.gpu.graph_updates).
 - serving: BERT-base (transformers' config, random weights, `export_models.py`'s export)
   over `--requests` requests of random batch 1-8 and sequence 16-512, NumPy in and out
   (xhip: `run(feeds)`; PyTorch: from_numpy, to the GPU, back). `ms/request` is the mean wall.
@@ -37,6 +41,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -106,8 +111,9 @@ def _torch_decode(pt: Torch, step, module, prompt: np.ndarray, steps: int) -> tu
     return sum(walls), walls
 
 
-def _xhip_decode(exe, pt: Torch, module, prompt: np.ndarray, steps: int) -> tuple[float, list[float], np.ndarray, list[int]]:
-    """xhip's loop: per-step walls, the last step's logits and the tokens it chose."""
+def _xhip_decode(exe, pt: Torch, module, prompt: np.ndarray, steps: int) -> tuple[float, list[float], np.ndarray, list[int], dict[str, int]]:
+    """xhip's loop: per-step walls, the last step's logits, the tokens it chose, and how many
+    steps ran how (`Report.class_graph`: "updated", "captured" or "launched")."""
     torch = pt.torch
     from decoder_step import cache_names
 
@@ -116,7 +122,7 @@ def _xhip_decode(exe, pt: Torch, module, prompt: np.ndarray, steps: int) -> tupl
         cache = module.prefill(torch.from_numpy(prompt[:, :-1]).to(pt.device))
     past = [exe.to_device(c.cpu().numpy(), name) for c, name in zip(cache, past_names)]
     token, position = prompt[:, -1:], prompt.shape[1] - 1
-    walls, chosen_tokens, logits = [], [], None
+    walls, chosen_tokens, logits, ran = [], [], None, Counter()
     for _ in range(steps):
         start = time.perf_counter()
         feeds = {"input_ids": token, "position_ids": np.full_like(token, position), **dict(zip(past_names, past))}
@@ -127,7 +133,8 @@ def _xhip_decode(exe, pt: Torch, module, prompt: np.ndarray, steps: int) -> tupl
         token, position = chosen[:, None].astype(np.int64), position + 1
         walls.append(time.perf_counter() - start)
         chosen_tokens.append(chosen)
-    return sum(walls), walls, logits, chosen_tokens
+        ran[exe.report.class_graph or "launched"] += 1
+    return sum(walls), walls, logits, chosen_tokens, dict(ran)
 
 
 def decode_rows(pt: Torch, results: Results, backend: str, batches: list[int], steps: int, past: int, tiny: bool) -> None:
@@ -140,6 +147,8 @@ def decode_rows(pt: Torch, results: Results, backend: str, batches: list[int], s
     start = time.perf_counter()
     exe = xhip.compile(onnx.load(path), backend=backend)
     compile_s = time.perf_counter() - start
+    # The same program with graphs off: every step launched kernel by kernel (side by side).
+    launched = xhip.compile(onnx.load(path), backend=backend, graphs=False)
     # The references on the host: the same seeded weights in float64 and in float32.
     wide_module, narrow_module = decoder_step.build(sizes).double(), decoder_step.build(sizes)
     gpu_module = module.to(pt.device)
@@ -152,7 +161,8 @@ def decode_rows(pt: Torch, results: Results, backend: str, batches: list[int], s
         compile_torch_s = time.perf_counter() - start
     for batch in batches:
         prompt = _prompt(batch, past, sizes.vocab)
-        xhip_s, xhip_walls, logits, chosen = _xhip_decode(exe, pt, gpu_module, prompt, steps)
+        xhip_s, xhip_walls, logits, chosen, ran = _xhip_decode(exe, pt, gpu_module, prompt, steps)
+        launched_s, *_ = _xhip_decode(launched, pt, gpu_module, prompt, steps)
         eager_s, _ = _torch_decode(pt, gpu_module, gpu_module, prompt, steps)
         graphs_before = pt.graphs_compiled()
         compiled_s = _torch_decode(pt, compiled, gpu_module, prompt, steps)[0] if compiled is not None else None
@@ -172,6 +182,8 @@ def decode_rows(pt: Torch, results: Results, backend: str, batches: list[int], s
             "xhip_ms_per_token": round(xhip_s / steps * 1e3, 3),
             "xhip_median_step_ms": round(statistics.median(xhip_walls) * 1e3, 3),
             "xhip_first_step_ms": round(xhip_walls[0] * 1e3, 3),
+            "xhip_steps_by_graph": ran,
+            "xhip_graphs_off_ms_per_token": round(launched_s / steps * 1e3, 3),
             "eager_ms_per_token": round(eager_s / steps * 1e3, 3),
             "compile_ms_per_token": None if compiled_s is None else round(compiled_s / steps * 1e3, 3),
             "torch_compile_s": None if compile_torch_s is None else round(compile_torch_s, 1),
@@ -281,7 +293,7 @@ def print_table(rows: list[dict]) -> None:
     def cell(value, width: int) -> str:
         return f"{value:{width}.3f}" if isinstance(value, float) else f"{'-' if value is None else value:>{width}}"
 
-    print(f"{'section':<10} {'model':<18} {'case':<14} {'xhip ms':>9} {'eager ms':>9} {'compile ms':>10} {'x/eager':>7} {'x/compile':>9} check")
+    print(f"{'section':<10} {'model':<18} {'case':<14} {'xhip ms':>9} {'graphs off':>10} {'eager ms':>9} {'compile ms':>10} {'x/eager':>7} {'x/compile':>9} check")
     for r in rows:
         if r["section"] == "decode":
             case, mine, eager, comp = f"b{r['batch']} {r['steps']} tok", r["xhip_ms_per_token"], r["eager_ms_per_token"], r["compile_ms_per_token"]
@@ -291,7 +303,8 @@ def print_table(rows: list[dict]) -> None:
             case, mine, eager, comp = "x".join(map(str, r["shape"])), r["xhip_first_run_ms"], r["eager_first_call_ms"], r["compile_first_call_ms"]
         ratio = f"{mine / eager:7.2f}" if eager else "      -"
         versus = f"{mine / comp:9.2f}" if comp else "        -"
-        print(f"{r['section']:<10} {r['model']:<18} {case:<14} {cell(mine, 9)} {cell(eager, 9)} {cell(comp, 10)} {ratio} {versus} {r.get('check', '-')}")
+        off = r.get("xhip_graphs_off_ms_per_token")
+        print(f"{r['section']:<10} {r['model']:<18} {case:<14} {cell(mine, 9)} {cell(off, 10)} {cell(eager, 9)} {cell(comp, 10)} {ratio} {versus} {r.get('check', '-')}")
 
 
 def main(argv: list[str] | None = None) -> int:

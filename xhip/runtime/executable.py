@@ -236,9 +236,20 @@ class Executable:
                 if isinstance(feed, DeviceArray) and feed.holds(argument):
                     staged[spec.name] = feed
             arguments.append(argument)
+        # At a shape not captured, the work is recorded: it may run through a graph captured at
+        # another shape, its changed nodes updated (xhip.runtime.backends.gpu.graph_updates).
+        record = not capture and self._replays.why_not is None
         if capture:
             self.backend.begin_capture()
-        results, registers = self.bound.program.execute(arguments)
+        elif record:
+            self.backend.begin_recording()
+        try:
+            results, registers = self.bound.program.execute(arguments)
+        except BaseException:
+            if record:
+                self.backend.drop_recording()
+            raise
+        class_graph, nodes_updated = self.backend.end_recording() if record else ("", 0)
         produced = [*zip(self.outputs, results), *out_params]
         run_symbols = {symbol: extent for symbol, (extent, _) in bound.items()}
         if capture:
@@ -260,6 +271,7 @@ class Executable:
         report.readbacks = stats.readbacks - before[1]
         report.syncs = stats.syncs - before[2]
         report.event_waits = stats.event_waits - before[3]
+        report.class_graph, report.graph_nodes_updated = class_graph, nodes_updated
         report.pool_bytes = self.session.run.pool_bytes
         report.host_scratch_bytes = self.session.run.scratch_bytes
         report.memory = MemoryFigures(

@@ -41,6 +41,11 @@ class Report:
     run_ms: float = 0.0
     replayed: bool = False
     """Whether the run replayed a captured graph (the same input shapes ran twice before)."""
+    class_graph: str = ""
+    """A run that was not replayed: "updated" when its work ran through a graph captured at
+    other input shapes with `graph_nodes_updated` of its nodes set to this run's launches,
+    "captured" when it was captured into such a graph, "" when it was queued launch by launch."""
+    graph_nodes_updated: int = 0
     replay: str = ""
     """Why runs of this executable never replay ("" when they can, or graphs are off)."""
     memory: MemoryFigures | None = field(default=None, repr=False)

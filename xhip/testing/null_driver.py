@@ -27,6 +27,9 @@ class NullDriver:
         self._addresses = itertools.count(1 << 32, 1 << 24)
         self.launches = 0
         self.gemms = 0
+        self.replays = 0
+        self.node_updates = 0
+        self._nodes = itertools.count()
 
     def describe(self) -> str:
         return "no-op driver (no device)"
@@ -101,7 +104,16 @@ class NullDriver:
         return object()
 
     def replay(self, graph: object) -> None:
-        pass
+        self.replays += 1
+
+    def captured_node(self) -> object:
+        return next(self._nodes)
+
+    def update_kernel_node(self, graph: object, node: object, function: object, grid: tuple[int, int, int], block: tuple[int, int, int], shared_bytes: int, args: PackedArgs) -> None:
+        self.node_updates += 1
+
+    def update_fill_node(self, graph: object, node: object, address: int, byte: int, nbytes: int) -> None:
+        self.node_updates += 1
 
     def load_blas(self) -> None:
         pass

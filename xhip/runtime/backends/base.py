@@ -129,3 +129,17 @@ class Backend(Protocol):
     def replay(self, graph: object) -> None:
         """Queue a captured graph's work again."""
         ...
+
+    def begin_recording(self) -> None:
+        """A run at a new input shape starts: record its device work for `end_recording`
+        (a GPU backend: `xhip.runtime.backends.gpu.graph_updates`; others queue as usual)."""
+        ...
+
+    def end_recording(self) -> tuple[str, int]:
+        """Queue the run's recorded work: ("updated", nodes updated) through a graph captured
+        at another shape, ("captured", 0) into a new graph, or ("", 0) as it stands."""
+        ...
+
+    def drop_recording(self) -> None:
+        """Forget the recorded work of a run that failed."""
+        ...

@@ -25,7 +25,8 @@ from xhip.kernels.family import Site
 from xhip.kernels.spec_types import Operand
 from xhip.runtime.backends.base import Launcher
 from xhip.runtime.backends.gpu.driver import Driver
-from xhip.runtime.backends.gpu.memory import DeviceMemory
+from xhip.runtime.backends.gpu.graph_updates import ClassGraphs, Recording
+from xhip.runtime.backends.gpu.memory import POISON_BYTE, DeviceMemory
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
 
@@ -51,6 +52,11 @@ class GpuBackend:
         self.kernels = KernelLibrary.for_driver(driver)
         self.queued = False
         self._copies: dict[tuple[object, ...], Launcher] = {}
+        self.recording: Recording | None = None
+        """While a run is recorded (`begin_recording`): its device work, not yet queued."""
+        self._recorded: Recording | None = None
+        """The run's recording, also after something stopped it early."""
+        self._class_graphs = ClassGraphs(driver)
 
     def describe(self) -> str:
         return self.driver.describe()
@@ -61,11 +67,18 @@ class GpuBackend:
         if kind == "scratch":
             return self.memory.allocate_host_mapped(nbytes, label, kind)
         self.queued = True  # the poison fill is stream work
+        buffer = self.memory.allocate(nbytes, label, kind)
         # An input's buffer is written whole (upload or copy) before anything reads it: no fill.
-        return self.memory.allocate(nbytes, label, kind, poison=kind != "input")
+        if kind != "input" and nbytes:
+            if self.recording is not None:
+                self.recording.fill(buffer.address, POISON_BYTE, int(nbytes))
+            else:
+                self.driver.fill(buffer.address, POISON_BYTE, int(nbytes))
+        return buffer
 
     def grow(self, buffer: DeviceBuffer, nbytes: int) -> DeviceBuffer:
         """A larger buffer with the old contents (after the queued work is done)."""
+        self._stop_recording()
         self.sync()
         grown = self.allocate(nbytes, buffer.label, buffer.kind)
         if buffer.host is not None and grown.host is not None:
@@ -83,6 +96,7 @@ class GpuBackend:
             target.array()[...] = data
             return
         self._require_dense(target, "upload into")
+        self._stop_recording()
         self.driver.upload(target.buffer.address + target.offset, data)
         if target.buffer.kind == "constant":
             # Constants never change: the host keeps their bytes for direct host loads.
@@ -93,6 +107,7 @@ class GpuBackend:
     def host_load(self, source: MemRef, index: Sequence[int], location: str) -> object:
         if source.buffer.host is not None:
             return source.array()[tuple(index)].item()
+        self._stop_recording()
         element = np.empty(1, source.dtype)
         self._download_bytes(element.view(np.uint8), source.buffer.address + source.element_offset(index))
         return element[0].item()
@@ -102,6 +117,7 @@ class GpuBackend:
             target.array()[tuple(index)] = value
             return
         element = np.array([value], target.dtype)
+        self._stop_recording()
         self.driver.upload(target.buffer.address + target.element_offset(index), element)
 
     def download(self, source: MemRef, location: str, producer_only: bool = False) -> np.ndarray:
@@ -112,6 +128,7 @@ class GpuBackend:
         stream orders after the producer; a full readback synchronizes the stream.
         """
         self.stats.readbacks += 1
+        self._stop_recording()
         if producer_only:
             self.stats.event_waits += 1
         if source.buffer.host is not None:
@@ -126,6 +143,7 @@ class GpuBackend:
 
     def to_host(self, source: MemRef) -> np.ndarray:
         """A host copy of finished device data (the outputs, after the run's sync)."""
+        self._stop_recording()
         if source.buffer.host is not None:
             self.sync()
             return np.array(source.array())
@@ -138,6 +156,7 @@ class GpuBackend:
         (`--check` still sees the poison byte of an element nothing wrote)."""
 
     def wait_for_writes_of(self, source: MemRef) -> None:
+        self._stop_recording()
         self.stats.event_waits += 1
         self.driver.wait_event(self.driver.record_event())
 
@@ -163,6 +182,7 @@ class GpuBackend:
         self.stats.kernel_compiles += self.kernels.compiled_units - compiled
 
     def record_event(self) -> object:
+        self._stop_recording()
         return self.driver.record_event()
 
     def elapsed_ms(self, start: object, end: object) -> float:
@@ -170,6 +190,7 @@ class GpuBackend:
         return self.driver.elapsed_ms(start, end)
 
     def begin_capture(self) -> None:
+        self._stop_recording()
         # Module loads and allocations are not stream work: do them before capturing.
         self.kernels.load_queued()
         self.driver.begin_capture()
@@ -185,7 +206,10 @@ class GpuBackend:
         self.stats.device_copies += 1
         self.queued = True
         if source.is_dense and target.is_dense and source.shape == target.shape:
-            self.driver.copy(target.address, source.address, source.nbytes_spanned)
+            if self.recording is not None:
+                self.recording.copy(target.address, source.address, source.nbytes_spanned)
+            else:
+                self.driver.copy(target.address, source.address, source.nbytes_spanned)
             return
         self._strided_copy(source, target, location)([source], [target], [])
 
@@ -200,7 +224,39 @@ class GpuBackend:
             self.finish_loading()
         return launcher
 
+    # -- graphs across shapes (`graph_updates`) -------------------------------------------------
+
+    def begin_recording(self) -> None:
+        """Record the device work queued from now on instead of queuing it: `end_recording`
+        queues it, through a graph captured at another shape where one fits. Host access to
+        device memory, a sync or a capture in between queues what was recorded first and
+        ends the recording (the host must see that work done)."""
+        self._recorded = None
+        if not self._class_graphs.refused:
+            self.recording = self._recorded = Recording(self._class_graphs)
+
+    def end_recording(self) -> tuple[str, int]:
+        """Queue the rest of the recorded work; how the run's work went (`Recording.summary`:
+        "" where some of it was launched as it stood, or the recording stopped early) and
+        how many graph nodes were updated."""
+        recording, self.recording = self.recording, None
+        if recording is not None:
+            recording.flush()
+            return recording.summary(), recording.updated
+        recorded, self._recorded = self._recorded, None
+        return "", 0 if recorded is None else recorded.updated
+
+    def drop_recording(self) -> None:
+        """Forget what is being recorded (a run that failed queues no more of it)."""
+        self.recording = self._recorded = None
+
+    def _stop_recording(self) -> None:
+        recording, self.recording = self.recording, None
+        if recording is not None:
+            recording.flush()
+
     def sync(self) -> None:
+        self._stop_recording()
         if not self.queued:
             return
         self.stats.syncs += 1

@@ -41,6 +41,19 @@ threshold). Device memory comes from a stream-ordered pool of the driver's own
 freed at bind) stays reserved, so a first run's pools and outputs cost no cuMemAlloc."""
 
 
+class _Node:
+    """A captured graph node and the parameter struct its updates reuse (setting a struct's
+    fields through the bindings costs more than the update call)."""
+
+    __slots__ = ("handle", "params", "fields")
+
+    def __init__(self, handle: Any):
+        self.handle = handle
+        self.params: Any = None
+        self.fields: tuple[object, ...] | None = None
+        """What `params` was last set to (kernel nodes)."""
+
+
 class CudaDriver:
     """One NVIDIA device, its primary context and one stream."""
 
@@ -225,6 +238,36 @@ class CudaDriver:
 
     def replay(self, graph: object) -> None:
         self._ok(cu.cuGraphLaunch(graph, self._stream), "cuGraphLaunch")
+
+    def captured_node(self) -> object:
+        # A capture on one stream is a chain: the stream's one dependency is the last node.
+        _, _, _, dependencies, _, count = self._ok(cu.cuStreamGetCaptureInfo(self._stream), "cuStreamGetCaptureInfo")
+        if count != 1:
+            raise DriverError(f"cuStreamGetCaptureInfo: the capturing stream depends on {count} nodes, not 1")
+        return _Node(dependencies[0])
+
+    def update_kernel_node(self, graph: object, node: object, function: object, grid: tuple[int, int, int], block: tuple[int, int, int], shared_bytes: int, args: PackedArgs) -> None:
+        assert isinstance(node, _Node)
+        fields = (function, grid, block, shared_bytes, args.address)
+        if node.params is None or node.fields != fields:  # a decoder's update: the argument bytes only
+            params = node.params = node.params or cu.CUDA_KERNEL_NODE_PARAMS()
+            params.func = function
+            params.gridDimX, params.gridDimY, params.gridDimZ = grid
+            params.blockDimX, params.blockDimY, params.blockDimZ = block
+            params.sharedMemBytes = shared_bytes
+            params.kernelParams = args.address
+            node.fields = fields
+        self._ok(cu.cuGraphExecKernelNodeSetParams(graph, node.handle, node.params), "cuGraphExecKernelNodeSetParams")
+
+    def update_fill_node(self, graph: object, node: object, address: int, byte: int, nbytes: int) -> None:
+        assert isinstance(node, _Node)
+        if node.params is None:
+            node.params = cu.CUDA_MEMSET_NODE_PARAMS()
+            node.params.elementSize = 1
+            node.params.height = 1
+        params = node.params
+        params.dst, params.value, params.width = address, byte, nbytes
+        self._ok(cu.cuGraphExecMemsetNodeSetParams(graph, node.handle, params, self._context), "cuGraphExecMemsetNodeSetParams")
 
     # -- BLAS ----------------------------------------------------------------------------
 

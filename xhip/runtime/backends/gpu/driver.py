@@ -80,6 +80,14 @@ class PackedArgs:
     def address(self) -> int:
         return ctypes.addressof(self.pointers)
 
+    def snapshot(self) -> bytes:
+        """The values packed now (of a buffer from `for_abi` or `from_buffer`)."""
+        return bytes(self.storage)  # type: ignore[call-overload]
+
+    def restore(self, values: bytes) -> None:
+        """Pack a `snapshot` back (the launch APIs read the buffer when called)."""
+        ctypes.memmove(self.storage, values, len(values))  # type: ignore[arg-type]
+
 
 class Driver(Protocol):
     """What a vendor runtime provides to the shared GPU backend (one device, one stream)."""
@@ -163,6 +171,19 @@ class Driver(Protocol):
         ...
 
     def replay(self, graph: object) -> None: ...
+
+    def captured_node(self) -> object:
+        """While capturing: the graph node the last queued kernel or fill became (what
+        `update_kernel_node` and `update_fill_node` take)."""
+        ...
+
+    def update_kernel_node(self, graph: object, node: object, function: object, grid: tuple[int, int, int], block: tuple[int, int, int], shared_bytes: int, args: PackedArgs) -> None:
+        """Set a kernel node of an instantiated graph to this launch (the arguments are read now)."""
+        ...
+
+    def update_fill_node(self, graph: object, node: object, address: int, byte: int, nbytes: int) -> None:
+        """Set a fill node of an instantiated graph to this byte fill."""
+        ...
 
     # -- BLAS ------------------------------------------------------------------------------
     def prepare_gemm(self, call: GemmCall) -> PreparedGemm | None:

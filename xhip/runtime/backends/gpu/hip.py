@@ -215,6 +215,20 @@ class HipDriver:
     def replay(self, graph: object) -> None:
         self._ok(hip.hipGraphLaunch(graph, self._stream), "hipGraphLaunch")
 
+    # Graphs across shapes (`graph_updates`) need a captured kernel node per module launch and
+    # hipGraphExecKernelNodeSetParams on it. Not verified on an AMD GPU yet: refused, so the
+    # hip backend launches every run at a new shape kernel by kernel.
+    _NO_UPDATES = "graph node updates are not verified on the hip driver yet"
+
+    def captured_node(self) -> object:
+        raise DriverError(f"captured_node: {self._NO_UPDATES}")
+
+    def update_kernel_node(self, graph: object, node: object, function: object, grid: tuple[int, int, int], block: tuple[int, int, int], shared_bytes: int, args: PackedArgs) -> None:
+        raise DriverError(f"update_kernel_node: {self._NO_UPDATES}")
+
+    def update_fill_node(self, graph: object, node: object, address: int, byte: int, nbytes: int) -> None:
+        raise DriverError(f"update_fill_node: {self._NO_UPDATES}")
+
     # -- BLAS ----------------------------------------------------------------------------
 
     def _hipblas(self) -> Any:

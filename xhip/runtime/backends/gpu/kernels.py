@@ -32,6 +32,7 @@ from xhip.kernels.matmul import gemm_call, warmup_calls
 from xhip.kernels.render import Target, render, render_unit
 from xhip.kernels.spec_types import KernelSpec
 from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs
+from xhip.runtime.backends.gpu.graph_updates import Recording
 from xhip.runtime.backends.gpu.launch_plans import GemmPlan, Plan, PlanGroup, Planner, QueuedGemm, fill
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import MemRef
@@ -129,13 +130,20 @@ class GpuLauncher:
         # The same operands as last time (a repeated shape: the views steps hand back the
         # same memrefs) launch what was prepared then, values and packing skipped.
         queued, driver = self._queued, self._driver
+        recording = stream.recording
         try:
             if isinstance(queued, QueuedGemm):
-                queued()
+                if recording is not None:
+                    recording.gemm(queued.run, queued.shape, queued.a, queued.b, queued.c)
+                else:
+                    queued()
                 stream.stats.kernel_launches += 1
                 return
             for kernel, grid, args in queued:
-                driver.launch(kernel.function, grid, kernel.block, 0, args)
+                if recording is not None:
+                    recording.kernel(kernel.function, grid, kernel.block, args)
+                else:
+                    driver.launch(kernel.function, grid, kernel.block, 0, args)
         except DriverError as err:
             raise XhipError(err.message, self._location) from None
         stream.stats.kernel_launches += len(queued)
@@ -163,7 +171,7 @@ class GpuLauncher:
             call = gemm_call(all_values[0], *self._dtype)  # type: ignore[arg-type, misc]
             run = None if call is None else self._driver.prepare_gemm(call)
             if run is not None:
-                self._queued = QueuedGemm(run, call.a, call.b, call.c)  # type: ignore[union-attr]
+                self._queued = QueuedGemm(run, call._replace(a=0, b=0, c=0), call.a, call.b, call.c)  # type: ignore[union-attr]
                 return
         index = self._form(inputs, outputs) if self._form is not None else 0
         queued = []
@@ -202,10 +210,12 @@ are left out: a GPT-2-size LM head fits up to 1024 rows)."""
 
 
 class StreamState(Protocol):
-    """What a launcher tells its backend: that work is queued, and how many launches."""
+    """What a launcher tells its backend: that work is queued, and how many launches; and
+    what it asks: whether the run's work is being recorded (`graph_updates`) instead."""
 
     queued: bool
     stats: DeviceStats
+    recording: Recording | None
 
 
 @dataclass

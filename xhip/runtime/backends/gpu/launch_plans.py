@@ -52,10 +52,12 @@ class KernelsPlan:
 class QueuedGemm:
     """A prepared GEMM at its operands' addresses: what a launch queues on the vendor BLAS."""
 
-    __slots__ = ("run", "a", "b", "c")
+    __slots__ = ("run", "shape", "a", "b", "c")
 
-    def __init__(self, run: PreparedGemm, a: int, b: int, c: int):
-        self.run, self.a, self.b, self.c = run, a, b, c
+    def __init__(self, run: PreparedGemm, shape: GemmCall, a: int, b: int, c: int):
+        self.run, self.shape, self.a, self.b, self.c = run, shape, a, b, c
+        """`shape`: the call `run` was prepared from, its addresses 0 (what decides the
+        library's work but for the addresses)."""
 
     def __call__(self) -> None:
         self.run(self.a, self.b, self.c)
@@ -72,7 +74,7 @@ class GemmPlan:
 
     def at(self, addresses: Sequence[int]) -> QueuedGemm:
         (ia, oa), (ib, ob), (ic, oc) = self.holes
-        return QueuedGemm(self.run, addresses[ia] + oa, addresses[ib] + ob, addresses[ic] + oc)
+        return QueuedGemm(self.run, self.call, addresses[ia] + oa, addresses[ib] + ob, addresses[ic] + oc)
 
 
 Plan = KernelsPlan | GemmPlan

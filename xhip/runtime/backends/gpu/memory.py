@@ -47,7 +47,9 @@ class DeviceMemory:
         self.live_by_kind: dict[str, int] = defaultdict(int)
         """Bytes held from the driver per buffer kind ("pool", "output", ...)."""
 
-    def allocate(self, nbytes: int, label: str, kind: str, poison: bool = True) -> DeviceBuffer:
+    def allocate(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
+        """A block of at least `nbytes` (its bytes as the last user left them: the backend
+        fills fresh memory with `POISON_BYTE`, stream-ordered)."""
         # Pools are sized exactly (they live for the session and are what the report counts);
         # per-run buffers round to a size class so that the next run can reuse them.
         size = max(int(nbytes), 1) if kind == "pool" else _size_class(nbytes)
@@ -63,8 +65,6 @@ class DeviceMemory:
         self.peak_bytes = max(self.peak_bytes, self.in_use_bytes)
         buffer = DeviceBuffer.on_device(int(nbytes), label, kind, address)
         weakref.finalize(buffer, self._release, address, size, kind)
-        if poison:
-            self._driver.fill(address, POISON_BYTE, int(nbytes))
         return buffer
 
     def allocate_host_mapped(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:

@@ -231,6 +231,16 @@ class ReferenceBackend:
         for work in graph:  # type: ignore[attr-defined]
             self._submit(work.run, work.reads, work.writes, work.label)
 
+    # A graph here is the queued work itself: a run at a new shape has nothing to update.
+    def begin_recording(self) -> None:
+        pass
+
+    def end_recording(self) -> tuple[str, int]:
+        return "", 0
+
+    def drop_recording(self) -> None:
+        pass
+
     # -- sanitizer -----------------------------------------------------------------------
 
     def _record_write(self, target: MemRef, index: Sequence[int] | None = None) -> None:

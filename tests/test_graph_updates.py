@@ -1,0 +1,180 @@
+"""Graphs across shapes (xhip.runtime.backends.gpu.graph_updates) on the GPU backend's host path.
+
+A decoder step (examples/decoder_tiny.onnx) fed its own `present_*` is a new input shape
+every step. From the step where its topology key comes round a second time, the step's
+work is captured, and after that it runs through the captured graph with only the changed
+nodes updated. The driver here models a graph as the list of its nodes' parameters: a
+capture takes the launches queued meanwhile, an update sets one node, and a replay
+"executes" the nodes. So the test can ask what each replay would have run, and requires
+it to be exactly the work that the run's own program queued.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from xhip.api import compile_stages
+from xhip.runtime.backends.gpu import graph_updates
+from xhip.runtime.backends.gpu.backend import GpuBackend
+from xhip.runtime.backends.gpu.driver import DriverError, PackedArgs
+from xhip.runtime.executable import Executable
+from xhip.testing.null_driver import NullDriver
+
+MODEL = Path(__file__).resolve().parents[1] / "examples" / "decoder_tiny.onnx"
+LAYERS, HEADS, HEAD_DIM, VOCAB = 2, 4, 16, 256
+
+
+class GraphModel(NullDriver):
+    """A no-op driver whose graphs hold their nodes' parameters, and that logs what runs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.executed: list[tuple] = []
+        self._capturing: list[tuple] | None = None
+
+    def _queue(self, entry: tuple) -> None:
+        (self.executed if self._capturing is None else self._capturing).append(entry)
+
+    def launch(self, function, grid, block, shared_bytes, args: PackedArgs) -> None:
+        self._queue(("kernel", function, grid, block, args.snapshot()))
+
+    def fill(self, address: int, byte: int, nbytes: int) -> None:
+        if nbytes:
+            self._queue(("fill", address, byte, nbytes))
+
+    def copy(self, target: int, source: int, nbytes: int) -> None:
+        if nbytes:
+            self._queue(("copy", target, source, nbytes))
+
+    def prepare_gemm(self, call):
+        return lambda a, b, c: self._queue(("gemm", a, b, c))
+
+    def begin_capture(self) -> None:
+        self._capturing = []
+
+    def captured_node(self) -> object:
+        assert self._capturing
+        return len(self._capturing) - 1
+
+    def end_capture(self) -> object:
+        graph, self._capturing = self._capturing, None
+        return graph
+
+    def update_kernel_node(self, graph, node, function, grid, block, shared_bytes, args) -> None:
+        self.node_updates += 1
+        graph[node] = ("kernel", function, grid, block, args.snapshot())
+
+    def update_fill_node(self, graph, node, address, byte, nbytes) -> None:
+        self.node_updates += 1
+        graph[node] = ("fill", address, byte, nbytes)
+
+    def replay(self, graph) -> None:
+        self.replays += 1
+        self.executed.extend(graph)
+
+
+class RefusingDriver(GraphModel):
+    """A driver without node queries (the hip driver today)."""
+
+    def captured_node(self) -> object:
+        raise DriverError("captured_node: not supported")
+
+
+def _decode(driver: NullDriver, steps: int, batches=None):
+    """Per step: (class_graph, nodes updated, what the driver ran, what the program queued;
+    None where the recording stopped early: a pool grew, which queued the work so far)."""
+    model = onnx.load(MODEL)
+    *_, (_, module, constants) = compile_stages(model)
+    exe = Executable(module, GpuBackend(driver), constants=constants)
+    recorded: list[tuple] = []  # this step's segments, in order
+    stopped: list[bool] = []
+    run, stop = graph_updates.ClassGraphs.run, GpuBackend._stop_recording
+
+    def spy(self, key, work):
+        recorded.extend(_as_run(entry) for entry in work)
+        return run(self, key, work)
+
+    def stop_spy(self):
+        stopped.append(self.recording is not None)
+        stop(self)
+
+    rng = np.random.default_rng(0)
+    names = [f"past_{kind}_{i}" for i in range(LAYERS) for kind in ("key", "value")]
+    rows = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(graph_updates.ClassGraphs, "run", spy)
+        patch.setattr(GpuBackend, "_stop_recording", stop_spy)
+        batch = None
+        for step in range(steps):
+            wanted = 3 if batches is None else batches[step]
+            if wanted != batch:  # a new prompt (its cache as long as no step's before: new shapes)
+                batch, length = wanted, 5 + step
+                fed = {n: exe.to_device(rng.standard_normal((batch, HEADS, length, HEAD_DIM)).astype(np.float32), n) for n in names}
+            host = {"input_ids": rng.integers(0, VOCAB, (batch, 1)).astype(np.int64), "position_ids": np.full((batch, 1), length, np.int64)}
+            length += 1
+            driver.executed, recorded[:], stopped[:] = [], [], []
+            outputs = exe.run({**host, **fed}, on_device=True)
+            fed = {n: outputs[n.replace("past", "present")] for n in names}
+            report = exe.report
+            whole = bool(recorded) and not any(stopped)
+            rows.append((report.class_graph, report.graph_nodes_updated, list(driver.executed), list(recorded) if whole else None))
+    return rows
+
+
+def _ran_program(executed: list[tuple], queued: list[tuple]) -> bool:
+    """The driver ran the feeds' copies, then exactly the program's work."""
+    feeds = executed[: len(executed) - len(queued)]
+    return executed[len(feeds) :] == queued and all(entry[0] == "copy" for entry in feeds)
+
+
+def _as_run(entry: tuple) -> tuple:
+    """A recorded entry as the modelled driver logs it when it runs."""
+    kind = entry[0]
+    if kind == graph_updates.KERNEL:
+        return ("kernel", entry[1], entry[2], entry[3], entry[5])
+    if kind == graph_updates.GEMM:
+        return ("gemm", *entry[2:])
+    if kind == graph_updates.COPY:
+        return ("copy", *entry[1:])
+    return ("fill", *entry[1:])
+
+
+def test_decode_steps_run_through_an_updated_graph_that_is_exactly_their_work():
+    rows = _decode(GraphModel(), 10)
+    kinds = [kind for kind, *_ in rows]
+    # The logits buffer alternates between two blocks (the caller still holds the last
+    # step's while the next runs): two keys, each captured at its second sighting.
+    assert kinds.count("captured") == 2 and kinds[-5:] == ["updated"] * 5, kinds
+    for step, (kind, updated, executed, queued) in enumerate(rows):
+        # What ran is what the step's program queued, in order, whichever way it ran (after
+        # the copies of the fed caches into the step's input buffers).
+        assert _ran_program(executed, queued), f"step {step} ({kind})"
+        if kind == "updated":
+            # Only the kernels and fills that read or write the grown caches change.
+            assert 0 < updated < len(queued) // 2
+
+
+def test_a_changed_blas_call_is_a_new_topology():
+    """At another batch the projections' m differs: the step launches as it stands. Back at
+    the first batch, graphs serve the steps again (once the logits buffers are among the
+    blocks a graph was captured over, or captured anew)."""
+    batches = [2] * 6 + [3] * 2 + [2] * 6
+    rows = _decode(GraphModel(), len(batches), batches)
+    kinds = [kind for kind, *_ in rows]
+    assert kinds[5] == "updated" and kinds[6:8] == ["", ""], kinds
+    assert kinds[-2:] == ["updated", "updated"], kinds
+    for kind, _, executed, queued in rows:
+        assert queued is None or _ran_program(executed, queued), kind
+    assert [row[3] is None for row in rows].count(True) == 1  # the first step at batch 3 grows the pools
+
+
+def test_a_driver_without_node_queries_launches_every_step():
+    rows = _decode(RefusingDriver(), 6)
+    assert [kind for kind, *_ in rows] == [""] * 6
+    for _, _, executed, queued in rows[:3]:  # (later steps record nothing)
+        assert _ran_program(executed, queued)
+    assert [queued for *_, queued in rows[3:]] == [None] * 3

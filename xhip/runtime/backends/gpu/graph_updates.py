@@ -1,0 +1,226 @@
+"""Graphs across shapes: a run at a new input shape replays a graph captured at another shape, with the nodes that changed updated.
+
+A graph captured by `xhip.runtime.replay` serves one input-shape signature. At a new
+shape the launch program still runs, because its host work decides the grids, extents and
+pool offsets. Much of what it queues, though, is the same work at other sizes. A
+decoder step with one more token of cache launches the same kernels in the same order,
+and makes the same cuBLAS calls at the same addresses (the projections' m is the batch);
+only the kernels that read the cache take other arguments. So while a run is recorded
+(`GpuBackend.begin_recording`), its device work is written down instead of queued, a
+segment of `SEGMENT` entries at a time, and each segment is matched against the graphs
+captured before:
+
+- A segment's topology key is what a graph node cannot change: the segment's place in
+  the run, the order of its work, each BLAS call (its shape and layout and its operands'
+  addresses, since cuBLAS picks and parameterizes its kernels per call) and each
+  device-to-device copy. A kernel's function, grid, block and arguments, and a fill's
+  address and size, are parameters of its node and can be updated in place.
+- When a graph of that key exists, the kernel and fill nodes whose parameters differ
+  from what the graph holds are updated (cuGraphExecKernelNodeSetParams costs about 3 us
+  a node on the H200, against about 6 us for a launch and 15 us for a cuBLAS call,
+  `benchmarks/graph_update_cost.py`). Then the graph is launched.
+- When none exists, the segment is launched as it stands. On the second sighting of its
+  key it is launched into a capture instead, and that graph is kept (at most `LIMIT`
+  graphs; the oldest is dropped first).
+
+A segment goes to the stream as soon as it is full, so the device runs one segment while
+the host records the next. After the update, a graph's work is exactly its segment:
+every node either matches the key or was set to the segment's parameters. A replay
+therefore never runs another run's work. A node update the driver refuses drops that
+graph, and the segment is launched as it stands.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+from xhip.kernels.abi import GemmCall
+from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs, PreparedGemm
+
+KERNEL, GEMM, COPY, FILL = range(4)
+"""The kinds of recorded work (the first item of each entry)."""
+
+SEGMENT = 32
+"""Entries per segment: a run's work goes to the stream a segment at a time, each through
+a graph of its own where one fits, so that the device runs one segment while the host
+records the next (a whole run recorded first would leave the device idle meanwhile)."""
+LIMIT = 256
+"""Graphs kept per backend (a GPT-2-size decoder step is ten segments; its logits buffer
+alternates between two blocks, so its last segment has two graphs)."""
+SEEN_LIMIT = 4096
+"""Keys seen once that are remembered (a server at ever new shapes sees new keys every run)."""
+
+
+class Recording:
+    """One run's device work in program order, handed to `ClassGraphs` a segment at a time."""
+
+    __slots__ = ("work", "key", "graphs", "segment", "outcomes", "updated")
+
+    def __init__(self, graphs: ClassGraphs) -> None:
+        self.work: list[tuple] = []  # type: ignore[type-arg]
+        """The current segment's entries."""
+        self.key: list[Hashable] = []
+        self.graphs = graphs
+        self.segment = 0
+        self.outcomes: list[str] = []
+        """Per segment queued: "updated", "captured" or "" (launched as it stands)."""
+        self.updated = 0
+
+    def kernel(self, function: object, grid: tuple[int, int, int], block: tuple[int, int, int], args: PackedArgs) -> None:
+        # The bytes now: a launcher shared by several ops of a run (strided copies) packs
+        # the next op's arguments into the same buffer.
+        self.work.append((KERNEL, function, grid, block, args, args.snapshot()))
+        self.key.append(KERNEL)
+        if len(self.work) >= SEGMENT:
+            self.flush()
+
+    def gemm(self, run: PreparedGemm, shape: GemmCall, a: int, b: int, c: int) -> None:
+        self.work.append((GEMM, run, a, b, c))
+        self.key.append((shape, a, b, c))
+        if len(self.work) >= SEGMENT:
+            self.flush()
+
+    def copy(self, target: int, source: int, nbytes: int) -> None:
+        self.work.append((COPY, target, source, nbytes))
+        self.key.append((COPY, target, source, nbytes))
+        if len(self.work) >= SEGMENT:
+            self.flush()
+
+    def fill(self, address: int, byte: int, nbytes: int) -> None:
+        if not nbytes:
+            return  # the driver queues nothing for it: no node
+        self.work.append((FILL, address, byte, nbytes))
+        self.key.append(FILL)
+        if len(self.work) >= SEGMENT:
+            self.flush()
+
+    def flush(self) -> None:
+        """Queue the current segment."""
+        if not self.work:
+            return
+        outcome, updated = self.graphs.run((self.segment, *self.key), self.work)
+        self.outcomes.append(outcome)
+        self.updated += updated
+        self.segment += 1
+        self.work, self.key = [], []
+
+    def summary(self) -> str:
+        """How the run's work went: "updated" when every segment ran through an updated graph,
+        "captured" when the rest did and some were captured, else "" (some launched)."""
+        if "" in self.outcomes or not self.outcomes:
+            return ""
+        return "captured" if "captured" in self.outcomes else "updated"
+
+
+def _parameters(entry: tuple) -> tuple | None:  # type: ignore[type-arg]
+    """What a kernel or fill node of this entry holds; None for work that is all key."""
+    kind = entry[0]
+    if kind == KERNEL:
+        return entry[1], entry[2], entry[3], entry[5]
+    if kind == FILL:
+        return entry[1:]
+    return None
+
+
+@dataclass
+class ClassGraph:
+    """A graph captured from one record, and what each of its updatable nodes holds now."""
+
+    graph: object
+    nodes: list[object | None]
+    """Per recorded entry: its node (kernel and fill entries), else None."""
+    held: list[tuple | None]  # type: ignore[type-arg]
+    """Per recorded entry: the parameters its node holds (`_parameters`)."""
+
+
+class ClassGraphs:
+    """The graphs of one backend by topology key, and the keys seen once."""
+
+    def __init__(self, driver: Driver):
+        self._driver = driver
+        self._graphs: OrderedDict[tuple[Hashable, ...], ClassGraph] = OrderedDict()
+        self._seen: set[tuple[Hashable, ...]] = set()
+        self.refused = False
+        """Whether the driver refused a capture's node query (then nothing is recorded)."""
+
+    def clear(self) -> None:
+        self._graphs.clear()
+        self._seen.clear()
+
+    def run(self, key: tuple[Hashable, ...], work: list[tuple]) -> tuple[str, int]:  # type: ignore[type-arg]
+        """Queue recorded work of this topology key: ("updated", nodes updated) through a graph
+        of its key, ("captured", 0) into a new one, or ("", 0) launched as it stands."""
+        graph = None if self.refused else self._graphs.get(key)
+        if graph is not None:
+            self._graphs.move_to_end(key)
+            try:
+                updated = self._update(graph, work)
+            except DriverError:
+                del self._graphs[key]  # what it holds is unknown now: never launch it again
+            else:
+                self._driver.replay(graph.graph)
+                return "updated", updated
+        elif key in self._seen and not self.refused:
+            try:
+                captured = self._capture(work)
+            except DriverError:
+                self.refused = True  # the driver takes no node updates: launch every run
+            else:
+                self._graphs[key] = captured
+                if len(self._graphs) > LIMIT:
+                    self._graphs.popitem(last=False)
+                self._driver.replay(captured.graph)
+                return "captured", 0
+        else:
+            if len(self._seen) >= SEEN_LIMIT:
+                self._seen.clear()
+            self._seen.add(key)
+        launch(self._driver, work)
+        return "", 0
+
+    def _update(self, graph: ClassGraph, work: list[tuple]) -> int:  # type: ignore[type-arg]
+        driver, updated = self._driver, 0
+        for index, entry in enumerate(work):
+            parameters = _parameters(entry)
+            if parameters is None or parameters == graph.held[index]:
+                continue
+            if entry[0] == KERNEL:
+                _, function, grid, block, args, raw = entry
+                args.restore(raw)
+                driver.update_kernel_node(graph.graph, graph.nodes[index], function, grid, block, 0, args)
+            else:
+                _, address, byte, nbytes = entry
+                driver.update_fill_node(graph.graph, graph.nodes[index], address, byte, nbytes)
+            graph.held[index] = parameters
+            updated += 1
+        return updated
+
+    def _capture(self, work: list[tuple]) -> ClassGraph:  # type: ignore[type-arg]
+        driver = self._driver
+        nodes: list[object | None] = []
+        driver.begin_capture()
+        try:
+            for entry in work:
+                launch(driver, [entry])
+                nodes.append(driver.captured_node() if entry[0] in (KERNEL, FILL) else None)
+        finally:
+            graph = driver.end_capture()
+        return ClassGraph(graph, nodes, [_parameters(entry) for entry in work])
+
+
+def launch(driver: Driver, work: list[tuple]) -> None:  # type: ignore[type-arg]
+    """Queue recorded work on the stream, in its order."""
+    for entry in work:
+        kind = entry[0]
+        if kind == KERNEL:
+            _, function, grid, block, args, raw = entry
+            args.restore(raw)
+            driver.launch(function, grid, block, 0, args)
+        elif kind == GEMM:
+            entry[1](entry[2], entry[3], entry[4])
+        elif kind == COPY:
+            driver.copy(entry[1], entry[2], entry[3])
+        else:
+            driver.fill(entry[1], entry[2], entry[3])
