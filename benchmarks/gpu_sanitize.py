@@ -5,7 +5,9 @@
 
 Runs each model (default pipeline, its first shape of SHAPE_VARIANTS) once on `--backend`
 (cuda by default), checks it against onnxruntime, prints one line per model and exits 1 on
-a mismatch. `--half` adds the test set through pipelines/fp16.yaml and bf16.yaml, and the
+a mismatch. Then examples/decoder_tiny.onnx decodes 8 steps fed its own `present_*` on the
+device, each a new shape: the later steps run through graphs captured at earlier steps with
+their changed nodes updated (xhip.runtime.backends.gpu.graph_updates), each step checked. `--half` adds the test set through pipelines/fp16.yaml and bf16.yaml, and the
 multi-head attention forms of xhip.testing.attention_models (matrix-instruction attention:
 partial query and key tiles) through both. The sanitizer's own summary line ("ERROR
 SUMMARY: N errors") is the verdict.
@@ -19,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 import xhip  # noqa: E402
 from xhip.runtime.check import check_outputs, references  # noqa: E402
@@ -53,7 +56,31 @@ def main() -> int:
                 model = multi_head_attention(form, 2, 64)
                 feeds = attention_feeds(model, 2, 77, 77 if form == "keep" else 131, np.random.default_rng(0))
                 failed += not _run(f"attention {form} {pipeline} (2, 77, 131)", model, feeds, args.backend, pipeline)
+    failed += not _decode(args.backend)
     return 1 if failed else 0
+
+
+def _decode(backend: str, steps: int = 8) -> bool:
+    import onnx
+
+    model = onnx.load(ROOT / "examples" / "decoder_tiny.onnx")
+    executable = xhip.compile(model, backend=backend)
+    rng = np.random.default_rng(0)
+    names = [i.name for i in model.graph.input if i.name.startswith("past_")]
+    batch, length, (heads, head_dim) = 2, 6, (4, 16)
+    cache = {name: rng.standard_normal((batch, heads, length, head_dim)).astype(np.float32) for name in names}
+    fed = {name: executable.to_device(value, name) for name, value in cache.items()}
+    passed, ran = True, []
+    for step in range(steps):
+        host = {"input_ids": rng.integers(0, 256, (batch, 1)).astype(np.int64), "position_ids": np.full((batch, 1), length + step, np.int64)}
+        outputs = executable.run({**host, **fed}, on_device=True)
+        got = {name: np.asarray(value) for name, value in outputs.items()}
+        passed &= check_outputs(got, references(model, {**host, **cache}), backend).passed
+        ran.append(executable.report.class_graph or "launched")
+        fed = {name: outputs[name.replace("past", "present")] for name in names}
+        cache = {name: got[name.replace("past", "present")] for name in names}
+    print(f"{'decoder_tiny ' + str(steps) + ' steps':<40} {'pass' if passed else 'FAIL'} ({', '.join(ran)})", flush=True)
+    return passed
 
 
 if __name__ == "__main__":

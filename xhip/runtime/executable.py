@@ -148,16 +148,22 @@ class Executable:
         buffer = self.backend.allocate(nbytes, owner.label, "output")
         return MemRef.contiguous(buffer, dims, spec.dtype, owner)
 
-    def _argument(self, spec: TensorSpec, value: np.ndarray | DeviceArray) -> object:
+    def _argument(self, spec: TensorSpec, value: np.ndarray | DeviceArray, capture: bool) -> object:
         if not spec.is_memref:
             return np.asarray(value)
-        if isinstance(value, DeviceArray) and value.staged_by is self:
-            # This executable's own device array is read in place: the program never writes
-            # a function argument (they take no part in buffer reuse), and a replay that
-            # is fed another array copies it into this one's buffer, marking it stale.
-            return value.memref(self.backend)
-        # Any other device feed is copied: a captured graph keeps reading its input
-        # buffers, which must be the executable's, not the caller's.
+        if isinstance(value, DeviceArray):
+            # A device array is read in place: the program never writes a function argument
+            # (they take no part in buffer reuse). This executable's own (`to_device`) always:
+            # a replay that is fed another array copies it into this one's buffer, marking
+            # it stale. Any other only by a run that is not captured: a captured graph keeps
+            # reading its input buffers, which must be the executable's, not the caller's
+            # (a decoder's caches, fed back each step, are not copied).
+            if value.staged_by is self:
+                return value.memref(self.backend)
+            if not capture:
+                memref = value.memref(self.backend)
+                if memref.is_dense:
+                    return memref
         return self._holding(value, f"input '{spec.name}'", "input")
 
     def _holding(self, value: np.ndarray | DeviceArray | MemRef, label: str, kind: str) -> MemRef:
@@ -229,7 +235,7 @@ class Executable:
         inputs: list[tuple[str, MemRef]] = []
         staged: dict[str, DeviceArray] = {}
         for spec, is_result in self.signature.arguments:
-            argument = next(filled) if is_result else self._argument(spec, feeds[spec.name])
+            argument = next(filled) if is_result else self._argument(spec, feeds[spec.name], capture)
             if not is_result and isinstance(argument, MemRef):
                 inputs.append((spec.name, argument))
                 feed = feeds[spec.name]
