@@ -62,3 +62,40 @@ def test_inputs_are_not_poisoned_outputs_are():
     assert driver.fills == []
     held.append(backend.allocate(4096, "output 'y'", "output"))
     assert driver.fills == [4096] and len(driver.mallocs) == len(held)
+
+
+class PinnedCountingDriver(CountingDriver):
+    def __init__(self) -> None:
+        super().__init__()
+        self.pinned: list[int] = []
+
+    def host_alloc_mapped(self, nbytes: int):
+        self.pinned.append(nbytes)
+        return super().host_alloc_mapped(nbytes)
+
+
+def test_a_large_output_is_downloaded_into_pinned_memory_handed_out_and_reused():
+    import gc
+
+    import numpy as np
+
+    from xhip.runtime.backends.gpu.backend import PINNED_DOWNLOAD_BYTES, GpuBackend
+    from xhip.runtime.buffers import MemRef, Owner
+
+    driver = PinnedCountingDriver()
+    backend = GpuBackend(driver)
+    shape = (PINNED_DOWNLOAD_BYTES // 4, 2)
+    output = MemRef.contiguous(backend.allocate(2 * PINNED_DOWNLOAD_BYTES, "y", "output"), shape, np.dtype(np.float32), Owner("y"))
+    first = backend.to_host(output)
+    assert first.shape == shape and driver.pinned == [2 * PINNED_DOWNLOAD_BYTES]
+    row = first[3]  # a view keeps the block
+    del first
+    gc.collect()
+    backend.to_host(output)  # the first block is still held by `row`: another one
+    assert len(driver.pinned) == 2
+    del row
+    gc.collect()
+    backend.to_host(output)  # both came back: no new block
+    assert len(driver.pinned) == 2
+    small = MemRef.contiguous(backend.allocate(64, "s", "output"), (16,), np.dtype(np.float32), Owner("s"))
+    assert backend.to_host(small).flags.owndata and len(driver.pinned) == 2  # small: pageable

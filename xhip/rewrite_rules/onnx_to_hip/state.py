@@ -32,7 +32,7 @@ from xdsl.rewriter import InsertPoint
 from xhip.diagnostics import node_location, op_error
 from xhip.dialects.hip import DPSOp
 from xhip.dialects.onnx.signature import ArgumentAxis
-from xhip.shapes import Dim, IndexEmitter, ShapeFailure, ShapeResult
+from xhip.shapes import Dim, IndexEmitter, ShapeFailure
 
 MAX_HOST_ELEMENTS = 64
 """Integer tensors up to this size are tracked element-wise (shape vectors)."""

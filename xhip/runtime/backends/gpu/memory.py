@@ -12,6 +12,8 @@ from __future__ import annotations
 import weakref
 from collections import defaultdict
 
+import numpy as np
+
 from xhip.runtime.backends.gpu.driver import Driver, DriverError
 from xhip.runtime.buffers import DeviceBuffer
 
@@ -35,12 +37,21 @@ def _size_class(nbytes: int) -> int:
     return -(-nbytes // step) * step
 
 
+class _Lease:
+    """Pinned bytes handed out as an array (`DeviceMemory.pinned_host`): the object every
+    view of them keeps alive."""
+
+    def __init__(self, address: int, nbytes: int):
+        self.__array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (address, False), "version": 3}
+
+
 class DeviceMemory:
     """Device blocks by size class; pinned, device-mapped host blocks for host scratch."""
 
     def __init__(self, driver: Driver, limit_bytes: int):
         self._driver = driver
         self._free: dict[int, list[int]] = defaultdict(list)
+        self._pinned_free: dict[int, list[np.ndarray]] = defaultdict(list)
         self.limit_bytes = limit_bytes
         self.in_use_bytes = 0
         self.peak_bytes = 0
@@ -66,6 +77,20 @@ class DeviceMemory:
         buffer = DeviceBuffer.on_device(int(nbytes), label, kind, address)
         weakref.finalize(buffer, self._release, address, size, kind)
         return buffer
+
+    def pinned_host(self, nbytes: int) -> np.ndarray:
+        """Pinned host memory of `nbytes` (a uint8 array) for a download to land in: the
+        driver copies into pageable memory at a few GB/s, into pinned memory at the bus's
+        speed. The block comes back to a cache by size class when the array and every view
+        of it are gone (the outputs a run hands out are such views)."""
+        size = _size_class(nbytes)
+        blocks = self._pinned_free[size]
+        block = blocks.pop() if blocks else self._driver.host_alloc_mapped(size)[0]
+        lease = _Lease(block.ctypes.data, int(nbytes))
+        # Every view of the span keeps the lease (NumPy's base chain stops at it), so the
+        # block returns when the last of them is gone, not when the span is.
+        weakref.finalize(lease, blocks.append, block)
+        return np.asarray(lease)
 
     def allocate_host_mapped(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
         view, address = self._driver.host_alloc_mapped(nbytes)
