@@ -10,7 +10,7 @@ import pytest
 from xhip.compare.diverge import END, first_divergence
 from xhip.compare.measure import _input_shapes
 from xhip.compare.stats import latency_change, overall
-from xhip.compare.suite import Suite, SuiteModel, load_suite, parse_shapes, suite_from_command_line
+from xhip.compare.suite import SuiteModel, load_suite, parse_shapes, suite_from_command_line
 from xhip.diagnostics import XhipError
 from xhip.runtime.executable import TensorSpec
 

@@ -178,3 +178,23 @@ def test_a_driver_without_node_queries_launches_every_step():
     for _, _, executed, queued in rows[:3]:  # (later steps record nothing)
         assert _ran_program(executed, queued)
     assert [queued for *_, queued in rows[3:]] == [None] * 3
+
+
+def test_an_incremental_step_queues_what_a_whole_step_queues():
+    """Program.execute_recorded runs only the steps whose operands changed and queues the
+    work the others recorded at the step before: the driver runs byte for byte what a run of
+    every step runs (two executables on drivers that hand out the same addresses)."""
+    from xhip.runtime.program import Program
+
+    incremental = _decode(GraphModel(), 8)
+    with pytest.MonkeyPatch.context() as patch:
+        whole_run = Program.execute_recorded
+
+        def forgetful(self, arguments, recording, stats):
+            self._memo = None  # nothing kept from the step before: every step runs
+            return whole_run(self, arguments, recording, stats)
+
+        patch.setattr(Program, "execute_recorded", forgetful)
+        whole = _decode(GraphModel(), 8)
+    for step, (mine, theirs) in enumerate(zip(incremental, whole)):
+        assert mine[:3] == theirs[:3], f"step {step}"

@@ -39,7 +39,7 @@ def _offenders(modules: set[str], names: tuple[str, ...]) -> list[str]:
 
 
 def test_import_xhip_loads_no_third_party_package():
-    modules = _loaded(f"import sys; before = set(sys.modules); import xhip; print('\\n'.join(sorted(set(sys.modules) - before)))")
+    modules = _loaded("import sys; before = set(sys.modules); import xhip; print('\\n'.join(sorted(set(sys.modules) - before)))")
     assert "xhip" in modules
     third_party = sorted(m for m in modules if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("xhip"))
     assert third_party == []

@@ -19,7 +19,6 @@ in range and a padded attention mask, against onnxruntime (xhip.runtime.check).
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import numpy as np
 import onnx

@@ -57,11 +57,11 @@ from xhip.kernels.spec_types import KernelSpec, Operand
 from xhip.rewrite_rules.bufferize.types import kept_dims
 from xhip.runtime import steps
 from xhip.runtime.bind_tensor import tensor_compute
-from xhip.runtime.binder import READERS, Binder, buffer_label, cast_step, reads
+from xhip.runtime.binder import READERS, STEP_KINDS, Binder, buffer_label, cast_step, reads
 from xhip.runtime.buffers import MemRef, Owner, contiguous_strides
 from xhip.runtime.contracts import dps_contract, same_count, within
 from xhip.runtime.limits import buffer_size_expression, byte_size_expression
-from xhip.runtime.program import Layouts, Program, Session, Step
+from xhip.runtime.program import DEVICE, PURE, Layouts, Program, Session, Step
 from xhip.runtime.signature import Signature, TensorSpec
 
 DEFAULT_POOL_ALIGNMENT = 256
@@ -251,9 +251,10 @@ def _fold(op_type: type[Operation], width: int, lhs: int, rhs: int) -> int:
 for _cls in vars(arith).values():
     if isinstance(_cls, type) and issubclass(_cls, Operation) and is_binary_supported(_cls):
         READERS.setdefault(_cls, _integer_binary)
+        STEP_KINDS.setdefault(_cls, PURE)
 
 
-@reads(arith.CmpiOp)
+@reads(arith.CmpiOp, kind=PURE)
 def _cmpi(op: Operation, b: Binder) -> Step:
     assert isinstance(op, arith.CmpiOp)
     predicate, width = op.predicate.value.data, bitwidth(op.lhs.type)
@@ -261,18 +262,18 @@ def _cmpi(op: Operation, b: Binder) -> Step:
     return steps.integer_binary(fold, b.slot(op.lhs), b.slot(op.rhs), b.slot(op.result))
 
 
-@reads(arith.SelectOp)
+@reads(arith.SelectOp, kind=PURE)
 def _select(op: Operation, b: Binder) -> Step:
     cond, x, y = b.slots_of(op.operands)
     return steps.select(cond, x, y, b.slot(op.results[0]))
 
 
-@reads(arith.IndexCastOp, arith.ExtSIOp, arith.TruncIOp)
+@reads(arith.IndexCastOp, arith.ExtSIOp, arith.TruncIOp, kind=PURE)
 def _signed_cast(op: Operation, b: Binder) -> Step:
     return steps.signed_cast(b.slot(op.operands[0]), b.slot(op.results[0]), bitwidth(op.results[0].type))
 
 
-@reads(arith.ExtUIOp)
+@reads(arith.ExtUIOp, kind=PURE)
 def _extui(op: Operation, b: Binder) -> Step:
     widths = bitwidth(op.operands[0].type), bitwidth(op.results[0].type)
     return steps.unsigned_extension(b.slot(op.operands[0]), b.slot(op.results[0]), *widths)
@@ -288,13 +289,13 @@ _FLOAT_BINARY = {
 }
 
 
-@reads(*_FLOAT_BINARY)
+@reads(*_FLOAT_BINARY, kind=PURE)
 def _float_binary(op: Operation, b: Binder) -> Step:
     ufunc, dtype = _FLOAT_BINARY[type(op)], numpy_dtype(op.results[0].type)  # type: ignore[index]
     return steps.float_binary(ufunc, dtype, b.slot(op.operands[0]), b.slot(op.operands[1]), b.slot(op.results[0]))
 
 
-@reads(arith.SIToFPOp, arith.FPToSIOp, arith.ExtFOp, arith.TruncFOp)
+@reads(arith.SIToFPOp, arith.FPToSIOp, arith.ExtFOp, arith.TruncFOp, kind=PURE)
 def _numeric_cast(op: Operation, b: Binder) -> Step:
     return steps.numeric_cast(numpy_dtype(op.results[0].type), b.slot(op.operands[0]), b.slot(op.results[0]))
 
@@ -306,7 +307,7 @@ def _register_math() -> None:
         function = np.ceil if isinstance(op, math_dialect.CeilOp) else np.floor
         return steps.float_unary(function, numpy_dtype(op.results[0].type), b.slot(op.operands[0]), b.slot(op.results[0]))
 
-    reads(math_dialect.CeilOp, math_dialect.FloorOp)(rounding)
+    reads(math_dialect.CeilOp, math_dialect.FloorOp, kind=PURE)(rounding)
 
 
 _register_math()
@@ -358,13 +359,13 @@ def _store(op: Operation, b: Binder) -> Step:
     return steps.host_store(b.session, value, target, indices, op_location(op))
 
 
-@reads(memref.CopyOp)
+@reads(memref.CopyOp, kind=DEVICE)
 def _copy(op: Operation, b: Binder) -> Step:
     source, target = b.slots_of(op.operands)
     return steps.copy(b.session, source, target, op_location(op))
 
 
-@reads(memref.ViewOp)
+@reads(memref.ViewOp, kind=PURE)
 def _view(op: Operation, b: Binder) -> Step:
     assert isinstance(op, memref.ViewOp)
     result_type = op.result.type
@@ -384,7 +385,7 @@ def _offsets_sizes_strides(op: Operation, b: Binder) -> tuple[steps.Shape, steps
     )
 
 
-@reads(memref.SubviewOp)
+@reads(memref.SubviewOp, kind=PURE)
 def _subview(op: Operation, b: Binder) -> Step:
     assert isinstance(op, memref.SubviewOp)
     offsets, sizes, strides = _offsets_sizes_strides(op, b)
@@ -396,7 +397,7 @@ def _subview(op: Operation, b: Binder) -> Step:
     )  # fmt: skip
 
 
-@reads(memref.ReinterpretCastOp)
+@reads(memref.ReinterpretCastOp, kind=PURE)
 def _reinterpret_cast(op: Operation, b: Binder) -> Step:
     assert isinstance(op, memref.ReinterpretCastOp)
     offsets, sizes, strides = _offsets_sizes_strides(op, b)
@@ -423,7 +424,7 @@ def _groups(op: Operation) -> list[list[int]]:
     return [[int(i.value.data) for i in group] for group in op.reassociation.data]  # type: ignore[attr-defined]
 
 
-@reads(memref.ExpandShapeOp)
+@reads(memref.ExpandShapeOp, kind=PURE)
 def _expand_shape(op: Operation, b: Binder) -> Step:
     output_shape = b.mixed(op.static_output_shape.get_values(), op.operands[1:])  # type: ignore[attr-defined]
     return steps.expand_shape(
@@ -431,7 +432,7 @@ def _expand_shape(op: Operation, b: Binder) -> Step:
     )  # fmt: skip
 
 
-@reads(memref.CollapseShapeOp)
+@reads(memref.CollapseShapeOp, kind=PURE)
 def _collapse_shape(op: Operation, b: Binder) -> Step:
     return steps.collapse_shape(_groups(op), b.slot(op.operands[0]), b.slot(op.results[0]), *_layout_config(op, b))
 
@@ -446,13 +447,13 @@ def _layout_config(op: Operation, b: Binder) -> tuple[Layouts, int]:
     return b.session.layouts, b.session.layouts.config(description)
 
 
-@reads(memref.DimOp)
+@reads(memref.DimOp, kind=PURE)
 def _dim(op: Operation, b: Binder) -> Step:
     source, index = b.slots_of(op.operands)
     return steps.dim(source, index, b.slot(op.results[0]))
 
 
-@reads(memref.CastOp)
+@reads(memref.CastOp, kind=PURE)
 def _cast(op: Operation, b: Binder) -> Step:
     return cast_step(op, b)
 
@@ -540,7 +541,7 @@ def _get_pool(op: Operation, b: Binder) -> Step:
     )  # fmt: skip
 
 
-@reads(hip.PlanPoolOp)
+@reads(hip.PlanPoolOp, kind=PURE)
 def _plan_pool(op: Operation, b: Binder) -> Step:
     assert isinstance(op, hip.PlanPoolOp)
     return steps.plan_pool(b.slots_of(op.sizes), op.interval_pairs(), op.alignment.value.data, b.slot(op.total), b.slots_of(op.offsets))
@@ -590,7 +591,7 @@ def _compute(op: Operation, b: Binder) -> Step:
 
 for _op in hip.HIP.operations:
     if issubclass(_op, hip.DPSOp):
-        reads(_op)(_compute)
+        reads(_op, kind=DEVICE)(_compute)
 
 
 def module_kernels(module: ModuleOp) -> Iterator[KernelSpec]:

@@ -18,20 +18,24 @@ from xhip.analysis.memref_extents import RootDim
 from xhip.diagnostics import op_location
 from xhip.runtime import steps
 from xhip.runtime.contracts import static_extents
-from xhip.runtime.program import Program, Registers, Session, Step
+from xhip.runtime.program import ALWAYS, Program, Registers, Session, Step, StepKind
 from xhip.runtime.steps import Shape
 
 Reader = Callable[[Operation, "Binder"], Step | None]
 READERS: dict[type[Operation], Reader] = {}
+STEP_KINDS: dict[type[Operation], StepKind] = {}
+"""What a step of an op of each class does besides computing its results (`StepKind`; an
+op class not here is `ALWAYS`)."""
 
 
-def reads(*op_classes: type[Operation]) -> Callable[[Reader], Reader]:
-    """Register the reader of ops of these classes."""
+def reads(*op_classes: type[Operation], kind: StepKind = ALWAYS) -> Callable[[Reader], Reader]:
+    """Register the reader of ops of these classes, and what their steps are (`StepKind`)."""
 
     def register(reader: Reader) -> Reader:
         for op_class in op_classes:
             assert op_class not in READERS, f"two readers of {op_class.name}"
             READERS[op_class] = reader
+            STEP_KINDS[op_class] = kind
         return reader
 
     return register
@@ -50,6 +54,9 @@ class Binder:
     steps: list[Step] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     locations: list[str] = field(default_factory=list)
+    reads: list[tuple[int, ...]] = field(default_factory=list)
+    writes: list[tuple[int, ...]] = field(default_factory=list)
+    kinds: list[StepKind] = field(default_factory=list)
 
     def slot(self, value: SSAValue) -> int:
         if value not in self.slots:
@@ -74,12 +81,16 @@ class Binder:
         self.steps.append(step)
         self.names.append(op.name)
         self.locations.append(op_location(op))
+        # A step reads its op's operands and writes its results: nothing else (SSA, one block).
+        self.reads.append(tuple(self.slots_of(op.operands)))
+        self.writes.append(tuple(self.slots_of(op.results)))
+        self.kinds.append(ALWAYS if op.regions else STEP_KINDS.get(type(op), ALWAYS))
 
     def program(self, arguments: list[int], results: list[int]) -> Program:
         registers: Registers = [None] * len(self.slots)
         for slot, value in self.initial.items():
             registers[slot] = value
-        return Program(self.steps, registers, arguments, results, self.names, self.locations)
+        return Program(self.steps, registers, arguments, results, self.names, self.locations, self.reads, self.writes, self.kinds)
 
 
 def buffer_label(op: Operation) -> str:

@@ -250,7 +250,11 @@ class Executable:
         elif record:
             self.backend.begin_recording()
         try:
-            results, registers = self.bound.program.execute(arguments)
+            recording = self.backend.recording
+            if recording is None:
+                results, registers = self.bound.program.execute(arguments)
+            else:
+                results, registers = self.bound.program.execute_recorded(arguments, recording, stats)
         except BaseException:
             if record:
                 self.backend.drop_recording()

@@ -12,14 +12,25 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from xhip.constants_file import ConstantsData
 from xhip.diagnostics import XhipError
-from xhip.runtime.backends.base import Backend
+from xhip.runtime.backends.base import Backend, Recording
+from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
 from xhip.runtime.limits import AllocationCap
 
 Registers = list[object]
 Step = Callable[[Registers], None]
+
+StepKind = int
+ALWAYS: StepKind = 0
+"""A step with effects beyond its results (an allocation, a pool, host access): it always runs."""
+PURE: StepKind = 1
+"""A step whose results follow from its operands alone (index arithmetic, a view)."""
+DEVICE: StepKind = 2
+"""A step that queues device work over its operands (a launch, a copy) and writes no register."""
 
 RUN_TIME_ERRORS = (ValueError, IndexError, TypeError, ZeroDivisionError, OverflowError)
 """What a step may raise on values it cannot take; the program names the op."""
@@ -96,6 +107,23 @@ class Program:
     """Per step: the name of the op it runs (for errors)."""
     locations: list[str]
     """Per step: the op's location."""
+    reads: list[tuple[int, ...]] = field(default_factory=list)
+    """Per step: the registers it reads (its op's operands)."""
+    writes: list[tuple[int, ...]] = field(default_factory=list)
+    """Per step: the registers it writes (its op's results)."""
+    kinds: list[StepKind] = field(default_factory=list)
+    _memo: Memo | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        # Per step what `execute_recorded` asks, in one tuple (a device step that writes
+        # registers, a tensor-stage compute, always runs).
+        kinds = self.kinds or [ALWAYS] * len(self.steps)
+        reads = self.reads or [()] * len(self.steps)
+        writes = self.writes or [()] * len(self.steps)
+        self._incremental = [
+            (step, ALWAYS if kind == DEVICE and out else kind, frozenset(read), out)
+            for step, kind, read, out in zip(self.steps, kinds, reads, writes)
+        ]
 
     def execute(self, arguments: Iterable[object]) -> tuple[list[object], Registers]:
         """The function's results, and the final register file (what reports read back)."""
@@ -111,3 +139,70 @@ class Program:
         except RUN_TIME_ERRORS as err:
             raise XhipError(f"'{self.names[index]}' failed at run time: {err}", self.locations[index]) from None
         return [regs[slot] for slot in self.results], regs
+
+    def execute_recorded(self, arguments: Iterable[object], recording: Recording, stats: DeviceStats) -> tuple[list[object], Registers]:
+        """`execute` while the backend records the run's device work (`recording`), re-running
+        only what this run changes. Against the last such run (`Memo`): a pure step whose
+        operands are the same objects or equal values is not run (its results stand), a
+        device step over the same operands queues the very work it recorded then (the same
+        kernels, grids and argument bytes), and the rest runs. A decoder step at one more
+        token changes its inputs, outputs and the kernels that touch them: most of its
+        launches and views are not run again."""
+        memo, self._memo = self._memo, None
+        regs = list(self.initial if memo is None else memo.registers)
+        count = len(self.steps)
+        dirty: set[int] = set(range(len(regs))) if memo is None else set()
+        entries: list[list[tuple] | None] = [None] * count if memo is None else list(memo.entries)  # type: ignore[type-arg]
+        launches = [0] * count if memo is None else list(memo.launches)
+        for slot, value in zip(self.arguments, arguments):
+            if not _same(regs[slot], value):
+                dirty.add(slot)
+            regs[slot] = value
+        index = 0
+        try:
+            for index, (step, kind, reads, writes) in enumerate(self._incremental):
+                if kind == PURE and dirty.isdisjoint(reads):
+                    continue
+                if kind == DEVICE:
+                    kept = entries[index]
+                    if kept is not None and dirty.isdisjoint(reads) and not recording.stopped:
+                        recording.reissue(kept)
+                        stats.kernel_launches += launches[index]
+                        continue
+                    before, recording.tap = stats.kernel_launches, []
+                    step(regs)
+                    entries[index] = None if recording.stopped else recording.tap
+                    recording.tap = None
+                    launches[index] = stats.kernel_launches - before
+                    continue
+                old = [regs[slot] for slot in writes]
+                step(regs)
+                for slot, previous in zip(writes, old):
+                    if not _same(regs[slot], previous):
+                        dirty.add(slot)
+        except XhipError:
+            raise
+        except RUN_TIME_ERRORS as err:
+            raise XhipError(f"'{self.names[index]}' failed at run time: {err}", self.locations[index]) from None
+        finally:
+            recording.tap = None
+        if not recording.stopped:  # work queued as it went (a stopped recording) was not kept
+            self._memo = Memo(regs, entries, launches)
+        return [regs[slot] for slot in self.results], regs
+
+
+@dataclass
+class Memo:
+    """What the last recorded run left (`Program.execute_recorded`): its registers, and per
+    device step the work it recorded and how many launches that was."""
+
+    registers: Registers
+    entries: list[list[tuple] | None]  # type: ignore[type-arg]
+    launches: list[int]
+
+
+def _same(value: object, previous: object) -> bool:
+    """Whether a register holds what it held: the same object, or an equal number."""
+    if value is previous:
+        return True
+    return type(value) is type(previous) and isinstance(value, int | float | np.generic) and bool(value == previous)

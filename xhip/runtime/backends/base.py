@@ -35,10 +35,30 @@ class Launcher(Protocol):
         ...
 
 
+class Recording(Protocol):
+    """A run's device work as it is recorded (a GPU backend's `begin_recording`): what the
+    launch program may ask of it (`Program.execute_recorded`)."""
+
+    stopped: bool
+    """Whether something the host had to see done (a sync, a download) queued the work
+    recorded so far and ended the recording: the rest of the run queues as it goes."""
+    tap: list | None  # type: ignore[type-arg]
+    """Where the entries recorded from now on are copied as well (None: nowhere)."""
+
+    def reissue(self, entries: list) -> None:  # type: ignore[type-arg]
+        """Record again entries an earlier run's tap took (the same work)."""
+        ...
+
+
 class Backend(Protocol):
     name: str
     """The `--backend` spelling: reference, cuda or hip."""
     stats: DeviceStats
+
+    @property
+    def recording(self) -> Recording | None:
+        """The run's recording while one is on (`begin_recording`), else None."""
+        ...
 
     def describe(self) -> str:
         """What runs the work, for the report (the device, or the reference modes)."""

@@ -261,6 +261,7 @@ class GpuBackend:
         recording, self.recording = self.recording, None
         if recording is not None:
             recording.flush()
+            recording.stopped = True
 
     def sync(self) -> None:
         self._stop_recording()

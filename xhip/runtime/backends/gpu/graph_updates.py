@@ -56,7 +56,7 @@ SEEN_LIMIT = 4096
 class Recording:
     """One run's device work in program order, handed to `ClassGraphs` a segment at a time."""
 
-    __slots__ = ("work", "key", "graphs", "segment", "outcomes", "updated")
+    __slots__ = ("work", "key", "graphs", "segment", "outcomes", "updated", "stopped", "tap")
 
     def __init__(self, graphs: ClassGraphs) -> None:
         self.work: list[tuple] = []  # type: ignore[type-arg]
@@ -67,34 +67,39 @@ class Recording:
         self.outcomes: list[str] = []
         """Per segment queued: "updated", "captured" or "" (launched as it stands)."""
         self.updated = 0
+        self.stopped = False
+        """Set when the backend queued what was recorded and ended the recording early."""
+        self.tap: list[tuple[tuple, Hashable]] | None = None  # type: ignore[type-arg]
+        """Where each entry and its key are copied as well (`Program.execute_recorded`)."""
+
+    def _add(self, entry: tuple, key: Hashable) -> None:  # type: ignore[type-arg]
+        self.work.append(entry)
+        self.key.append(key)
+        if self.tap is not None:
+            self.tap.append((entry, key))
+        if len(self.work) >= SEGMENT:
+            self.flush()
+
+    def reissue(self, entries: list[tuple[tuple, Hashable]]) -> None:  # type: ignore[type-arg]
+        """Record again what a tap took: an earlier run's work for the same operands."""
+        for entry, key in entries:
+            self._add(entry, key)
 
     def kernel(self, function: object, grid: tuple[int, int, int], block: tuple[int, int, int], args: PackedArgs) -> None:
         # The bytes now: a launcher shared by several ops of a run (strided copies) packs
         # the next op's arguments into the same buffer.
-        self.work.append((KERNEL, function, grid, block, args, args.snapshot()))
-        self.key.append(KERNEL)
-        if len(self.work) >= SEGMENT:
-            self.flush()
+        self._add((KERNEL, function, grid, block, args, args.snapshot()), KERNEL)
 
     def gemm(self, run: PreparedGemm, shape: GemmCall, a: int, b: int, c: int) -> None:
-        self.work.append((GEMM, run, a, b, c))
-        self.key.append((shape, a, b, c))
-        if len(self.work) >= SEGMENT:
-            self.flush()
+        self._add((GEMM, run, a, b, c), (shape, a, b, c))
 
     def copy(self, target: int, source: int, nbytes: int) -> None:
-        self.work.append((COPY, target, source, nbytes))
-        self.key.append((COPY, target, source, nbytes))
-        if len(self.work) >= SEGMENT:
-            self.flush()
+        self._add((COPY, target, source, nbytes), (COPY, target, source, nbytes))
 
     def fill(self, address: int, byte: int, nbytes: int) -> None:
         if not nbytes:
             return  # the driver queues nothing for it: no node
-        self.work.append((FILL, address, byte, nbytes))
-        self.key.append(FILL)
-        if len(self.work) >= SEGMENT:
-            self.flush()
+        self._add((FILL, address, byte, nbytes), FILL)
 
     def flush(self) -> None:
         """Queue the current segment."""

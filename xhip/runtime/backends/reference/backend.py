@@ -232,6 +232,8 @@ class ReferenceBackend:
             self._submit(work.run, work.reads, work.writes, work.label)
 
     # A graph here is the queued work itself: a run at a new shape has nothing to update.
+    recording = None
+
     def begin_recording(self) -> None:
         pass
 
