@@ -74,7 +74,7 @@ class PinnedCountingDriver(CountingDriver):
         return super().host_alloc_mapped(nbytes)
 
 
-def test_a_large_output_is_downloaded_into_pinned_memory_handed_out_and_reused():
+def test_a_large_output_seen_before_is_downloaded_into_pinned_memory_handed_out_and_reused():
     import gc
 
     import numpy as np
@@ -86,6 +86,7 @@ def test_a_large_output_is_downloaded_into_pinned_memory_handed_out_and_reused()
     backend = GpuBackend(driver)
     shape = (PINNED_DOWNLOAD_BYTES // 4, 2)
     output = MemRef.contiguous(backend.allocate(2 * PINNED_DOWNLOAD_BYTES, "y", "output"), shape, np.dtype(np.float32), Owner("y"))
+    assert backend.to_host(output).flags.owndata and driver.pinned == []  # a size's first download: pageable
     first = backend.to_host(output)
     assert first.shape == shape and driver.pinned == [2 * PINNED_DOWNLOAD_BYTES]
     row = first[3]  # a view keeps the block

@@ -146,17 +146,17 @@ class GpuBackend:
 
     def to_host(self, source: MemRef) -> np.ndarray:
         """A host copy of finished device data (the outputs, after the run's sync). A large
-        dense one lands in pinned memory and is handed out there, not copied again."""
+        dense one of a size seen before lands in pinned memory and is handed out there."""
         self._stop_recording()
         if source.buffer.host is not None:
             self.sync()
             return np.array(source.array())
         spanned = source.nbytes_spanned
-        pinned = spanned >= PINNED_DOWNLOAD_BYTES
-        span = self.memory.pinned_host(spanned) if pinned else np.empty(spanned, np.uint8)
+        pinned = self.memory.pinned_host(spanned) if spanned >= PINNED_DOWNLOAD_BYTES else None
+        span = np.empty(spanned, np.uint8) if pinned is None else pinned
         self._download_bytes(span, source.buffer.address + source.offset, counted=False)
         host = source.rebased(span).array()
-        return host if pinned and source.is_dense else np.array(host)
+        return host if pinned is not None and source.is_dense else np.array(host)
 
     def check_written(self, view: MemRef, what: str) -> None:
         """Byte ownership is the reference sanitizer's: a GPU run has no shadow memory to ask

@@ -52,6 +52,8 @@ class DeviceMemory:
         self._driver = driver
         self._free: dict[int, list[int]] = defaultdict(list)
         self._pinned_free: dict[int, list[np.ndarray]] = defaultdict(list)
+        self._pinned_asked: set[int] = set()
+        """Pinned size classes asked for once (the second ask pins a block)."""
         self.limit_bytes = limit_bytes
         self.in_use_bytes = 0
         self.peak_bytes = 0
@@ -78,13 +80,24 @@ class DeviceMemory:
         weakref.finalize(buffer, self._release, address, size, kind)
         return buffer
 
-    def pinned_host(self, nbytes: int) -> np.ndarray:
-        """Pinned host memory of `nbytes` (a uint8 array) for a download to land in: the
-        driver copies into pageable memory at a few GB/s, into pinned memory at the bus's
-        speed. The block comes back to a cache by size class when the array and every view
-        of it are gone (the outputs a run hands out are such views)."""
-        size = _size_class(nbytes)
+    def pinned_host(self, nbytes: int) -> np.ndarray | None:
+        """Pinned host memory of `nbytes` (a uint8 array) for a download to land in, or None
+        the first time a size class is asked for. The driver copies into pageable memory at
+        a few GB/s, into pinned memory at the bus's speed, but pinning costs about a
+        millisecond per few MB: a block is pinned when its class comes round again, and
+        comes back to a cache when the array and every view of it are gone (the outputs a
+        run hands out are such views)."""
+        # Powers of two, and a free block up to 4x larger serves: a stream of ever new sizes
+        # (a server's requests) must not pin a new block for each.
+        size = 1 << max(int(nbytes) - 1, 1).bit_length()
+        for candidate in (size, size << 1, size << 2):
+            if self._pinned_free[candidate]:
+                size = candidate
+                break
         blocks = self._pinned_free[size]
+        if not blocks and size not in self._pinned_asked:
+            self._pinned_asked.add(size)
+            return None
         block = blocks.pop() if blocks else self._driver.host_alloc_mapped(size)[0]
         lease = _Lease(block.ctypes.data, int(nbytes))
         # Every view of the span keeps the lease (NumPy's base chain stops at it), so the
