@@ -135,8 +135,9 @@ def compile(
     `backend` "auto" runs on a usable GPU (cuda, then hip), else on the reference
     backend; `max_device_bytes` caps every allocation of a run (see Executable);
     `verify_each` verifies the whole module after every pass (see compile_stages);
-    `graphs` replays repeated input shapes from a captured graph (default: on a GPU,
-    see xhip.runtime.replay).
+    `graphs` replays repeated input shapes from a captured graph, and runs new shapes
+    through graphs captured at other shapes with their changed nodes updated (default: on
+    a GPU; see xhip.runtime.replay and xhip.runtime.backends.gpu.graph_updates).
     """
     start = time.perf_counter()
     module, store = None, None

@@ -147,8 +147,9 @@ class ClassGraphs:
         self._driver = driver
         self._graphs: OrderedDict[tuple[Hashable, ...], ClassGraph] = OrderedDict()
         self._seen: set[tuple[Hashable, ...]] = set()
-        self.refused = False
-        """Whether the driver refused a capture's node query (then nothing is recorded)."""
+        self.refused = ""
+        """Why the driver refused a capture's node query ("" while it has not; after it,
+        nothing is recorded)."""
 
     def clear(self) -> None:
         self._graphs.clear()
@@ -170,8 +171,8 @@ class ClassGraphs:
         elif key in self._seen and not self.refused:
             try:
                 captured = self._capture(work)
-            except DriverError:
-                self.refused = True  # the driver takes no node updates: launch every run
+            except DriverError as err:
+                self.refused = err.message  # the driver takes no node updates: launch every run
             else:
                 self._graphs[key] = captured
                 if len(self._graphs) > LIMIT:
