@@ -31,3 +31,16 @@ def test_readme_test_command_is_what_ci_runs():
     assert command is not None
     assert "pytest" in command.group(1) and "lit" in command.group(1)
     assert "ci:test" in (REPO / ".ci" / "run").read_text()
+
+
+def test_readme_decode_loop_runs(monkeypatch):
+    """The README's decode loop, as written, on the reference backend: 64 steps of
+    examples/decoder_tiny.onnx, each fed the last step's present_* (the cache grows to 65)."""
+    import numpy as np
+
+    block = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "past_" in b)
+    monkeypatch.chdir(REPO)
+    scope: dict[str, object] = {"np": np, "xhip": __import__("xhip")}
+    exec(block.replace('xhip.compile("examples/decoder_tiny.onnx")', 'xhip.compile("examples/decoder_tiny.onnx", backend="reference")'), scope)
+    assert scope["out"]["present_key_0"].shape == (1, 4, 65, 16)  # type: ignore[index]
+    assert scope["token"].shape == (1, 1)  # type: ignore[attr-defined]
