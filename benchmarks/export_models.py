@@ -23,6 +23,9 @@ examples/ instead. `--signals` writes the vision and speech families instead (SI
 ResNet-50, ConvNeXt-T, MobileNetV2, SegFormer-b0, ViT-B/16, DeiT-B, Swin-T, CLIP's ViT-B/32
 vision tower, Whisper-base's encoder, Wav2Vec2-base; last_hidden_state from their one float
 input, dynamic batch and, where no position table fixes them, spatial or time dims).
+`--families` writes the text families at small sizes instead (FAMILY_EXPORTS: 2 layers of
+width 64, random weights: ALBERT, ELECTRA, MPNet, XLM-R, DeBERTa-v2, CLIP text, BART, T5,
+Mistral, Qwen2, Phi-3, Gemma, GPT-NeoX, OPT, BLOOM, Falcon).
 torch and transformers are the `export` extra: never a dependency of xhip.
 """
 
@@ -68,6 +71,18 @@ class Logits(torch.nn.Module):
     def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
         (input_ids,) = inputs
         return self.model(input_ids=input_ids, use_cache=False).logits
+
+
+class EncoderDecoderHidden(torch.nn.Module):
+    """An encoder-decoder (BART, T5) reduced to the decoder's `last_hidden_state`."""
+
+    def __init__(self, model: torch.nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        input_ids, attention_mask, decoder_input_ids = inputs
+        return self.model(input_ids=input_ids, attention_mask=attention_mask, decoder_input_ids=decoder_input_ids, use_cache=False).last_hidden_state
 
 
 @dataclass(frozen=True)
@@ -136,6 +151,54 @@ SMALL_LLAMA = dict(
     intermediate_size=688, vocab_size=32000, max_position_embeddings=512,
 )  # fmt: skip
 
+FAMILY = dict(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
+"""The text families' common small sizes (random weights; what is checked is the graph each family exports)."""
+DECODER_FAMILY = dict(FAMILY, num_key_value_heads=2, max_position_embeddings=512)
+ENCODER_DECODER = dict(vocab_size=1000, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+                       decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=512)  # fmt: skip
+ENCODER_DECODER_INPUTS = ("input_ids", "attention_mask", "decoder_input_ids")
+
+
+def _family_encoder(model_class: type, config: tf.PretrainedConfig, pooling: bool = True) -> Callable[[], torch.nn.Module]:
+    """An encoder family at small sizes; `pooling`: whether its model class takes add_pooling_layer."""
+    return lambda: HiddenStates((model_class(config, add_pooling_layer=False) if pooling else model_class(config)).eval())
+
+
+def _family_decoder(model_class: type, config: tf.PretrainedConfig) -> Callable[[], torch.nn.Module]:
+    return lambda: Logits(model_class(config).eval())
+
+
+def _family_encoder_decoder(model_class: type, config: tf.PretrainedConfig) -> Callable[[], torch.nn.Module]:
+    return lambda: EncoderDecoderHidden(model_class(config).eval())
+
+
+FAMILY_EXPORTS: tuple[Export, ...] = (
+    Export("albert_small", _family_encoder(tf.AlbertModel, tf.AlbertConfig(embedding_size=32, **FAMILY)), BERT_INPUTS, "last_hidden_state", 1000),
+    Export("electra_small", _family_encoder(tf.ElectraModel, tf.ElectraConfig(embedding_size=32, **FAMILY), pooling=False), BERT_INPUTS, "last_hidden_state", 1000),
+    Export("mpnet_small", _family_encoder(tf.MPNetModel, tf.MPNetConfig(**FAMILY)), BERT_INPUTS[:2], "last_hidden_state", 1000),
+    Export("xlm_roberta_small", _family_encoder(tf.XLMRobertaModel, tf.XLMRobertaConfig(**FAMILY)), BERT_INPUTS[:2], "last_hidden_state", 1000),
+    Export("deberta_v2_small", _family_encoder(tf.DebertaV2Model, tf.DebertaV2Config(**FAMILY), pooling=False), BERT_INPUTS[:2], "last_hidden_state", 1000),
+    Export("clip_text_small", _family_encoder(tf.CLIPTextModel, tf.CLIPTextConfig(max_position_embeddings=512, **{k: v for k, v in FAMILY.items()}), pooling=False),
+           BERT_INPUTS[:2], "last_hidden_state", 1000),
+    Export("bart_small", _family_encoder_decoder(tf.BartModel, tf.BartConfig(**ENCODER_DECODER)), ENCODER_DECODER_INPUTS, "last_hidden_state", 1000),
+    Export("t5_small", _family_encoder_decoder(tf.T5Model, tf.T5Config(vocab_size=1000, d_model=64, d_ff=128, d_kv=16, num_layers=2, num_heads=4)),
+           ENCODER_DECODER_INPUTS, "last_hidden_state", 1000),
+    Export("mistral_small", _family_decoder(tf.MistralForCausalLM, tf.MistralConfig(sliding_window=8, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
+    Export("qwen2_small", _family_decoder(tf.Qwen2ForCausalLM, tf.Qwen2Config(**DECODER_FAMILY)), ("input_ids",), "logits", 1000),
+    Export("phi3_small", _family_decoder(tf.Phi3ForCausalLM, tf.Phi3Config(pad_token_id=0, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
+    Export("gemma_small", _family_decoder(tf.GemmaForCausalLM, tf.GemmaConfig(head_dim=16, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
+    Export("gpt_neox_small", _family_decoder(tf.GPTNeoXForCausalLM, tf.GPTNeoXConfig(max_position_embeddings=512, **FAMILY)), ("input_ids",), "logits", 1000),
+    Export("opt_small", _family_decoder(tf.OPTForCausalLM, tf.OPTConfig(vocab_size=1000, hidden_size=64, num_hidden_layers=2, ffn_dim=128, num_attention_heads=4,
+                                                                         max_position_embeddings=512, word_embed_proj_dim=64)), ("input_ids",), "logits", 1000),
+    Export("bloom_small", _family_decoder(tf.BloomForCausalLM, tf.BloomConfig(vocab_size=1000, hidden_size=64, n_layer=2, n_head=4)), ("input_ids",), "logits", 1000),
+    Export("falcon_small", _family_decoder(tf.FalconForCausalLM, tf.FalconConfig(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=4)),
+           ("input_ids",), "logits", 1000),
+)  # fmt: skip
+"""The text families at small sizes, one each: encoders (ALBERT, ELECTRA, MPNet, XLM-R,
+DeBERTa-v2, CLIP's text tower), encoder-decoders (BART, T5; the decoder reads as many
+tokens as the encoder), and decoders (Mistral with a sliding window of 8, Qwen2, Phi-3,
+Gemma, GPT-NeoX, OPT, BLOOM with ALiBi, Falcon): `--families` writes them."""
+
 EXPORTS: tuple[Export, ...] = (
     Export("gpt2_2layer", _gpt2(n_layer=2), ("input_ids",), "logits", 50257),
     Export("gpt2_124m", _gpt2(), ("input_ids",), "logits", 50257),
@@ -148,7 +211,55 @@ EXPORTS: tuple[Export, ...] = (
     Export("minilm_l6", _minilm, BERT_INPUTS, "last_hidden_state", 30522),
 )
 
-SMALL_EXPORTS: tuple[Export, ...] = (
+SMALL_FAMILY = dict(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
+"""The text families' common small sizes (random weights; what is checked is the graph each family exports)."""
+DECODER_FAMILY = dict(FAMILY, num_key_value_heads=2, max_position_embeddings=512)
+ENCODER_DECODER = dict(vocab_size=1000, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+                       decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=512)  # fmt: skip
+ENCODER_DECODER_INPUTS = ("input_ids", "attention_mask", "decoder_input_ids")
+
+
+def _family_encoder(model_class: type, config: tf.PretrainedConfig, pooling: bool = True) -> Callable[[], torch.nn.Module]:
+    """An encoder family at small sizes; `pooling`: whether its model class takes add_pooling_layer."""
+    return lambda: HiddenStates((model_class(config, add_pooling_layer=False) if pooling else model_class(config)).eval())
+
+
+def _family_decoder(model_class: type, config: tf.PretrainedConfig) -> Callable[[], torch.nn.Module]:
+    return lambda: Logits(model_class(config).eval())
+
+
+def _family_encoder_decoder(model_class: type, config: tf.PretrainedConfig) -> Callable[[], torch.nn.Module]:
+    return lambda: EncoderDecoderHidden(model_class(config).eval())
+
+
+FAMILY_EXPORTS: tuple[Export, ...] = (
+    Export("albert_small", _family_encoder(tf.AlbertModel, tf.AlbertConfig(embedding_size=32, **FAMILY)), BERT_INPUTS, "last_hidden_state", 1000),
+    Export("electra_small", _family_encoder(tf.ElectraModel, tf.ElectraConfig(embedding_size=32, **FAMILY), pooling=False), BERT_INPUTS, "last_hidden_state", 1000),
+    Export("mpnet_small", _family_encoder(tf.MPNetModel, tf.MPNetConfig(**FAMILY)), BERT_INPUTS[:2], "last_hidden_state", 1000),
+    Export("xlm_roberta_small", _family_encoder(tf.XLMRobertaModel, tf.XLMRobertaConfig(**FAMILY)), BERT_INPUTS[:2], "last_hidden_state", 1000),
+    Export("deberta_v2_small", _family_encoder(tf.DebertaV2Model, tf.DebertaV2Config(**FAMILY), pooling=False), BERT_INPUTS[:2], "last_hidden_state", 1000),
+    Export("clip_text_small", _family_encoder(tf.CLIPTextModel, tf.CLIPTextConfig(max_position_embeddings=512, **{k: v for k, v in FAMILY.items()}), pooling=False),
+           BERT_INPUTS[:2], "last_hidden_state", 1000),
+    Export("bart_small", _family_encoder_decoder(tf.BartModel, tf.BartConfig(**ENCODER_DECODER)), ENCODER_DECODER_INPUTS, "last_hidden_state", 1000),
+    Export("t5_small", _family_encoder_decoder(tf.T5Model, tf.T5Config(vocab_size=1000, d_model=64, d_ff=128, d_kv=16, num_layers=2, num_heads=4)),
+           ENCODER_DECODER_INPUTS, "last_hidden_state", 1000),
+    Export("mistral_small", _family_decoder(tf.MistralForCausalLM, tf.MistralConfig(sliding_window=8, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
+    Export("qwen2_small", _family_decoder(tf.Qwen2ForCausalLM, tf.Qwen2Config(**DECODER_FAMILY)), ("input_ids",), "logits", 1000),
+    Export("phi3_small", _family_decoder(tf.Phi3ForCausalLM, tf.Phi3Config(pad_token_id=0, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
+    Export("gemma_small", _family_decoder(tf.GemmaForCausalLM, tf.GemmaConfig(head_dim=16, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
+    Export("gpt_neox_small", _family_decoder(tf.GPTNeoXForCausalLM, tf.GPTNeoXConfig(max_position_embeddings=512, **FAMILY)), ("input_ids",), "logits", 1000),
+    Export("opt_small", _family_decoder(tf.OPTForCausalLM, tf.OPTConfig(vocab_size=1000, hidden_size=64, num_hidden_layers=2, ffn_dim=128, num_attention_heads=4,
+                                                                         max_position_embeddings=512, word_embed_proj_dim=64)), ("input_ids",), "logits", 1000),
+    Export("bloom_small", _family_decoder(tf.BloomForCausalLM, tf.BloomConfig(vocab_size=1000, hidden_size=64, n_layer=2, n_head=4)), ("input_ids",), "logits", 1000),
+    Export("falcon_small", _family_decoder(tf.FalconForCausalLM, tf.FalconConfig(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=4)),
+           ("input_ids",), "logits", 1000),
+)  # fmt: skip
+"""The text families at small sizes, one each: encoders (ALBERT, ELECTRA, MPNet, XLM-R,
+DeBERTa-v2, CLIP's text tower), encoder-decoders (BART, T5; the decoder reads as many
+tokens as the encoder), and decoders (Mistral with a sliding window of 8, Qwen2, Phi-3,
+Gemma, GPT-NeoX, OPT, BLOOM with ALiBi, Falcon): `--families` writes them."""
+
+EXPORTS: tuple[Export, ...] = (
     Export(
         "bert_tiny_64",
         _bert(num_hidden_layers=2, hidden_size=64, num_attention_heads=2, intermediate_size=128, vocab_size=512,
@@ -322,6 +433,7 @@ def example_inputs(spec: Export) -> tuple[torch.Tensor, ...]:
         "input_ids": torch.randint(0, spec.vocab, shape, dtype=torch.int64),
         "attention_mask": torch.ones(shape, dtype=torch.int64),
         "token_type_ids": (torch.arange(EXAMPLE_SEQ) >= EXAMPLE_SEQ // 2).to(torch.int64).expand(shape),
+        "decoder_input_ids": torch.randint(0, spec.vocab, shape, dtype=torch.int64),
     }
     values["attention_mask"][1, -3:] = 0
     return tuple(values[name].contiguous() for name in spec.inputs)
@@ -373,10 +485,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", metavar="NAME", help="export only these models")
     parser.add_argument("--small", action="store_true", help="the tiny CI models instead of the full set")
     parser.add_argument("--signals", action="store_true", help="the vision and speech families (SIGNAL_EXPORTS) instead")
+    parser.add_argument("--families", action="store_true", help="the text families at small sizes (FAMILY_EXPORTS) instead")
     args = parser.parse_args(argv)
-    if args.small and args.signals:
-        parser.error("--small and --signals choose different sets: give one")
-    specs = () if args.signals else SMALL_EXPORTS if args.small else EXPORTS
+    if args.small + args.signals + args.families > 1:
+        parser.error("--small, --signals and --families choose different sets: give one")
+    specs = () if args.signals else SMALL_EXPORTS if args.small else FAMILY_EXPORTS if args.families else EXPORTS
     signals = SIGNAL_EXPORTS if args.signals else ()
     images = tuple(IMAGE_MODELS) if args.small else ()
     """The image models (their own export: an image input, dynamic batch, height and width)."""

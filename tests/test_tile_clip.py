@@ -35,6 +35,29 @@ def test_tile_with_runtime_dims_matches_onnxruntime(repeats):
         assert result.passed, result.problems
 
 
+def test_tile_by_a_runtime_count_matches_onnxruntime():
+    """Repeats made from a run-time dim (BLOOM tiles its ALiBi slopes by the batch):
+    Tile(slopes [h, 1], [Shape(ids)[0], 1]) at two batches."""
+    model = graph_model(
+        [
+            helper.make_node("Shape", ["ids"], ["shape"], start=0, end=1),
+            helper.make_node("Concat", ["shape", "one"], ["repeats"], axis=0),
+            helper.make_node("Tile", ["x", "repeats"], ["y"]),
+        ],
+        [value("x", TensorProto.FLOAT, [4, "s"]), value("ids", TensorProto.INT64, ["b", "s"])],
+        [value("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array([1], np.int64), "one")],
+    )
+    executable = xhip.compile(model, backend="reference")
+    rng = np.random.default_rng(3)
+    for batch, seq in ((3, 5), (1, 7)):
+        feeds = {"x": rng.standard_normal((4, seq)).astype(np.float32), "ids": np.zeros((batch, seq), np.int64)}
+        outputs = executable.run(feeds)
+        assert outputs["y"].shape == (4 * batch, seq)
+        result = check_outputs(outputs, references(model, feeds), "reference")
+        assert result.passed, result.problems
+
+
 def test_tile_repeats_of_another_rank_are_one_line_error():
     # ONNX's shape inference refuses it at import; xhip's own rule (shapes.tile) stands
     # behind it for IR that did not come through the importer.

@@ -490,12 +490,13 @@ def pad(em: IndexEmitter, shape: Shape, pads: Sequence[int]) -> ShapeResult:
     return out
 
 
-def tile(em: IndexEmitter, shape: Shape, repeats: Sequence[int]) -> ShapeResult:
-    """Tile: each extent times its repeat count (one count per dim, none negative)."""
+def tile(em: IndexEmitter, shape: Shape, repeats: Sequence[Dim]) -> ShapeResult:
+    """Tile: each extent times its repeat count (one count per dim, none negative; a count
+    known only at run time is a dim like an extent)."""
     if len(repeats) != len(shape):
         return ShapeFailure(f"Tile repeats has {len(repeats)} entries for an input of rank {len(shape)}")
-    if any(r < 0 for r in repeats):
-        return ShapeFailure(f"Tile repeats must not be negative, got {list(repeats)}")
+    if any(isinstance(r, int) and r < 0 for r in repeats):
+        return ShapeFailure(f"Tile repeats must not be negative, got {format_shape(repeats)}")
     return [em.mul(d, r) for d, r in zip(shape, repeats)]
 
 

@@ -146,9 +146,10 @@ def convert_unsqueeze(op: Operation, state: ConversionState) -> list[Lowered]:
 @converts("Tile")
 def convert_tile(op: Operation, state: ConversionState) -> list[Lowered]:
     """x [d0, d1, ..] viewed as [1, d0, 1, d1, ..], expanded to [r0, d0, r1, d1, ..] (one
-    copy kernel) and viewed as [r0 d0, r1 d1, ..]: out[.., j, ..] = x[.., j % d, ..]."""
+    copy kernel) and viewed as [r0 d0, r1 d1, ..]: out[.., j, ..] = x[.., j % d, ..]. A repeat
+    count may be a run-time dim (BLOOM tiles its ALiBi slopes by the batch)."""
     x, repeats_value = op.operands
-    repeats = state.static_ints(repeats_value, "Tile repeats")
+    repeats = state.elements(repeats_value)
     source = state.lowered(x)
     dims = state.check(shapes.tile(state.emitter, source.dims, repeats))
     fitted = state.fit_to_declared(dims, op.results[0].type)
