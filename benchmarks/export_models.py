@@ -178,14 +178,14 @@ FAMILY_EXPORTS: tuple[Export, ...] = (
     Export("mpnet_small", _family_encoder(tf.MPNetModel, tf.MPNetConfig(**FAMILY)), BERT_INPUTS[:2], "last_hidden_state", 1000),
     Export("xlm_roberta_small", _family_encoder(tf.XLMRobertaModel, tf.XLMRobertaConfig(**FAMILY)), BERT_INPUTS[:2], "last_hidden_state", 1000),
     Export("deberta_v2_small", _family_encoder(tf.DebertaV2Model, tf.DebertaV2Config(**FAMILY), pooling=False), BERT_INPUTS[:2], "last_hidden_state", 1000),
-    Export("clip_text_small", _family_encoder(tf.CLIPTextModel, tf.CLIPTextConfig(max_position_embeddings=512, **{k: v for k, v in FAMILY.items()}), pooling=False),
+    Export("clip_text_small", _family_encoder(tf.CLIPTextModel, tf.CLIPTextConfig(max_position_embeddings=512, bos_token_id=0, eos_token_id=2, **FAMILY), pooling=False),
            BERT_INPUTS[:2], "last_hidden_state", 1000),
     Export("bart_small", _family_encoder_decoder(tf.BartModel, tf.BartConfig(**ENCODER_DECODER)), ENCODER_DECODER_INPUTS, "last_hidden_state", 1000),
     Export("t5_small", _family_encoder_decoder(tf.T5Model, tf.T5Config(vocab_size=1000, d_model=64, d_ff=128, d_kv=16, num_layers=2, num_heads=4)),
            ENCODER_DECODER_INPUTS, "last_hidden_state", 1000),
     Export("mistral_small", _family_decoder(tf.MistralForCausalLM, tf.MistralConfig(sliding_window=8, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
     Export("qwen2_small", _family_decoder(tf.Qwen2ForCausalLM, tf.Qwen2Config(**DECODER_FAMILY)), ("input_ids",), "logits", 1000),
-    Export("phi3_small", _family_decoder(tf.Phi3ForCausalLM, tf.Phi3Config(pad_token_id=0, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
+    Export("phi3_small", _family_decoder(tf.Phi3ForCausalLM, tf.Phi3Config(pad_token_id=0, eos_token_id=2, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
     Export("gemma_small", _family_decoder(tf.GemmaForCausalLM, tf.GemmaConfig(head_dim=16, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
     Export("gpt_neox_small", _family_decoder(tf.GPTNeoXForCausalLM, tf.GPTNeoXConfig(max_position_embeddings=512, **FAMILY)), ("input_ids",), "logits", 1000),
     Export("opt_small", _family_decoder(tf.OPTForCausalLM, tf.OPTConfig(vocab_size=1000, hidden_size=64, num_hidden_layers=2, ffn_dim=128, num_attention_heads=4,
@@ -211,55 +211,7 @@ EXPORTS: tuple[Export, ...] = (
     Export("minilm_l6", _minilm, BERT_INPUTS, "last_hidden_state", 30522),
 )
 
-SMALL_FAMILY = dict(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
-"""The text families' common small sizes (random weights; what is checked is the graph each family exports)."""
-DECODER_FAMILY = dict(FAMILY, num_key_value_heads=2, max_position_embeddings=512)
-ENCODER_DECODER = dict(vocab_size=1000, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
-                       decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=512)  # fmt: skip
-ENCODER_DECODER_INPUTS = ("input_ids", "attention_mask", "decoder_input_ids")
-
-
-def _family_encoder(model_class: type, config: tf.PretrainedConfig, pooling: bool = True) -> Callable[[], torch.nn.Module]:
-    """An encoder family at small sizes; `pooling`: whether its model class takes add_pooling_layer."""
-    return lambda: HiddenStates((model_class(config, add_pooling_layer=False) if pooling else model_class(config)).eval())
-
-
-def _family_decoder(model_class: type, config: tf.PretrainedConfig) -> Callable[[], torch.nn.Module]:
-    return lambda: Logits(model_class(config).eval())
-
-
-def _family_encoder_decoder(model_class: type, config: tf.PretrainedConfig) -> Callable[[], torch.nn.Module]:
-    return lambda: EncoderDecoderHidden(model_class(config).eval())
-
-
-FAMILY_EXPORTS: tuple[Export, ...] = (
-    Export("albert_small", _family_encoder(tf.AlbertModel, tf.AlbertConfig(embedding_size=32, **FAMILY)), BERT_INPUTS, "last_hidden_state", 1000),
-    Export("electra_small", _family_encoder(tf.ElectraModel, tf.ElectraConfig(embedding_size=32, **FAMILY), pooling=False), BERT_INPUTS, "last_hidden_state", 1000),
-    Export("mpnet_small", _family_encoder(tf.MPNetModel, tf.MPNetConfig(**FAMILY)), BERT_INPUTS[:2], "last_hidden_state", 1000),
-    Export("xlm_roberta_small", _family_encoder(tf.XLMRobertaModel, tf.XLMRobertaConfig(**FAMILY)), BERT_INPUTS[:2], "last_hidden_state", 1000),
-    Export("deberta_v2_small", _family_encoder(tf.DebertaV2Model, tf.DebertaV2Config(**FAMILY), pooling=False), BERT_INPUTS[:2], "last_hidden_state", 1000),
-    Export("clip_text_small", _family_encoder(tf.CLIPTextModel, tf.CLIPTextConfig(max_position_embeddings=512, **{k: v for k, v in FAMILY.items()}), pooling=False),
-           BERT_INPUTS[:2], "last_hidden_state", 1000),
-    Export("bart_small", _family_encoder_decoder(tf.BartModel, tf.BartConfig(**ENCODER_DECODER)), ENCODER_DECODER_INPUTS, "last_hidden_state", 1000),
-    Export("t5_small", _family_encoder_decoder(tf.T5Model, tf.T5Config(vocab_size=1000, d_model=64, d_ff=128, d_kv=16, num_layers=2, num_heads=4)),
-           ENCODER_DECODER_INPUTS, "last_hidden_state", 1000),
-    Export("mistral_small", _family_decoder(tf.MistralForCausalLM, tf.MistralConfig(sliding_window=8, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
-    Export("qwen2_small", _family_decoder(tf.Qwen2ForCausalLM, tf.Qwen2Config(**DECODER_FAMILY)), ("input_ids",), "logits", 1000),
-    Export("phi3_small", _family_decoder(tf.Phi3ForCausalLM, tf.Phi3Config(pad_token_id=0, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
-    Export("gemma_small", _family_decoder(tf.GemmaForCausalLM, tf.GemmaConfig(head_dim=16, **DECODER_FAMILY)), ("input_ids",), "logits", 1000),
-    Export("gpt_neox_small", _family_decoder(tf.GPTNeoXForCausalLM, tf.GPTNeoXConfig(max_position_embeddings=512, **FAMILY)), ("input_ids",), "logits", 1000),
-    Export("opt_small", _family_decoder(tf.OPTForCausalLM, tf.OPTConfig(vocab_size=1000, hidden_size=64, num_hidden_layers=2, ffn_dim=128, num_attention_heads=4,
-                                                                         max_position_embeddings=512, word_embed_proj_dim=64)), ("input_ids",), "logits", 1000),
-    Export("bloom_small", _family_decoder(tf.BloomForCausalLM, tf.BloomConfig(vocab_size=1000, hidden_size=64, n_layer=2, n_head=4)), ("input_ids",), "logits", 1000),
-    Export("falcon_small", _family_decoder(tf.FalconForCausalLM, tf.FalconConfig(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=4)),
-           ("input_ids",), "logits", 1000),
-)  # fmt: skip
-"""The text families at small sizes, one each: encoders (ALBERT, ELECTRA, MPNet, XLM-R,
-DeBERTa-v2, CLIP's text tower), encoder-decoders (BART, T5; the decoder reads as many
-tokens as the encoder), and decoders (Mistral with a sliding window of 8, Qwen2, Phi-3,
-Gemma, GPT-NeoX, OPT, BLOOM with ALiBi, Falcon): `--families` writes them."""
-
-EXPORTS: tuple[Export, ...] = (
+SMALL_EXPORTS: tuple[Export, ...] = (
     Export(
         "bert_tiny_64",
         _bert(num_hidden_layers=2, hidden_size=64, num_attention_heads=2, intermediate_size=128, vocab_size=512,

@@ -19,8 +19,6 @@ import xhip
 from xhip.api import load_pipeline_like
 from xhip.diagnostics import XhipError
 from xhip.pipeline import apply_overrides
-from xhip.runtime.backends import make_backend
-from xhip.runtime.backends.gpu.driver import DriverUnavailable
 from xhip.runtime.check import check_outputs, references
 from xhip.runtime.device_array import DeviceArray
 from xhip.testing.models import MODELS, SHAPE_VARIANTS, feeds_at, graph_model, value
@@ -30,15 +28,6 @@ REPO = Path(__file__).resolve().parents[2]
 PIPELINES = sorted(str(p.relative_to(REPO)) for p in (REPO / "pipelines").rglob("*.yaml"))
 STRATEGIES = ("readback", "event", "strict")
 HOST_READING_MODELS = ("nonzero", "slice_from_shape")
-
-
-@pytest.fixture(scope="module", params=("cuda", "hip"))
-def backend_name(request):
-    try:
-        make_backend(request.param)
-    except DriverUnavailable as err:
-        pytest.skip(str(err))
-    return request.param
 
 
 def _check_at_every_shape(model_name: str, pipeline, backend: str, settings: tuple[str, ...] = ()) -> None:

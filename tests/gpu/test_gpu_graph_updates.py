@@ -18,22 +18,11 @@ import onnx
 import pytest
 
 import xhip
-from xhip.runtime.backends import make_backend
-from xhip.runtime.backends.gpu.driver import DriverUnavailable
 from xhip.runtime.check import check_outputs, references
 
 pytestmark = pytest.mark.gpu
 MODEL = Path(__file__).resolve().parents[2] / "examples" / "decoder_tiny.onnx"
 LAYERS, HEADS, HEAD_DIM, VOCAB = 2, 4, 16, 256
-
-
-@pytest.fixture(scope="module", params=("cuda", "hip"))
-def backend_name(request):
-    try:
-        make_backend(request.param)
-    except DriverUnavailable as err:
-        pytest.skip(str(err))
-    return request.param
 
 
 def _names(prefix: str) -> list[str]:
