@@ -6,8 +6,11 @@
 Runs each model (default pipeline, its first shape of SHAPE_VARIANTS) once on `--backend`
 (cuda by default), checks it against onnxruntime, prints one line per model and exits 1 on
 a mismatch. Then examples/decoder_tiny.onnx decodes 8 steps fed its own `present_*` on the
-device, each a new shape: the later steps run through graphs captured at earlier steps with
-their changed nodes updated (xhip.runtime.backends.gpu.graph_updates), each step checked. `--half` adds the test set through pipelines/fp16.yaml and bf16.yaml, and the
+device, each a new shape and each checked; its line says how each step ran. Outside the
+sanitizer the steps from the fifth on run through graphs captured at earlier steps with
+their changed nodes updated (xhip.runtime.backends.gpu.graph_updates); under memcheck on
+the H200 (2026-12-04) every step launched, its topology keys never repeating there (why is
+not known yet), so the update path is not what memcheck checks. `--half` adds the test set through pipelines/fp16.yaml and bf16.yaml, and the
 multi-head attention forms of xhip.testing.attention_models (matrix-instruction attention:
 partial query and key tiles) through both. The sanitizer's own summary line ("ERROR
 SUMMARY: N errors") is the verdict.
