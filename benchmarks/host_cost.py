@@ -1,7 +1,7 @@
 """Host microseconds per launch: what a run costs the host, at repeated and at new input shapes.
 
     python benchmarks/host_cost.py [--json benchmarks/results/host_cost.json] [--gpt2 GPT2.onnx]
-                                   [--backends reference null cuda] [--samples 12]
+                                   [--backends reference null cuda] [--samples 12] [--decoder STEP.onnx]
 
 Models: every model of the test set (xhip/testing/models.py) and a GPT-2-width model:
 GPT-2 124M (12 layers, width 768) from transformers' GPT2Config with random weights,
@@ -25,6 +25,14 @@ Backends (graphs off: every run executes its launch program):
 Inputs are device arrays (`Executable.to_device`) and outputs stay on the device
 (`run(on_device=True)`) on every backend, as gpu_bench measures: moving a model's
 inputs and outputs is the bus's work, not the launch program's.
+
+`--decoder STEP.onnx` (a benchmarks/decoder_step.py export) adds rows of its decode steps at
+batch 4 from a cache of 128, each fed the last step's `present_*` and reading its logits, on
+each GPU backend asked for, with graphs off and on (`+graphs`: each step through graphs
+captured at earlier steps with the changed nodes updated, the launch program re-running only
+what changed). `new` is then host us per launch of a step (median of 3 x `--samples` steps
+after 8); on the no-op driver the graphs' recording shows as a cost, on a GPU the driver calls
+they save (a launch ~5 us, a cuBLAS call ~15 us on the H200) do not.
 
 Columns, per model and backend: launches per run; `new` = host us per launch of a run at
 an input shape the executable has never run (after a first run at the largest shape, so
@@ -242,6 +250,34 @@ def _gpt2_case(path: Path) -> tuple[str, object, list[dict]]:
     return "gpt2-124m", onnx.load(path), feeds_list
 
 
+def decode_measure(model, backend: str, graphs: bool, steps: int, batch: int = 4, past: int = 128) -> dict:
+    """Host us per launch of a decoder step (decoder_step.py's export) fed its own `present_*`,
+    every step a new shape: with graphs on a GPU backend, each step runs through graphs
+    captured at earlier steps with the changed nodes updated and the launch program re-runs
+    only what changed (xhip.runtime.backends.gpu.graph_updates, Program.execute_recorded)."""
+    exe = xhip.compile(model, backend=_backend(backend), graphs=graphs)
+    caches = [i for i in model.graph.input if i.name.startswith("past_")]
+    names = [i.name for i in caches]
+    _, heads, _, head_dim = (d.dim_value for d in caches[0].type.tensor_type.shape.dim)
+    rng = np.random.default_rng(0)
+    fed = {n: exe.to_device(rng.standard_normal((batch, heads, past, head_dim)).astype(np.float32), n) for n in names}
+    per_launch, ran = [], defaultdict(int)
+    for step in range(8 + steps):
+        feeds = {"input_ids": rng.integers(0, 1000, (batch, 1)).astype(np.int64), "position_ids": np.full((batch, 1), past + step, np.int64), **fed}
+        start = time.perf_counter()
+        outputs = exe.run(feeds, on_device=True)
+        outputs["logits"].numpy()  # what generation reads
+        wall = time.perf_counter() - start
+        fed = {n: outputs[n.replace("past", "present")] for n in names}
+        if step >= 8:
+            per_launch.append(wall / max(exe.report.kernel_launches, 1) * 1e6)
+            ran[exe.report.class_graph or "launched"] += 1
+    return {
+        "launches": exe.report.kernel_launches, "new_us_per_launch": statistics.median(per_launch),
+        "repeated_us_per_launch": None, "stages": None, "new_samples": per_launch, "steps_by_graph": dict(ran),
+    }  # fmt: skip
+
+
 def print_table(rows: list[dict]) -> None:
     print(f"{'model':<22} {'backend':<10} {'launches':>8} {'new us/launch':>14} {'repeated':>9} {'no-op kernels':>14}  " + " ".join(f"{s:>6}" for s in STAGES))
     for row in rows:
@@ -249,9 +285,10 @@ def print_table(rows: list[dict]) -> None:
             print(f"{row['model']:<22} {row['backend']:<10} {'error: ' + row['error'] if 'error' in row else row['skipped']}")
             continue
         new = "-" if row["new_us_per_launch"] is None else f"{row['new_us_per_launch']:.1f}"
-        stages = " ".join(f"{row['stages'][s] * 100:>5.0f}%" for s in STAGES)
+        stages = " ".join(f"{row['stages'][s] * 100:>5.0f}%" for s in STAGES) if row["stages"] else f"steps: {row.get('steps_by_graph')}"
         noop = "-" if row.get("noop_kernels_new_us_per_launch") is None else f"{row['noop_kernels_new_us_per_launch']:.1f}"
-        print(f"{row['model']:<22} {row['backend']:<10} {row['launches']:>8} {new:>14} {row['repeated_us_per_launch']:>9.1f} {noop:>14}  {stages}")
+        repeated = "-" if row["repeated_us_per_launch"] is None else f"{row['repeated_us_per_launch']:.1f}"
+        print(f"{row['model']:<22} {row['backend']:<10} {row['launches']:>8} {new:>14} {repeated:>9} {noop:>14}  {stages}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -261,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backends", nargs="+", default=["reference", "null"], choices=["reference", "null", "cuda"])
     ap.add_argument("--samples", type=int, default=12, help="new shapes (and repeats) per row (default 12)")
     ap.add_argument("--models", nargs="+", help="only these rows (test-set model names, gpt2-124m)")
+    ap.add_argument("--decoder", type=Path, help="a decoder step export (benchmarks/decoder_step.py): rows of its decode steps "
+                    "on the GPU backends asked for, graphs off and on")
     args = ap.parse_args(argv)
     os.environ.setdefault("XHIP_CACHE_DIR", tempfile.mkdtemp(prefix="xhip-host-cost-cache-"))
 
@@ -285,6 +324,15 @@ def main(argv: list[str] | None = None) -> int:
             if args.json:
                 args.json.parent.mkdir(parents=True, exist_ok=True)
                 args.json.write_text(json.dumps({"rows": rows, "complete": False}, indent=1) + "\n")
+    if args.decoder:
+        import onnx
+
+        decoder = onnx.load(args.decoder)
+        for backend in [b for b in args.backends if b != "reference"]:
+            for graphs in (False, True):
+                row = {"model": "decoder step b4", "backend": backend + ("+graphs" if graphs else "")}
+                row.update(decode_measure(decoder, backend, graphs, args.samples * 3))
+                rows.append(row)
     print_table(rows)
     if args.json:
         args.json.write_text(json.dumps({"rows": rows, "complete": True}, indent=1) + "\n")
