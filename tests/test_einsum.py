@@ -23,6 +23,10 @@ CASES = [
     ("bij->bj", [["b", "s", 3]]),
     ("bnd,d", [["b", "s", 6], [6]]),  # implicit output: bn
     ("ij->", [["s", 3]]),
+    ("ii->i", [["s", "s"]]),  # a diagonal at a run-time extent (the slice kernel)
+    ("...ii->...i", [["b", 4, 4]]),  # a static one (a strided view)
+    ("bii->b", [["b", 3, 3]]),  # a trace per batch row
+    ("iji,jk->ik", [[3, "s", 3], ["s", 2]]),  # a diagonal, then a contraction
 ]
 SIZES = ({"b": 2, "s": 5, "t": 7}, {"b": 1, "s": 3, "t": 2})
 
@@ -57,7 +61,7 @@ def test_einsum_becomes_transposes_a_matmul_and_views():
 @pytest.mark.parametrize(
     "equation, shapes, message",
     [
-        ("ii->i", [[4, 4]], "repeats a label (a diagonal)"),
+        ("ii->i", [[4, 5]], "is repeated in one term over extents [4, 5], which are not known to be equal"),
         # ONNX's shape inference finds these first (xhip's own checks: tests/filecheck).
         ("ij,jk", [[2, 3]], "does not match the operands in the equation"),
         ("ij->k", [[2, 3]], "contains a label missing from the inputs"),

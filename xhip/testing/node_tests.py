@@ -56,7 +56,6 @@ its reason, and tests/test_node_tests.py requires one for every non-passing case
   (an optional); xhip imports tensors only.
 - MaxPool's Indices output (test_maxpool_with_argmax_*): a located "not supported".
 - Resize with antialias (test_resize_*_antialias): a located "not supported".
-- Einsum of a diagonal (test_einsum_batch_diagonal, '...ii->...i'): a located "not supported".
 - test_averagepool_2d_ceil_last_window_starts_on_pad: its expected output is written
   out to 4 decimals; xhip's (and onnxruntime's) differ from it by a relative 3e-4.
 
@@ -176,7 +175,6 @@ KNOWN_EXCEPTIONS: tuple[tuple[str, str], ...] = (
     (r"test_equal_string\w*", "STRING tensors: xhip compiles numeric and bool tensors only"),
     (r"test_identity_(sequence|opt)", "sequence and optional values: xhip imports tensors only"),
     (r"test_maxpool_with_argmax_\w+", "MaxPool's Indices output: a located \"Indices output is not supported\""),
-    (r"test_einsum_batch_diagonal", "Einsum with a label repeated in one term (a diagonal): a located \"not supported\""),
     (r"test_resize_\w+_antialias", "Resize with antialias (a filter widened by the downsampling factor): a located \"antialias is not supported\""),
     (
         r"test_averagepool_2d_ceil_last_window_starts_on_pad",

@@ -23,3 +23,16 @@ func.func @sum_then_transpose(%x: tensor<?x3x5xf32>) -> tensor<5x?xf32> {
 // CHECK:         %[[R:.*]] = hip.reduce_sum(%{{.*}}) ins(%{{.*}} : tensor<?x3x5xf32>) outs(%{{.*}} : tensor<?x5xf32>) {axes = array<i64: 1>, keepdims = false}
 // CHECK:         %[[T:.*]] = hip.transpose(%{{.*}}) ins(%[[R]] : tensor<?x5xf32>) outs(%{{.*}} : tensor<5x?xf32>) {perm = array<i64: 1, 0>}
 // CHECK-NEXT:    func.return %[[T]]
+
+// -----
+
+// A label repeated within one term is the diagonal: the two dims merged into one of n * n
+// elements, sliced with step n + 1 (a view: no kernel).
+func.func @diagonal(%x: tensor<4x4xf32>) -> tensor<4xf32> {
+  %s = "onnx.Einsum"(%x) <{equation = "ii->i"}> : (tensor<4x4xf32>) -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @diagonal
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0 : i64, 1 : i64]] : tensor<4x4xf32> into tensor<16xf32>
+// CHECK-NEXT:    %[[D:.*]] = tensor.extract_slice %[[FLAT]][0] [4] [5] : tensor<16xf32> to tensor<4xf32>
+// CHECK-NEXT:    func.return %[[D]]

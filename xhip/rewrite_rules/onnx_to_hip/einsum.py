@@ -9,20 +9,23 @@ broadcast as MatMul's, which is what "..." asks), and a view splits left and rig
 The last term sums what the output lacks and is transposed into its order. "..." names
 the leading dims of each operand, aligned from the right as NumPy broadcasting does.
 
-A label repeated within one operand (a diagonal) is refused with one located line.
+A label repeated within one operand is that operand's diagonal: its two dims are moved
+last, merged into one of n * n elements and sliced with step n + 1 (a strided view where n
+is static, the slice kernel where it is a run-time dim), once per repeat.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
 from xdsl.ir import Operation, SSAValue
 
 from xhip import shapes
 from xhip.dialects import hip
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
-from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
+from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered, tensor_type
 from xhip.rewrite_rules.onnx_to_hip.views import reshape_value
 from xhip.shapes import Dim
 
@@ -59,9 +62,6 @@ def parse_equation(state: ConversionState, equation: str, ranks: list[int]) -> t
         return [*before, *([f".{widest - count + i}" for i in range(count)] if dots else []), *after]
 
     operand_labels = [labels(term, b) for term, b in zip(terms, broadcast)]
-    for term, found in zip(terms, operand_labels):
-        if len(set(found)) != len(found):
-            raise state.error(f"Einsum term '{term}' repeats a label (a diagonal), which is not supported")
     if arrow:
         output = labels(output_text, widest)
         if not output_text.replace(ELLIPSIS, "").isalpha() and output_text.replace(ELLIPSIS, ""):
@@ -79,13 +79,46 @@ def parse_equation(state: ConversionState, equation: str, ranks: list[int]) -> t
 
 
 def _transposed(state: ConversionState, term: _Term, order: list[str]) -> _Term:
-    perm = [term.labels.index(label) for label in order]
+    return _permuted(state, term, [term.labels.index(label) for label in order])
+
+
+def _permuted(state: ConversionState, term: _Term, perm: list[int]) -> _Term:
+    order = [term.labels[i] for i in perm]
     if perm == list(range(len(perm))):
         return _Term(term.value, term.dims, order)
     dims = state.check(shapes.transpose(state.emitter, term.dims, perm))
     (lowered,) = state.compute(hip.TransposeOp, [term.value], [(dims, _element(term))], properties={"perm": DenseArrayBase.from_list(i64, perm)})
     assert lowered.value is not None
     return _Term(lowered.value, lowered.dims, order)
+
+
+def _diagonal(state: ConversionState, term: _Term) -> _Term:
+    """The term with each label it repeats kept once: x[.., i, .., i, ..] -> x[.., i] (the
+    module doc), repeated until no label repeats."""
+    em = state.emitter
+    while True:
+        label = next((l for l in term.labels if term.labels.count(l) > 1), None)
+        if label is None:
+            return term
+        first = term.labels.index(label)
+        second = term.labels.index(label, first + 1)
+        n, other = term.dims[first], term.dims[second]
+        if n is not other and not (isinstance(n, int) and n == other):
+            raise state.error(f"Einsum label '{label}' is repeated in one term over extents {shapes.format_shape([n, other])}, which are not known to be equal")
+        rest = [i for i in range(len(term.labels)) if i not in (first, second)]
+        moved = _permuted(state, term, [*rest, first, second])
+        kept = moved.dims[: len(rest)]
+        value, dims = _viewed(state, moved, [*kept, em.mul(n, n)])
+        offsets, sizes, strides = [0] * len(dims), [*kept, n], [*([1] * len(kept)), em.add(n, 1)]
+        if isinstance(n, int):
+            view = tensor.ExtractSliceOp(value, offsets, sizes, strides, tensor_type(sizes, _element(moved)))
+            value = state.insert(view).results[0]
+        else:
+            scalars = [em.materialize(d) for d in (*offsets, *strides)]
+            (sliced,) = state.compute(hip.SliceOp, [value], [(sizes, _element(moved))], scalars=scalars)
+            assert sliced.value is not None
+            value = sliced.value
+        term = _Term(value, sizes, [*moved.labels[: len(rest)], label])
 
 
 def _summed(state: ConversionState, term: _Term, labels: list[str]) -> _Term:
@@ -143,7 +176,7 @@ def convert_einsum(op: Operation, state: ConversionState) -> list[Lowered]:
         raise state.error("Einsum needs an equation")
     operands = list(op.operands)
     labels, output = parse_equation(state, equation, [len(state.dims(v)) for v in operands])
-    terms = [_Term(state.tensor(v), list(state.dims(v)), found) for v, found in zip(operands, labels)]
+    terms = [_diagonal(state, _Term(state.tensor(v), list(state.dims(v)), found)) for v, found in zip(operands, labels)]
     term = terms[0]
     for i, other in enumerate(terms[1:], start=1):
         needed = set(output).union(*(t.labels for t in terms[i + 1 :]))
