@@ -343,6 +343,12 @@ def _family_cases(rng) -> list[dict]:
                                    "roi": (), "exclude_outside": True, "cubic_coeff_a": -0.5}, [x], [np.empty((3, 7, 8), np.float32)]),
         _reference_case("resize", {"mode": "linear", "coordinate_mode": "tf_crop_and_resize", "scales": (1.0, 0.0, 0.0), "resized": (0, 1, 1),
                                    "roi": (0.0, -0.2, 0.1, 1.0, 0.9, 1.3), "extrapolation_value": 7.0}, [x], [np.empty((3, 4, 5), np.float32)]),
+        # Antialias: linear downscaled by 0.3 (8 taps) on one dim and upscaled on another (2);
+        # cubic by 0.6 (8 taps) with exclude_outside.
+        _reference_case("resize", {"mode": "linear", "coordinate_mode": "half_pixel", "scales": (1.0, 0.3, 1.5), "resized": (0, 1, 1), "roi": (),
+                                   "antialias": True}, [rng.standard_normal((2, 13, 4)).astype(np.float32)], [np.empty((2, 3, 6), np.float32)]),
+        _reference_case("resize", {"mode": "cubic", "coordinate_mode": "asymmetric", "scales": (1.0, 0.6, 0.6), "resized": (0, 1, 1), "roi": (),
+                                   "antialias": True, "exclude_outside": True}, [x], [np.empty((3, 3, 2), np.float32)]),
         _reference_case("gather_elements", {"axis": 0}, [ints[:, 0], rng.integers(-3, 3, (4, 4)).astype(np.int32)], [np.empty((4, 4), np.int64)]),
         _reference_case("matmul", {}, [ints[:, :, :3].astype(np.int32), rng.integers(-5, 5, (3, 2)).astype(np.int32)], [np.empty((3, 5, 2), np.int32)]),
         _reference_case("matmul", {}, [x[0, 0], x[0].T], [np.empty((5,), np.float32)]),  # B strided

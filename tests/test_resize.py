@@ -95,9 +95,25 @@ def test_resize_keeping_the_aspect_ratio_and_cropping_match_onnxruntime():
 
 
 @pytest.mark.parametrize(
+    "attributes, scales",
+    [
+        ({"mode": "linear", "antialias": 1}, [1.0, 1.0, 0.5, 0.3]),  # 4 and 8 taps
+        ({"mode": "linear", "antialias": 1, "coordinate_transformation_mode": "align_corners"}, [1.0, 1.0, 0.6, 2.0]),  # widened, and not
+        ({"mode": "cubic", "antialias": 1}, [1.0, 1.0, 0.5, 0.75]),
+        ({"mode": "cubic", "antialias": 1, "exclude_outside": 1, "cubic_coeff_a": -0.5}, [1.0, 1.0, 0.4, 1.0]),
+    ],
+)
+def test_antialiased_downscales_match_onnxruntime(attributes, scales):
+    """antialias widens a downscaled dim's filter by 1 / scale (its taps follow from the
+    scale, compiled in): against onnxruntime at a run-time batch, two batches."""
+    model = _scaled_model(attributes, scales, [20, 15])
+    executable = xhip.compile(model, backend="reference")
+    _check(model, executable, [(2, 3, 20, 15), (1, 3, 20, 15)], seed=len(attributes))
+
+
+@pytest.mark.parametrize(
     "attributes, scales, spatial, message",
     [
-        ({"mode": "linear", "antialias": 1}, [1.0, 1.0, 0.5, 0.5], [8, 8], "Resize antialias is not supported"),
         ({"mode": "nearest"}, [1.0, 1.0, 0.6, 1.0], ["h", 8], "known only at run time"),
         ({"mode": "area"}, [1.0, 1.0, 2.0, 2.0], [8, 8], "Resize mode \"area\" is not one of nearest, linear, cubic"),
         ({"mode": "nearest", "axes": [2, 2]}, [2.0, 2.0], [8, 8], "referred to more than once"),
@@ -108,6 +124,22 @@ def test_unsupported_resize_forms_are_one_located_line(attributes, scales, spati
         xhip.compile(_scaled_model(attributes, scales, spatial), backend="reference")
     text = str(caught.value)
     assert message in text and "\n" not in text
+
+
+def test_antialias_to_sizes_over_runtime_extents_is_one_located_line():
+    """The taps of an antialiased dim follow from its scale: sizes over a run-time extent leave
+    it to run time, so that is refused."""
+    model = graph_model(
+        [helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="linear", antialias=1)],
+        [value("x", TensorProto.FLOAT, ["n", 3, "h", 8])],
+        [value("y", TensorProto.FLOAT, None)],
+        initializers=[numpy_helper.from_array(np.array([2, 3, 4, 4], np.int64), "sizes")],
+        opset=19,
+    )
+    with pytest.raises(XhipError) as caught:
+        xhip.compile(model, backend="reference")
+    text = str(caught.value)
+    assert "Resize antialias needs each resized dim's scale when compiling" in text and "\n" not in text
 
 
 def test_resize_with_scales_known_only_at_run_time_is_one_located_line():

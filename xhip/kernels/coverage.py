@@ -76,13 +76,17 @@ def coverage_specs() -> list[KernelSpec]:
     specs += specs_for_launch(hip.ConvTransposeOp, up_2d, [x, w, b], [matrix(f32, 4)])
     up_1d = {"strides": (1,), "dilations": (2,), "pads": (0, 0), "group": 2, "output_padding": (0,), "output_shape": ()}
     specs += specs_for_launch(hip.ConvTransposeOp, up_1d, [matrix(f16, 3), Operand(f16, (None, None, 4), True)], [matrix(f16, 3)])
-    # Resize: nearest 2x (f16), linear to a run-time size, cubic with exclude_outside, a crop.
+    # Resize: nearest 2x (f16), linear to a run-time size, cubic with exclude_outside, a crop;
+    # antialiased linear (f16, 8 and 2 taps) and cubic with exclude_outside (8 taps).
     resizes: list[tuple[np.dtype, dict[str, object]]] = [
         (f16, {"mode": "nearest", "coordinate_mode": "asymmetric", "scales": (1.0, 1.0, 2.0, 2.0), "resized": (0, 0, 1, 1), "roi": ()}),
         (f32, {"mode": "linear", "coordinate_mode": "pytorch_half_pixel", "scales": (1.0, 1.0, 0.0, 0.0), "resized": (0, 0, 1, 1), "roi": ()}),
         (f32, {"mode": "cubic", "coordinate_mode": "half_pixel", "scales": (1.0, 1.0, 2.0, 0.5), "resized": (0, 0, 1, 1), "roi": (), "exclude_outside": True}),
         (f32, {"mode": "linear", "coordinate_mode": "tf_crop_and_resize", "scales": (1.0, 1.0, 0.0, 0.0), "resized": (0, 0, 1, 1),
                "roi": (0.0, 0.0, 0.1, 0.2, 1.0, 1.0, 0.9, 1.1), "extrapolation_value": 1.5}),
+        (f16, {"mode": "linear", "coordinate_mode": "half_pixel", "scales": (1.0, 1.0, 0.3, 2.0), "resized": (0, 0, 1, 1), "roi": (), "antialias": True}),
+        (f32, {"mode": "cubic", "coordinate_mode": "asymmetric", "scales": (1.0, 1.0, 0.6, 0.6), "resized": (0, 0, 1, 1), "roi": (),
+               "antialias": True, "exclude_outside": True}),
     ]
     for dtype, attributes in resizes:
         specs += specs_for_launch(hip.ResizeOp, attributes, [matrix(dtype, 4)], [matrix(dtype, 4)])

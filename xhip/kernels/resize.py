@@ -7,18 +7,22 @@ products of its dims' weights times x over every combination of taps, taps of we
 left out (0 times an infinite neighbour adds nothing). The mode, coordinate mode and each
 dim's scale are compiled in; a dim resized to `sizes` takes its scale, O / D, at run time.
 
+With antialias (linear and cubic), a downscaled dim takes a wider window of taps whose
+count follows from its scale (`antialias_window`, compiled in).
+
 Reference: the same taps and weights per dim in NumPy, summed in the same order in the
 compute type."""
 
 from __future__ import annotations
 
 import itertools
+import math
 import zlib
 
 import numpy as np
 
 from xhip.dialects import hip
-from xhip.dialects.hip.linalg import RESIZE_TAPS
+from xhip.dialects.hip.linalg import RESIZE_SUPPORT, RESIZE_TAPS
 from xhip.kernels.abi import KernelABI, Launch
 from xhip.kernels.family import OpFacts, Site, output_from_input_params, output_from_input_values
 from xhip.kernels.reference import Elements, KernelCall, compute_dtype, register
@@ -42,7 +46,24 @@ def _facts(props: object) -> dict[str, object]:
         "cubic_coeff_a": float(props.cubic_coeff_a),  # type: ignore[attr-defined]
         "exclude_outside": bool(props.exclude_outside),  # type: ignore[attr-defined]
         "extrapolation_value": float(props.extrapolation_value),  # type: ignore[attr-defined]
+        "antialias": bool(props.antialias),  # type: ignore[attr-defined]
     }
+
+
+def antialias_window(mode: str, scale: float) -> tuple[int, int, float]:
+    """(taps, first tap's offset from ceil(at) - 1, filter scale) of an antialiased dim: the
+    filter widened by 1 / scale where it downscales (ONNX's reference)."""
+    filter_scale = min(scale, 1.0)
+    start = math.floor(-RESIZE_SUPPORT[mode] / filter_scale) + 1
+    return 2 - 2 * start, start, filter_scale
+
+
+def _dim_taps(compiled: dict[str, object]) -> list[tuple[int, int, float]]:
+    """Per dim (taps, start, filter scale): the antialias window of a resized dim, else the mode's taps."""
+    mode, plain = str(compiled["mode"]), (RESIZE_TAPS[str(compiled["mode"])], 0, 1.0)
+    if not compiled["antialias"]:
+        return [plain] * len(compiled["scales"])  # type: ignore[arg-type]
+    return [antialias_window(mode, s) if r else plain for s, r in zip(compiled["scales"], compiled["resized"])]  # type: ignore[call-overload]
 
 
 def resize_spec(facts: OpFacts) -> KernelSpec:
@@ -54,11 +75,15 @@ def resize_spec(facts: OpFacts) -> KernelSpec:
     tags = [mode, coordinate, c.short, f"r{rank}", "".join("r" if r else "k" for r in compiled["resized"])]  # type: ignore[attr-defined]
     if mode == "nearest":
         tags.append(str(compiled["nearest_mode"]))
+    if compiled["antialias"]:
+        tags.append("aa")
     # The float facts (scales, roi, A, the extrapolation value) by a digest: too many digits for a name.
     detail = (compiled["scales"], compiled["roi_starts"], compiled["roi_ends"], compiled["cubic_coeff_a"], compiled["exclude_outside"], compiled["extrapolation_value"])
     tags.append(f"{zlib.crc32(repr(detail).encode()):08x}")
     abi = KernelABI(kernel_name("resize", *tags), params, Launch.ELEMENTS)
-    context = (("rank", rank), ("c", c.c), ("compute", c.compute), ("taps", RESIZE_TAPS[mode]), *compiled.items())
+    windows = _dim_taps(compiled)
+    per_dim = (("dim_taps", [w[0] for w in windows]), ("dim_starts", [w[1] for w in windows]), ("filter_scales", [w[2] for w in windows]))
+    context = (("rank", rank), ("c", c.c), ("compute", c.compute), ("taps", RESIZE_TAPS[mode]), *per_dim, *compiled.items())
     return KernelSpec("resize", abi, context, header_needs(x.dtype))
 
 
@@ -104,6 +129,25 @@ def cubic_weights(r: np.ndarray, a: float) -> list[np.ndarray]:
     return [far(r + 1), near(r), near(1 - r), far(2 - r)]
 
 
+def antialias_taps(mode: str, a: float, exclude_outside: bool, at: np.ndarray, size: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """`taps` of an antialiased dim (`antialias_window`): the window from ceil(at) - 1 + start,
+    weights of the filter at filter_scale x distance, normalized."""
+    count, start, filter_scale = antialias_window(mode, scale)
+    base = np.ceil(at) - 1.0
+    ratio = at - base
+    offsets = np.arange(start, start + count, dtype=np.float64)
+    t = np.abs(filter_scale * (offsets[None, :] - ratio[:, None]))
+    if mode == "linear":
+        w = np.clip(1.0 - t, 0.0, None)
+    else:
+        w = np.where(t <= 1.0, ((a + 2) * t - (a + 3)) * t * t + 1, np.where(t < 2.0, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a, 0.0))
+    indices = base.astype(np.int64)[:, None] + np.arange(start, start + count)[None, :]
+    if exclude_outside:
+        w = w / w.sum(axis=1, keepdims=True)
+        w = np.where((indices >= 0) & (indices < size), w, 0.0)
+    return np.clip(indices, 0, size - 1), w / w.sum(axis=1, keepdims=True)
+
+
 def taps(mode: str, nearest_mode: str, a: float, exclude_outside: bool, at: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """(indices, weights), each [out, taps]: the neighbours of each coordinate, clamped into x."""
     floor = np.floor(at)
@@ -142,6 +186,10 @@ def resize(call: KernelCall) -> None:
             continue
         at, away = coordinates(str(compiled["coordinate_mode"]), size, out, compiled["scales"][d], (compiled["roi_starts"][d], compiled["roi_ends"][d]))  # type: ignore[index]
         outside |= away.reshape([-1 if e == d else 1 for e in range(len(out_shape))])
+        if compiled["antialias"]:
+            scale = float(compiled["scales"][d])  # type: ignore[index]
+            per_dim.append(antialias_taps(str(compiled["mode"]), float(compiled["cubic_coeff_a"]), bool(compiled["exclude_outside"]), at, size, scale))  # type: ignore[arg-type]
+            continue
         per_dim.append(taps(str(compiled["mode"]), str(compiled["nearest_mode"]), float(compiled["cubic_coeff_a"]), bool(compiled["exclude_outside"]), at, size))  # type: ignore[arg-type]
     acc = np.zeros(out_shape, dtype)
     with np.errstate(invalid="ignore", over="ignore"):

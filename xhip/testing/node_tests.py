@@ -55,7 +55,6 @@ its reason, and tests/test_node_tests.py requires one for every non-passing case
 - Non-tensor values: test_identity_sequence (a sequence) and test_identity_opt
   (an optional); xhip imports tensors only.
 - MaxPool's Indices output (test_maxpool_with_argmax_*): a located "not supported".
-- Resize with antialias (test_resize_*_antialias): a located "not supported".
 - test_averagepool_2d_ceil_last_window_starts_on_pad: its expected output is written
   out to 4 decimals; xhip's (and onnxruntime's) differ from it by a relative 3e-4.
 
@@ -175,7 +174,6 @@ KNOWN_EXCEPTIONS: tuple[tuple[str, str], ...] = (
     (r"test_equal_string\w*", "STRING tensors: xhip compiles numeric and bool tensors only"),
     (r"test_identity_(sequence|opt)", "sequence and optional values: xhip imports tensors only"),
     (r"test_maxpool_with_argmax_\w+", "MaxPool's Indices output: a located \"Indices output is not supported\""),
-    (r"test_resize_\w+_antialias", "Resize with antialias (a filter widened by the downsampling factor): a located \"antialias is not supported\""),
     (
         r"test_averagepool_2d_ceil_last_window_starts_on_pad",
         "its expected values are written to 4 decimals (0.1511 for 0.151056, a relative 3e-4): xhip matches onnxruntime exactly",

@@ -38,3 +38,19 @@ func.func @to_shape(%x: tensor<?x3x?x?xf32>, %like: tensor<?x3x?x?xf32>) -> tens
 // CHECK-NEXT:    %[[INIT:.*]] = tensor.empty(%[[N]], %[[H]], %[[W]]) : tensor<?x3x?x?xf32>
 // CHECK-NEXT:    hip.resize(%[[CTX]]) ins(%[[X]] : tensor<?x3x?x?xf32>) outs(%[[INIT]] : tensor<?x3x?x?xf32>)
 // CHECK-SAME:      {mode = "linear", coordinate_mode = "pytorch_half_pixel", scales = array<f64: 0.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00>, resized = array<i64: 1, 0, 1, 1>, roi = array<f64>}
+
+// -----
+
+// antialias: the sizes over static extents give each resized dim its scale (O / D), from
+// which the kernel's window of taps follows.
+func.func @antialias(%x: tensor<1x3x8x6xf32>) -> tensor<1x3x4x2xf32> {
+  %none = "onnx.NoValue"() {value} : () -> none
+  %sizes = "onnx.Constant"() {value = dense<[1, 3, 4, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %y = "onnx.Resize"(%x, %none, %none, %sizes) <{antialias = 1 : si64, mode = "cubic"}> : (tensor<1x3x8x6xf32>, none, none, tensor<4xi64>) -> tensor<1x3x4x2xf32>
+  func.return %y : tensor<1x3x4x2xf32>
+}
+// CHECK-LABEL: func.func @antialias
+// CHECK:         hip.resize(%{{.*}}) ins(%{{.*}} : tensor<1x3x8x6xf32>) outs(%{{.*}} : tensor<1x3x4x2xf32>)
+// CHECK-SAME:    scales = array<f64: 1.000000e+00, 1.000000e+00, 5.000000e-01, 0.33333333333333331>
+// CHECK-SAME:    antialias = true
+

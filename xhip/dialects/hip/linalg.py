@@ -380,19 +380,24 @@ RESIZE_COORDINATES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel"
 """How an output coordinate maps back into the input (ONNX coordinate_transformation_mode)."""
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 RESIZE_TAPS = {"nearest": 1, "linear": 2, "cubic": 4}
-"""Input elements per resized dim that one output element reads."""
+"""Input elements per resized dim that one output element reads (without antialias)."""
+RESIZE_SUPPORT = {"linear": 1, "cubic": 2}
+"""The filter's half width at scale 1: antialias at scale s < 1 takes 2 - 2 (floor(-support / s) + 1) taps."""
 
 
 @irdl_op_definition
 class ResizeOp(DPSOp):
-    """ONNX Resize (antialias off): y [O0, ..] from x [D0, ..], y's extents decided by the
+    """ONNX Resize: y [O0, ..] from x [D0, ..], y's extents decided by the
     converter. Along each dim d, output index o maps to the input coordinate `coordinate_mode`
     gives for o, the extents and `scales[d]` (0: O / D at run time; a dim whose scale is 1 and
     whose extent does not change maps o to o); `mode` takes the nearest element there
     (`nearest_mode`), or interpolates its 2 (linear) or 4 (cubic, `cubic_coeff_a`; with
     `exclude_outside` the weights of neighbours outside x renormalized) neighbours, indices
     clamped into x. tf_crop_and_resize maps through `roi` (every dim's start, then every end)
-    and writes `extrapolation_value` where a coordinate falls outside x."""
+    and writes `extrapolation_value` where a coordinate falls outside x. With `antialias`
+    (linear and cubic), a dim downscaled by s < 1 widens its filter by 1 / s: 2 - 2 start taps
+    (start = floor(-1 / s) + 1 linear, floor(-2 / s) + 1 cubic) weighted by the filter at
+    s (k - ratio), normalized, as ONNX's reference has it; its scale must then be known (not 0)."""
 
     name = "hip.resize"
     TEMPLATE: ClassVar[str] = "resize"
@@ -407,6 +412,7 @@ class ResizeOp(DPSOp):
     cubic_coeff_a = prop_def(FloatAttr, default_value=FloatAttr(-0.75, f64))
     exclude_outside = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
     extrapolation_value = prop_def(FloatAttr, default_value=FloatAttr(0.0, f64))
+    antialias = prop_def(BoolAttr, default_value=IntegerAttr(0, i1))
 
     def verify_semantics(self) -> None:
         x, y = self.inputs[0], self.outputs[0]
@@ -425,3 +431,8 @@ class ResizeOp(DPSOp):
         roi = len(self.roi.get_values())
         if (self.coordinate_mode.data == "tf_crop_and_resize") != (roi == 2 * rank) or roi not in (0, 2 * rank):
             raise verify_error(self, f"tf_crop_and_resize (and only it) takes {2 * rank} roi entries, got {roi}")
+        if self.antialias.value.data:
+            if self.mode.data == "nearest":
+                raise verify_error(self, "antialias applies to linear and cubic resizes")
+            if any(r and not s for r, s in zip(self.resized.get_values(), self.scales.get_values())):
+                raise verify_error(self, "antialias needs every resized dim's scale (its tap count follows from it)")

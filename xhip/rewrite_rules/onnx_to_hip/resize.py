@@ -4,7 +4,8 @@
 `sizes` may be constant or computed from shapes (a dim resized to a run-time size takes
 its scale, O / D, at run time). `keep_aspect_ratio_policy` other than stretch needs the
 resized extents and sizes static; `roi` (tf_crop_and_resize only) must be constant.
-antialias is refused.
+antialias (linear and cubic; nearest ignores it, as ONNX does) needs each resized dim's
+scale when compiling: constant scales, or sizes over static extents (O / D then).
 """
 
 from __future__ import annotations
@@ -77,8 +78,7 @@ def convert_resize(op: Operation, state: ConversionState) -> list[Lowered]:
     mode = _choice(state, "mode", op.mode.data, RESIZE_MODES)  # type: ignore[attr-defined]
     coordinate = _choice(state, "coordinate_transformation_mode", op.coordinate_transformation_mode.data, RESIZE_COORDINATES)  # type: ignore[attr-defined]
     nearest = _choice(state, "nearest_mode", op.nearest_mode.data, NEAREST_MODES)  # type: ignore[attr-defined]
-    if op.antialias.value.data:  # type: ignore[attr-defined]
-        raise state.error("Resize antialias is not supported")
+    antialias = bool(op.antialias.value.data) and mode != "nearest"  # type: ignore[attr-defined]
     x_dims = state.dims(x)
     rank = len(x_dims)
     if rank == 0:
@@ -118,6 +118,13 @@ def convert_resize(op: Operation, state: ConversionState) -> list[Lowered]:
     dims = state.fit_to_declared(dims, op.results[0].type)
     if not any(resized):
         return [state.lowered(x)]
+    if antialias:
+        for d in range(rank):
+            out_extent, in_extent = dims[d], x_dims[d]
+            if resized[d] and not scales[d]:
+                if not (isinstance(out_extent, int) and isinstance(in_extent, int)):
+                    raise state.error("Resize antialias needs each resized dim's scale when compiling: constant scales, or sizes over static extents")
+                scales[d] = out_extent / in_extent  # the scale ONNX's reference takes: O / D
     properties: dict[str, Attribute] = {
         "mode": StringAttr(mode), "coordinate_mode": StringAttr(coordinate), "nearest_mode": StringAttr(nearest),
         "scales": DenseArrayBase.from_list(f64, scales), "resized": DenseArrayBase.from_list(i64, [int(r) for r in resized]),
@@ -126,4 +133,6 @@ def convert_resize(op: Operation, state: ConversionState) -> list[Lowered]:
         "exclude_outside": IntegerAttr.from_bool(bool(op.exclude_outside.value.data)),  # type: ignore[attr-defined]
         "extrapolation_value": FloatAttr(float(op.extrapolation_value.value.data), f64),  # type: ignore[attr-defined]
     }  # fmt: skip
+    if antialias:
+        properties["antialias"] = IntegerAttr.from_bool(True)
     return state.compute(hip.ResizeOp, [state.tensor(x)], [(dims, state.element_type(x))], properties=properties)
