@@ -198,3 +198,27 @@ def test_an_incremental_step_queues_what_a_whole_step_queues():
         whole = _decode(GraphModel(), 8)
     for step, (mine, theirs) in enumerate(zip(incremental, whole)):
         assert mine[:3] == theirs[:3], f"step {step}"
+
+
+def test_runs_that_never_find_a_graph_pause_the_recording():
+    """A server at ever new shapes (GPT-2-shaped test model, 30 new sequence lengths): after
+    8 recorded runs in a row with work launched as it stood, recording pauses for 8 runs,
+    then for 16 after one more miss, and so on; a decode loop never pauses (the tests above)."""
+    from xhip.testing.models import MODELS
+
+    model, _ = MODELS["gpt2"](np.random.default_rng(0))
+    *_, (_, module, constants) = compile_stages(model)
+    exe = Executable(module, GpuBackend(NullDriver()), constants=constants)
+    recorded = []
+    begin = GpuBackend.begin_recording
+
+    def counting(self):
+        begin(self)
+        recorded.append(self.recording is not None)
+
+    rng = np.random.default_rng(1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(GpuBackend, "begin_recording", counting)
+        for seq in range(3, 33):
+            exe.run({"input_ids": rng.integers(0, 256, (1, seq)).astype(np.int64)})
+    assert recorded == [True] * 8 + [False] * 8 + [True] + [False] * 13, recorded

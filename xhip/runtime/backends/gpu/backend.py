@@ -239,7 +239,7 @@ class GpuBackend:
         device memory, a sync or a capture in between queues what was recorded first and
         ends the recording (the host must see that work done)."""
         self._recorded = None
-        if not self._class_graphs.refused:
+        if self._class_graphs.wants_recording():
             self.recording = self._recorded = Recording(self._class_graphs)
 
     def end_recording(self) -> tuple[str, int]:
@@ -247,11 +247,14 @@ class GpuBackend:
         "" where some of it was launched as it stood, or the recording stopped early) and
         how many graph nodes were updated."""
         recording, self.recording = self.recording, None
+        recorded, self._recorded = self._recorded, None
+        if recorded is None:  # not recorded (a pause, a refusal)
+            return "", 0
         if recording is not None:
             recording.flush()
-            return recording.summary(), recording.updated
-        recorded, self._recorded = self._recorded, None
-        return "", 0 if recorded is None else recorded.updated
+        summary = recorded.summary() if recording is not None else ""  # a stopped recording launched the rest
+        self._class_graphs.note(summary)
+        return summary, recorded.updated
 
     def drop_recording(self) -> None:
         """Forget what is being recorded (a run that failed queues no more of it)."""

@@ -51,6 +51,12 @@ LIMIT = 256
 alternates between two blocks, so its last segment has two graphs)."""
 SEEN_LIMIT = 4096
 """Keys seen once that are remembered (a server at ever new shapes sees new keys every run)."""
+MISSES_BEFORE_PAUSE = 8
+"""Recorded runs in a row that found no graph for any of their work before recording pauses:
+a server at ever new shapes pays for the recording and gains nothing (BERT-base on the H200:
+about 5% of a request's host time)."""
+LONGEST_PAUSE = 64
+"""Runs not recorded at most, after the pause doubled at every further miss."""
 
 
 class Recording:
@@ -150,6 +156,32 @@ class ClassGraphs:
         self.refused = ""
         """Why the driver refused a capture's node query ("" while it has not; after it,
         nothing is recorded)."""
+        self._misses = 0
+        self._pause = 0
+        """Runs still to go unrecorded."""
+        self._last_pause = 0
+
+    def wants_recording(self) -> bool:
+        """Whether the next run is recorded (not after a refusal, nor during a pause)."""
+        if self.refused:
+            return False
+        if self._pause:
+            self._pause -= 1
+            return False
+        return True
+
+    def note(self, summary: str) -> None:
+        """A recorded run's `Recording.summary`. `MISSES_BEFORE_PAUSE` runs in a row with some
+        work launched as it stood pause the recording, and each miss after a pause pauses it
+        twice as long (up to `LONGEST_PAUSE`); a run through graphs ends the pauses."""
+        if summary:
+            self._misses = self._last_pause = 0
+            return
+        self._misses += 1
+        if self._misses >= MISSES_BEFORE_PAUSE:
+            self._last_pause = min(max(2 * self._last_pause, MISSES_BEFORE_PAUSE), LONGEST_PAUSE)
+            self._pause = self._last_pause
+            self._misses = MISSES_BEFORE_PAUSE - 1  # the run after the pause decides on its own
 
     def clear(self) -> None:
         self._graphs.clear()
