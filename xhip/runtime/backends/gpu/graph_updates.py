@@ -27,7 +27,10 @@ A segment goes to the stream as soon as it is full, so the device runs one segme
 the host records the next. After the update, a graph's work is exactly its segment:
 every node either matches the key or was set to the segment's parameters. A replay
 therefore never runs another run's work. A node update the driver refuses drops that
-graph, and the segment is launched as it stands.
+graph, and the segment is launched as it stands. While a run is recorded, the launch
+program re-runs only the steps whose operands changed (`Program.execute_recorded`): the
+others record again the very entries they recorded at the run before. Runs that keep
+missing (a server at ever new shapes) pause the recording (`ClassGraphs.note`).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ alternates between two blocks, so its last segment has two graphs)."""
 SEEN_LIMIT = 4096
 """Keys seen once that are remembered (a server at ever new shapes sees new keys every run)."""
 MISSES_BEFORE_PAUSE = 8
-"""Recorded runs in a row that found no graph for any of their work before recording pauses:
+"""Recorded runs in a row with some of their work launched as it stood before recording pauses:
 a server at ever new shapes pays for the recording and gains nothing (BERT-base on the H200:
 about 5% of a request's host time)."""
 LONGEST_PAUSE = 64
