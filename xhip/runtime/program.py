@@ -153,7 +153,7 @@ class Program:
         count = len(self.steps)
         dirty: set[int] = set(range(len(regs))) if memo is None else set()
         entries: list[list[tuple] | None] = [None] * count if memo is None else list(memo.entries)  # type: ignore[type-arg]
-        launches = [0] * count if memo is None else list(memo.launches)
+        counts = [(0, 0)] * count if memo is None else list(memo.counts)
         for slot, value in zip(self.arguments, arguments):
             if not _same(regs[slot], value):
                 dirty.add(slot)
@@ -167,13 +167,15 @@ class Program:
                     kept = entries[index]
                     if kept is not None and dirty.isdisjoint(reads) and not recording.stopped:
                         recording.reissue(kept)
-                        stats.kernel_launches += launches[index]
+                        launched, copied = counts[index]
+                        stats.kernel_launches += launched
+                        stats.device_copies += copied
                         continue
-                    before, recording.tap = stats.kernel_launches, []
+                    before, recording.tap = (stats.kernel_launches, stats.device_copies), []
                     step(regs)
                     entries[index] = None if recording.stopped else recording.tap
                     recording.tap = None
-                    launches[index] = stats.kernel_launches - before
+                    counts[index] = (stats.kernel_launches - before[0], stats.device_copies - before[1])
                     continue
                 old = [regs[slot] for slot in writes]
                 step(regs)
@@ -187,18 +189,19 @@ class Program:
         finally:
             recording.tap = None
         if not recording.stopped:  # work queued as it went (a stopped recording) was not kept
-            self._memo = Memo(regs, entries, launches)
+            self._memo = Memo(regs, entries, counts)
         return [regs[slot] for slot in self.results], regs
 
 
 @dataclass
 class Memo:
     """What the last recorded run left (`Program.execute_recorded`): its registers, and per
-    device step the work it recorded and how many launches that was."""
+    device step the work it recorded and how many kernel launches and device copies that was
+    (what the stats count again when the step is not run)."""
 
     registers: Registers
     entries: list[list[tuple] | None]  # type: ignore[type-arg]
-    launches: list[int]
+    counts: list[tuple[int, int]]
 
 
 def _same(value: object, previous: object) -> bool:
