@@ -121,7 +121,8 @@ def _decode(driver: NullDriver, steps: int, batches=None):
             fed = {n: outputs[n.replace("past", "present")] for n in names}
             report = exe.report
             whole = bool(recorded) and not any(stopped)
-            rows.append((report.class_graph, report.graph_nodes_updated, list(driver.executed), list(recorded) if whole else None))
+            rows.append((report.class_graph, report.graph_nodes_updated, list(driver.executed), list(recorded) if whole else None,
+                         (report.kernel_launches, exe.backend.stats.device_copies)))
     return rows
 
 
@@ -149,7 +150,7 @@ def test_decode_steps_run_through_an_updated_graph_that_is_exactly_their_work():
     # The logits buffer alternates between two blocks (the caller still holds the last
     # step's while the next runs): two keys, each captured at its second sighting.
     assert kinds.count("captured") == 2 and kinds[-5:] == ["updated"] * 5, kinds
-    for step, (kind, updated, executed, queued) in enumerate(rows):
+    for step, (kind, updated, executed, queued, _) in enumerate(rows):
         # What ran is what the step's program queued, in order, whichever way it ran (after
         # the copies of the fed caches into the step's input buffers).
         assert _ran_program(executed, queued), f"step {step} ({kind})"
@@ -167,7 +168,7 @@ def test_a_changed_blas_call_is_a_new_topology():
     kinds = [kind for kind, *_ in rows]
     assert kinds[5] == "updated" and kinds[6:8] == ["", ""], kinds
     assert kinds[-2:] == ["updated", "updated"], kinds
-    for kind, _, executed, queued in rows:
+    for kind, _, executed, queued, _ in rows:
         assert queued is None or _ran_program(executed, queued), kind
     assert [row[3] is None for row in rows].count(True) == 1  # the first step at batch 3 grows the pools
 
@@ -175,9 +176,9 @@ def test_a_changed_blas_call_is_a_new_topology():
 def test_a_driver_without_node_queries_launches_every_step():
     rows = _decode(RefusingDriver(), 6)
     assert [kind for kind, *_ in rows] == [""] * 6
-    for _, _, executed, queued in rows[:3]:  # (later steps record nothing)
+    for _, _, executed, queued, _ in rows[:3]:  # (later steps record nothing)
         assert _ran_program(executed, queued)
-    assert [queued for *_, queued in rows[3:]] == [None] * 3
+    assert [row[3] for row in rows[3:]] == [None] * 3
 
 
 def test_an_incremental_step_queues_what_a_whole_step_queues():
@@ -198,6 +199,7 @@ def test_an_incremental_step_queues_what_a_whole_step_queues():
         whole = _decode(GraphModel(), 8)
     for step, (mine, theirs) in enumerate(zip(incremental, whole)):
         assert mine[:3] == theirs[:3], f"step {step}"
+        assert mine[4] == theirs[4], f"step {step}: launches and device copies counted"
 
 
 def test_runs_that_never_find_a_graph_pause_the_recording():
