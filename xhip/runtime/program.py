@@ -107,22 +107,20 @@ class Program:
     """Per step: the name of the op it runs (for errors)."""
     locations: list[str]
     """Per step: the op's location."""
-    reads: list[tuple[int, ...]] = field(default_factory=list)
+    reads: list[tuple[int, ...]]
     """Per step: the registers it reads (its op's operands)."""
-    writes: list[tuple[int, ...]] = field(default_factory=list)
+    writes: list[tuple[int, ...]]
     """Per step: the registers it writes (its op's results)."""
-    kinds: list[StepKind] = field(default_factory=list)
-    _memo: Memo | None = field(default=None, repr=False)
+    kinds: list[StepKind]
+    _memo: Memo | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         # Per step what `execute_recorded` asks, in one tuple (a device step that writes
-        # registers, a tensor-stage compute, always runs).
-        kinds = self.kinds or [ALWAYS] * len(self.steps)
-        reads = self.reads or [()] * len(self.steps)
-        writes = self.writes or [()] * len(self.steps)
+        # registers, a tensor-stage compute, always runs). The steps themselves stay in
+        # `steps`, which both ways of running read (benchmarks/host_cost.py times them there).
         self._incremental = [
-            (step, ALWAYS if kind == DEVICE and out else kind, frozenset(read), out)
-            for step, kind, read, out in zip(self.steps, kinds, reads, writes)
+            (ALWAYS if kind == DEVICE and out else kind, frozenset(read), out)
+            for kind, read, out in zip(self.kinds, self.reads, self.writes)
         ]
 
     def execute(self, arguments: Iterable[object]) -> tuple[list[object], Registers]:
@@ -160,7 +158,7 @@ class Program:
             regs[slot] = value
         index = 0
         try:
-            for index, (step, kind, reads, writes) in enumerate(self._incremental):
+            for index, (step, (kind, reads, writes)) in enumerate(zip(self.steps, self._incremental)):
                 if kind == PURE and dirty.isdisjoint(reads):
                     continue
                 if kind == DEVICE:

@@ -186,10 +186,6 @@ class ClassGraphs:
             self._pause = self._last_pause
             self._misses = MISSES_BEFORE_PAUSE - 1  # the run after the pause decides on its own
 
-    def clear(self) -> None:
-        self._graphs.clear()
-        self._seen.clear()
-
     def run(self, key: tuple[Hashable, ...], work: list[tuple]) -> tuple[str, int]:  # type: ignore[type-arg]
         """Queue recorded work of this topology key: ("updated", nodes updated) through a graph
         of its key, ("captured", 0) into a new one, or ("", 0) launched as it stands."""
