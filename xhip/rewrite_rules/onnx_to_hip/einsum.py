@@ -18,15 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import tensor
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
 from xdsl.ir import Operation, SSAValue
 
 from xhip import shapes
 from xhip.dialects import hip
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
-from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered, tensor_type
-from xhip.rewrite_rules.onnx_to_hip.views import reshape_value
+from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered
+from xhip.rewrite_rules.onnx_to_hip.views import reshape_value, strided_window
 from xhip.shapes import Dim
 
 ELLIPSIS = "..."
@@ -109,16 +108,10 @@ def _diagonal(state: ConversionState, term: _Term) -> _Term:
         moved = _permuted(state, term, [*rest, first, second])
         kept = moved.dims[: len(rest)]
         value, dims = _viewed(state, moved, [*kept, em.mul(n, n)])
-        offsets, sizes, strides = [0] * len(dims), [*kept, n], [*([1] * len(kept)), em.add(n, 1)]
-        if isinstance(n, int):
-            view = tensor.ExtractSliceOp(value, offsets, sizes, strides, tensor_type(sizes, _element(moved)))
-            value = state.insert(view).results[0]
-        else:
-            scalars = [em.materialize(d) for d in (*offsets, *strides)]
-            (sliced,) = state.compute(hip.SliceOp, [value], [(sizes, _element(moved))], scalars=scalars)
-            assert sliced.value is not None
-            value = sliced.value
-        term = _Term(value, sizes, [*moved.labels[: len(rest)], label])
+        strides = [*([1] * len(kept)), em.add(n, 1)]
+        diagonal = strided_window(state, value, [0] * len(dims), [*kept, n], strides, _element(moved))
+        assert diagonal.value is not None
+        term = _Term(diagonal.value, diagonal.dims, [*moved.labels[: len(rest)], label])
 
 
 def _summed(state: ConversionState, term: _Term, labels: list[str]) -> _Term:

@@ -22,6 +22,7 @@ from xhip.dialects.onnx import is_none
 from xhip.onnx_nodes import constant_scalar
 from xhip.rewrite_rules.onnx_to_hip.registry import converts
 from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered, tensor_type
+from xhip.rewrite_rules.onnx_to_hip.views import strided_window
 from xhip.shapes import Dim
 
 
@@ -135,13 +136,7 @@ def convert_slice(op: Operation, state: ConversionState) -> list[Lowered]:
         assert isinstance(begin, int) and isinstance(stride, int) and isinstance(extent, int)  # all static
         picked = [host[begin + i * stride] for i in range(extent)]
         return [Lowered(dims, source.element_type, host=picked)]
-    if all(isinstance(s, int) and s > 0 for s in strides):
-        result_type = tensor_type(dims, source.element_type)
-        view = tensor.ExtractSliceOp(state.tensor(data), first, dims, strides, result_type)
-        return [Lowered(dims, source.element_type, state.insert(view).results[0])]
-    # Backward or runtime steps: the slice kernel walks them.
-    scalars = [state.emitter.materialize(d) for d in (*first, *strides)]
-    return state.compute(hip.SliceOp, [state.tensor(data)], [(dims, source.element_type)], scalars=scalars)
+    return [strided_window(state, state.tensor(data), first, dims, strides, source.element_type)]
 
 
 def _gather_on_host(data: Lowered, indices: Lowered) -> list[Dim] | None:

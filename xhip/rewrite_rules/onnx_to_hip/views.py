@@ -1,7 +1,8 @@
 """Views of converted tensors: `reshape_value`, the cheapest reshape a conversion can prove
 (nothing when every dim is unchanged, `tensor.expand_shape` / `collapse_shape` when the
 dims group into equal products, `tensor.reshape` otherwise), shared by the family modules
-that reshape (shape_ops: the reshape family and Tile; compositions: GroupNormalization).
+that reshape (shape_ops: the reshape family and Tile; compositions: GroupNormalization);
+and `strided_window`, a window with steps (movement: Slice; einsum: a diagonal).
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DenseIntOrFPElementsAttr, IndexType, IntegerAttr, TensorType, i64
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 
+from xhip.dialects import hip
 from xhip.index.host_eval import constant_int
-from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, tensor_type
+from xhip.rewrite_rules.onnx_to_hip.state import ConversionState, Lowered, tensor_type
 from xhip.shapes import Dim
 
 
@@ -242,3 +244,14 @@ def _index_vector(state: ConversionState, dims: Sequence[Dim]) -> SSAValue:
 # --------------------------------------------------------------------------------------
 # Generators: ConstantOfShape, Range, NonZero
 # --------------------------------------------------------------------------------------
+
+
+def strided_window(state: ConversionState, value: SSAValue, first: Sequence[Dim], dims: Sequence[Dim], strides: Sequence[Dim], element_type: Attribute) -> Lowered:
+    """value[first + i * strides] for i < dims, per dim: a `tensor.extract_slice` view where
+    every stride is a positive constant, else the slice kernel (backward or run-time steps)."""
+    if all(isinstance(s, int) and s > 0 for s in strides):
+        view = tensor.ExtractSliceOp(value, first, dims, strides, tensor_type(dims, element_type))
+        return Lowered(list(dims), element_type, state.insert(view).results[0])
+    scalars = [state.emitter.materialize(d) for d in (*first, *strides)]
+    (sliced,) = state.compute(hip.SliceOp, [value], [(dims, element_type)], scalars=scalars)
+    return sliced
