@@ -118,15 +118,19 @@ def coordinates(coordinate_mode: str, size: int, out: int, scale: float, roi: tu
     return at, outside
 
 
+def _cubic_near(t: np.ndarray, a: float) -> np.ndarray:
+    """The cubic-convolution filter at distance |t| <= 1."""
+    return ((a + 2) * t - (a + 3)) * t * t + 1
+
+
+def _cubic_far(t: np.ndarray, a: float) -> np.ndarray:
+    """The cubic-convolution filter at distance 1 < |t| < 2."""
+    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a
+
+
 def cubic_weights(r: np.ndarray, a: float) -> list[np.ndarray]:
     """The 4 cubic-convolution weights of neighbours floor - 1 .. floor + 2 at fraction r."""
-    def near(t: np.ndarray) -> np.ndarray:  # |t| <= 1
-        return ((a + 2) * t - (a + 3)) * t * t + 1
-
-    def far(t: np.ndarray) -> np.ndarray:  # 1 < |t| < 2
-        return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a
-
-    return [far(r + 1), near(r), near(1 - r), far(2 - r)]
+    return [_cubic_far(r + 1, a), _cubic_near(r, a), _cubic_near(1 - r, a), _cubic_far(2 - r, a)]
 
 
 def antialias_taps(mode: str, a: float, exclude_outside: bool, at: np.ndarray, size: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
@@ -140,7 +144,7 @@ def antialias_taps(mode: str, a: float, exclude_outside: bool, at: np.ndarray, s
     if mode == "linear":
         w = np.clip(1.0 - t, 0.0, None)
     else:
-        w = np.where(t <= 1.0, ((a + 2) * t - (a + 3)) * t * t + 1, np.where(t < 2.0, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a, 0.0))
+        w = np.where(t <= 1.0, _cubic_near(t, a), np.where(t < 2.0, _cubic_far(t, a), 0.0))
     indices = base.astype(np.int64)[:, None] + np.arange(start, start + count)[None, :]
     if exclude_outside:
         w = w / w.sum(axis=1, keepdims=True)
