@@ -14,8 +14,11 @@ and weights, fp32, TF32 off):
   and go back in as feeds. The check: xhip's last logits against the non-cached run of the
   whole sequence (`full_logits` over the prompt and the tokens xhip chose), float64 by
   PyTorch in float64, under the float64 rule of `xhip-run --check` (GPU tolerance).
-  Beside it, the same export compiled with graphs off (`graphs off ms`: every step launched
-  kernel by kernel), and how xhip's steps ran (`xhip_steps_by_graph`: through a graph captured
+  xhip's caches are `Executable.cache_buffers` of room for every step (hip-append-kv-caches:
+  each step writes its new rows into them). Beside it, the same export compiled with graphs
+  off (`graphs off ms`: every step launched kernel by kernel), compiled without the cache
+  append (`concat ms`: pipelines/experiments/concat-caches.yaml, each step concatenating its
+  caches into fresh outputs, graphs on), and how xhip's steps ran (`xhip_steps_by_graph`: through a graph captured
   at another length with its changed nodes updated, captured, or launched; see
   xhip.runtime.backends.gpu.graph_updates).
 - serving: BERT-base (transformers' config, random weights, `export_models.py`'s export)
@@ -120,7 +123,12 @@ def _xhip_decode(exe, pt: Torch, module, prompt: np.ndarray, steps: int) -> tupl
     past_names, present_names = cache_names(module.sizes.layers, "past"), cache_names(module.sizes.layers, "present")
     with torch.no_grad():
         cache = module.prefill(torch.from_numpy(prompt[:, :-1]).to(pt.device))
-    past = [exe.to_device(c.cpu().numpy(), name) for c, name in zip(cache, past_names)]
+    host = {name: c.cpu().numpy() for c, name in zip(cache, past_names)}
+    if exe.cache_inputs:  # caches appended in place: room for every step, no move on the way
+        fed = exe.cache_buffers(host, capacity=prompt.shape[1] + steps)
+        past = [fed[name] for name in past_names]
+    else:
+        past = [exe.to_device(values, name) for name, values in host.items()]
     token, position = prompt[:, -1:], prompt.shape[1] - 1
     walls, chosen_tokens, logits, ran = [], [], None, Counter()
     for _ in range(steps):
@@ -147,8 +155,10 @@ def decode_rows(pt: Torch, results: Results, backend: str, batches: list[int], s
     start = time.perf_counter()
     exe = xhip.compile(onnx.load(path), backend=backend)
     compile_s = time.perf_counter() - start
-    # The same program with graphs off: every step launched kernel by kernel (side by side).
+    # The same program with graphs off: every step launched kernel by kernel (side by side);
+    # and with graphs, compiled without hip-append-kv-caches: each step concatenates its caches.
     launched = xhip.compile(onnx.load(path), backend=backend, graphs=False)
+    concatenating = xhip.compile(onnx.load(path), pipeline=ROOT / "pipelines" / "experiments" / "concat-caches.yaml", backend=backend)
     # The references on the host: the same seeded weights in float64 and in float32.
     wide_module, narrow_module = decoder_step.build(sizes).double(), decoder_step.build(sizes)
     gpu_module = module.to(pt.device)
@@ -163,6 +173,7 @@ def decode_rows(pt: Torch, results: Results, backend: str, batches: list[int], s
         prompt = _prompt(batch, past, sizes.vocab)
         xhip_s, xhip_walls, logits, chosen, ran = _xhip_decode(exe, pt, gpu_module, prompt, steps)
         launched_s, *_ = _xhip_decode(launched, pt, gpu_module, prompt, steps)
+        concatenating_s, *_ = _xhip_decode(concatenating, pt, gpu_module, prompt, steps)
         eager_s, _ = _torch_decode(pt, gpu_module, gpu_module, prompt, steps)
         graphs_before = pt.graphs_compiled()
         compiled_s = _torch_decode(pt, compiled, gpu_module, prompt, steps)[0] if compiled is not None else None
@@ -184,6 +195,8 @@ def decode_rows(pt: Torch, results: Results, backend: str, batches: list[int], s
             "xhip_first_step_ms": round(xhip_walls[0] * 1e3, 3),
             "xhip_steps_by_graph": ran,
             "xhip_graphs_off_ms_per_token": round(launched_s / steps * 1e3, 3),
+            "xhip_concat_caches_ms_per_token": round(concatenating_s / steps * 1e3, 3),
+            "cache_bytes": exe.report.cache_bytes,
             "eager_ms_per_token": round(eager_s / steps * 1e3, 3),
             "compile_ms_per_token": None if compiled_s is None else round(compiled_s / steps * 1e3, 3),
             "torch_compile_s": None if compile_torch_s is None else round(compile_torch_s, 1),
@@ -293,7 +306,7 @@ def print_table(rows: list[dict]) -> None:
     def cell(value, width: int) -> str:
         return f"{value:{width}.3f}" if isinstance(value, float) else f"{'-' if value is None else value:>{width}}"
 
-    print(f"{'section':<10} {'model':<18} {'case':<14} {'xhip ms':>9} {'graphs off':>10} {'eager ms':>9} {'compile ms':>10} {'x/eager':>7} {'x/compile':>9} check")
+    print(f"{'section':<10} {'model':<18} {'case':<14} {'xhip ms':>9} {'graphs off':>10} {'concat ms':>9} {'eager ms':>9} {'compile ms':>10} {'x/eager':>7} {'x/compile':>9} check")
     for r in rows:
         if r["section"] == "decode":
             case, mine, eager, comp = f"b{r['batch']} {r['steps']} tok", r["xhip_ms_per_token"], r["eager_ms_per_token"], r["compile_ms_per_token"]
@@ -303,8 +316,8 @@ def print_table(rows: list[dict]) -> None:
             case, mine, eager, comp = "x".join(map(str, r["shape"])), r["xhip_first_run_ms"], r["eager_first_call_ms"], r["compile_first_call_ms"]
         ratio = f"{mine / eager:7.2f}" if eager else "      -"
         versus = f"{mine / comp:9.2f}" if comp else "        -"
-        off = r.get("xhip_graphs_off_ms_per_token")
-        print(f"{r['section']:<10} {r['model']:<18} {case:<14} {cell(mine, 9)} {cell(off, 10)} {cell(eager, 9)} {cell(comp, 10)} {ratio} {versus} {r.get('check', '-')}")
+        off, concatenating = r.get("xhip_graphs_off_ms_per_token"), r.get("xhip_concat_caches_ms_per_token")
+        print(f"{r['section']:<10} {r['model']:<18} {case:<14} {cell(mine, 9)} {cell(off, 10)} {cell(concatenating, 9)} {cell(eager, 9)} {cell(comp, 10)} {ratio} {versus} {r.get('check', '-')}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,8 +4,9 @@
 token, `present = Concat(past, new)` per layer. The step's new k and v are slices of the
 fused QKV projection split into heads and moved to [b, h, 1, d]: with one token that
 move is a reshape, the split of a strided slice is a view, and Kᵀ folds into the
-attention, so the compiled step copies nothing and transposes nothing; each Concat
-reads the new token out of the projection's buffer. Each step is fed the last step's
+attention, so the compiled step copies nothing and transposes nothing; each Concat is
+a cache append (hip-append-kv-caches) that reads the new token out of the projection's
+buffer. Each step is fed the last step's
 `present_*` as device arrays and must match onnxruntime on the same feeds under the
 float64 rule of `xhip-run --check`, plain and under the sanitizer.
 """
@@ -34,10 +35,11 @@ def test_the_step_moves_no_bytes_but_the_caches():
     module = xhip.compile(onnx.load(MODEL), backend="reference").module
     names = [op.name for op in module.walk()]
     assert "hip.transpose" not in names and "memref.copy" not in names
-    concats = [op for op in module.walk() if isinstance(op, hip.ConcatOp)]
-    assert len(concats) == 2 * LAYERS
+    assert not [op for op in module.walk() if isinstance(op, hip.ConcatOp)]
+    appends = [op for op in module.walk() if isinstance(op, hip.CacheAppendOp)]
+    assert len(appends) == 2 * LAYERS
     # The new token's K or V: a strided view of the QKV projection, not a buffer of its own.
-    assert all("strided" in str(op.inputs[1].type) for op in concats)
+    assert all("strided" in str(op.new.type) for op in appends)
 
 
 @pytest.mark.parametrize("sanitize", [False, True])

@@ -24,7 +24,10 @@ from xhip.runtime.backends.gpu.driver import DriverError, PackedArgs
 from xhip.runtime.executable import Executable
 from xhip.testing.null_driver import NullDriver
 
-MODEL = Path(__file__).resolve().parents[1] / "examples" / "decoder_tiny.onnx"
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = ROOT / "examples" / "decoder_tiny.onnx"
+CONCAT_CACHES = ROOT / "pipelines" / "experiments" / "concat-caches.yaml"
+"""The step without hip-append-kv-caches: fed arrays of its own, each step concatenates."""
 LAYERS, HEADS, HEAD_DIM, VOCAB = 2, 4, 16, 256
 
 
@@ -84,11 +87,13 @@ class RefusingDriver(GraphModel):
         raise DriverError("captured_node: not supported")
 
 
-def _decode(driver: NullDriver, steps: int, batches=None):
+def _decode(driver: NullDriver, steps: int, batches=None, capacity: int | None = None):
     """Per step: (class_graph, nodes updated, what the driver ran, what the program queued;
-    None where the recording stopped early: a pool grew, which queued the work so far)."""
+    None where the recording stopped early: a pool grew, which queued the work so far).
+    The caches are concatenated (CONCAT_CACHES), or with `capacity` appended in place into
+    `Executable.cache_buffers` of that capacity."""
     model = onnx.load(MODEL)
-    *_, (_, module, constants) = compile_stages(model)
+    *_, (_, module, constants) = compile_stages(model, None if capacity else CONCAT_CACHES)
     exe = Executable(module, GpuBackend(driver), constants=constants)
     recorded: list[tuple] = []  # this step's segments, in order
     stopped: list[bool] = []
@@ -113,7 +118,8 @@ def _decode(driver: NullDriver, steps: int, batches=None):
             wanted = 3 if batches is None else batches[step]
             if wanted != batch:  # a new prompt (its cache as long as no step's before: new shapes)
                 batch, length = wanted, 5 + step
-                fed = {n: exe.to_device(rng.standard_normal((batch, HEADS, length, HEAD_DIM)).astype(np.float32), n) for n in names}
+                caches = {n: rng.standard_normal((batch, HEADS, length, HEAD_DIM)).astype(np.float32) for n in names}
+                fed = exe.cache_buffers(caches, capacity) if capacity else {n: exe.to_device(v, n) for n, v in caches.items()}
             host = {"input_ids": rng.integers(0, VOCAB, (batch, 1)).astype(np.int64), "position_ids": np.full((batch, 1), length, np.int64)}
             length += 1
             driver.executed, recorded[:], stopped[:] = [], [], []
@@ -144,8 +150,9 @@ def _as_run(entry: tuple) -> tuple:
     return ("fill", *entry[1:])
 
 
-def test_decode_steps_run_through_an_updated_graph_that_is_exactly_their_work():
-    rows = _decode(GraphModel(), 10)
+@pytest.mark.parametrize("capacity", [None, 32])
+def test_decode_steps_run_through_an_updated_graph_that_is_exactly_their_work(capacity):
+    rows = _decode(GraphModel(), 10, capacity=capacity)
     kinds = [kind for kind, *_ in rows]
     # The logits buffer alternates between two blocks (the caller still holds the last
     # step's while the next runs): two keys, each captured at its second sighting.
@@ -157,6 +164,9 @@ def test_decode_steps_run_through_an_updated_graph_that_is_exactly_their_work():
         if kind == "updated":
             # Only the kernels and fills that read or write the grown caches change.
             assert 0 < updated < len(queued) // 2
+    if capacity:  # appended: each step copies one row into each of the 4 caches
+        copies = [counts[1] for *_, counts in rows]  # (the stats count since the executable was made)
+        assert [later - earlier for earlier, later in zip(copies, copies[1:])] == [4] * 9
 
 
 def test_a_changed_blas_call_is_a_new_topology():

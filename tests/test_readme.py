@@ -35,12 +35,16 @@ def test_readme_test_command_is_what_ci_runs():
 
 def test_readme_decode_loop_runs(monkeypatch):
     """The README's decode loop, as written, on the reference backend: 64 steps of
-    examples/decoder_tiny.onnx, each fed the last step's present_* (the cache grows to 65)."""
+    examples/decoder_tiny.onnx, each fed the last step's present_* (the cache grows to 65,
+    all in the cache buffers the loop asked for: each step copied one row per cache)."""
     import numpy as np
 
-    block = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "past_" in b)
+    block = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "cache_buffers" in b)
     monkeypatch.chdir(REPO)
     scope: dict[str, object] = {"np": np, "xhip": __import__("xhip")}
     exec(block.replace('xhip.compile("examples/decoder_tiny.onnx")', 'xhip.compile("examples/decoder_tiny.onnx", backend="reference")'), scope)
     assert scope["out"]["present_key_0"].shape == (1, 4, 65, 16)  # type: ignore[index]
+    exe, past = scope["exe"], scope["past"]
+    assert past["past_key_0"]._memref.buffer.nbytes == 65 * 4 * 16 * 4  # type: ignore[attr-defined, index]
+    assert exe.backend.stats.device_copies == 4 + 64 * 4  # type: ignore[attr-defined]
     assert scope["token"].shape == (1, 1)  # type: ignore[attr-defined]

@@ -1,6 +1,9 @@
 """Graphs across shapes on a real GPU: decode steps through a graph updated in place.
 
-examples/decoder_tiny.onnx fed its own `present_*`, a new input shape at every step. On
+examples/decoder_tiny.onnx fed its own `present_*`, a new input shape at every step,
+compiled without the cache append (pipelines/experiments/concat-caches.yaml: each step
+concatenates its caches into fresh outputs, so the topology never changes; the appends'
+own graphs are tests/gpu/test_gpu_kv_cache.py's). On
 cuda the steps after the first few run through a graph captured at an earlier step with
 the changed nodes updated (`report.class_graph == "updated"`; on hip, whose driver takes
 no node updates yet, every step launches). Every step matches onnxruntime on the same
@@ -21,7 +24,9 @@ import xhip
 from xhip.runtime.check import check_outputs, references
 
 pytestmark = pytest.mark.gpu
-MODEL = Path(__file__).resolve().parents[2] / "examples" / "decoder_tiny.onnx"
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = ROOT / "examples" / "decoder_tiny.onnx"
+CONCAT_CACHES = ROOT / "pipelines" / "experiments" / "concat-caches.yaml"
 LAYERS, HEADS, HEAD_DIM, VOCAB = 2, 4, 16, 256
 
 
@@ -32,7 +37,7 @@ def _names(prefix: str) -> list[str]:
 @pytest.mark.parametrize("batch", [1, 4])
 def test_decode_through_updated_graphs_matches_onnxruntime_and_the_plain_steps(backend_name, batch):
     model = onnx.load(MODEL)
-    graphs, plain = (xhip.compile(model, backend=backend_name, graphs=on) for on in (True, False))
+    graphs, plain = (xhip.compile(model, CONCAT_CACHES, backend=backend_name, graphs=on) for on in (True, False))
     rng = np.random.default_rng(11)
     length = 6
     cache = {name: rng.standard_normal((batch, HEADS, length, HEAD_DIM)).astype(np.float32) for name in _names("past")}

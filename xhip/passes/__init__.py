@@ -39,6 +39,7 @@ PASS_MODULES: dict[str, str] = {
     "canonicalize": "canonicalize",
     "convert-onnx-to-hip": "convert_onnx_to_hip",
     "hip-add-context-arg": "add_context_arg",
+    "hip-append-kv-caches": "append_kv_caches",
     "hip-externalize-constants": "externalize_constants",
     "hip-fold-attention-layouts": "fold_attention_layouts",
     "hip-fold-cast-into-matmul": "fold_cast_into_matmul",

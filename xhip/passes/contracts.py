@@ -31,6 +31,7 @@ from xhip.analysis.host_access import forward_aliases
 from xhip.analysis.liveness import ALIASING_VIEWS
 from xhip.diagnostics import op_error
 from xhip.dialects.hip import ContextType
+from xhip.dialects.hip.common import ResultAliasesOperand
 from xhip.index import facts as index_facts
 from xhip.index.host_eval import constant_int
 
@@ -110,6 +111,9 @@ def escapes(buffer: SSAValue) -> bool:
             if user.has_trait(IsTerminator):
                 return True
             tracked_view = isinstance(user, ALIASING_VIEWS) and use.index == 0
+            aliased = user.get_trait(ResultAliasesOperand)
+            if aliased is not None and use.index != aliased.index:
+                continue  # only read: its bytes are copied, not carried by the result
             if not tracked_view and any(isinstance(r.type, MemRefType | builtin.TensorType) for r in user.results):
                 return True
     return False

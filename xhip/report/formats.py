@@ -71,6 +71,7 @@ def _function_dict(at: FunctionAt) -> dict[str, Any]:
         "in_place_lower_bound_bytes": at.in_place_lower_bound_bytes,
         "bound_dim_rules": memory.bound_dim_rules,
         "pool_over_bound": at.pool_over_bound,
+        "kv_cache_bytes": dict(at.observed.caches),
     }
 
 
@@ -161,7 +162,10 @@ def _summary_table(at: FunctionAt) -> str:
     text += _cells("lower bound (model)", _code(memory.lower_bound), _bytes(at.lower_bound_bytes))
     text += _cells("lower bound (in place)", _code(memory.in_place_lower_bound), _bytes(at.in_place_lower_bound_bytes))
     ratio = at.pool_over_bound
-    return text + _cells("pool / bound", "", "-" if ratio is None else f"{ratio:.3f}")
+    text += _cells("pool / bound", "", "-" if ratio is None else f"{ratio:.3f}")
+    for label, nbytes in at.observed.caches.items():  # outside the pools: the caller's buffers
+        text += _cells(f"KV {label} (at capacity)", "", _bytes(nbytes))
+    return text
 
 
 def shape_text(shape: Mapping[str, int] | None) -> str:

@@ -59,6 +59,8 @@ class Observed:
 
     buffers: dict[int, tuple[int, int]] = field(default_factory=dict)
     pools: dict[int, int] = field(default_factory=dict)
+    caches: dict[str, int] = field(default_factory=dict)
+    """Per KV cache buffer the outputs lived in (by label), its bytes at capacity."""
 
 
 def _value(expr: SizeExpr | None, dims: Mapping[str, int]) -> int | None:
@@ -297,4 +299,4 @@ def observed_layout(executable: Executable) -> dict[str, Observed]:
         return {}
     buffers = {i: (view.offset, view.nbytes_spanned) for i, view in enumerate(views)}
     pools = {domain: view.buffer.nbytes for domain, view in zip(records[name].domains, views)}
-    return {name: Observed(buffers, pools)}
+    return {name: Observed(buffers, pools, dict(executable.session.run.caches))}

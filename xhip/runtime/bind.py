@@ -35,9 +35,10 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    StridedLayoutAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from xhip.analysis.liveness import Interval, live_intervals
@@ -55,7 +56,7 @@ from xhip.kernels.families import site_of
 from xhip.kernels.family import OpFacts
 from xhip.kernels.spec_types import KernelSpec, Operand
 from xhip.rewrite_rules.bufferize.types import kept_dims
-from xhip.runtime import steps
+from xhip.runtime import kv_cache, steps
 from xhip.runtime.bind_tensor import tensor_compute
 from xhip.runtime.binder import READERS, STEP_KINDS, Binder, buffer_label, cast_step, reads
 from xhip.runtime.buffers import MemRef, Owner, contiguous_strides
@@ -67,6 +68,9 @@ from xhip.runtime.signature import Signature, TensorSpec
 DEFAULT_POOL_ALIGNMENT = 256
 HOST_READS = (hip.ReadbackScalarOp, hip.ReadbackDimOp)
 UNPOOLED = (hip.AllocOp,)
+CACHE_APPENDS = "'hip.cache_append' extends the caller's cache buffers, which a replay could not follow"
+"""Why a program that appends to KV caches replays no graph captured at one shape; its runs
+are still recorded into graphs across shapes (each run's appends are its own nodes)."""
 
 
 @dataclass
@@ -82,6 +86,9 @@ class Bound:
     alignment: int
     model_buffers: RecordedBuffers | None
     why_not_replayable: str | None
+    caches: dict[str, tuple[int, str]]
+    """Per graph input a `hip.cache_append` extends in place: its cache axis and the output
+    the caller feeds back into it (present for past)."""
 
 
 def entry_function(module: ModuleOp) -> func.FuncOp:
@@ -135,7 +142,18 @@ def bind(module: ModuleOp, session: Session, *, graphs: bool = False) -> Bound:
         alignment=DEFAULT_POOL_ALIGNMENT if alignment is None else alignment,
         model_buffers=model_buffers,
         why_not_replayable=_why_not_replayable(fn, scalar_inputs) if graphs else None,
+        caches=_caches(block, signature),
     )
+
+
+def _caches(block: Block, signature: Signature) -> dict[str, tuple[int, str]]:
+    args = list(block.args)[1 if signature.takes_context else 0 :]
+    names: dict[SSAValue, str] = {arg: spec.name for arg, (spec, _) in zip(args, signature.arguments)}
+    return {
+        names[op.past]: (op.axis.value.data, signature.outputs[op.out_idx.value.data].name)
+        for op in block.ops
+        if isinstance(op, hip.CacheAppendOp) and op.past in names and op.out_idx.value.data < len(signature.outputs)
+    }
 
 
 def _require_buffers(op: Operation, backend: str) -> None:
@@ -161,6 +179,8 @@ def _why_not_replayable(function: func.FuncOp, scalar_inputs: bool) -> str | Non
             return f"'{op.name}' reads device data on the host"
         if isinstance(op, UNPOOLED):
             return f"'{op.name}' allocates outside the pools"
+        if isinstance(op, hip.CacheAppendOp):
+            return CACHE_APPENDS
     return None
 
 
@@ -198,7 +218,10 @@ def _spec(function: func.FuncOp, value_type: Attribute, attrs: dict[str, Attribu
         symbols.get(axis) if extent == DYNAMIC_INDEX else extent
         for axis, extent in enumerate(value_type.get_shape())
     )
-    return TensorSpec(name, numpy_dtype(value_type.element_type), shape, isinstance(value_type, MemRefType))
+    strides = None
+    if isinstance(value_type, MemRefType) and isinstance(value_type.layout, StridedLayoutAttr):
+        strides = tuple(value_type.layout.get_strides())
+    return TensorSpec(name, numpy_dtype(value_type.element_type), shape, isinstance(value_type, MemRefType), strides)
 
 
 def _input_symbols(function: func.FuncOp, signature: Signature) -> dict[RootDim, str]:
@@ -340,6 +363,16 @@ def _hip_alloc(op: Operation, b: Binder) -> Step:
 def _alloc_output(op: Operation, b: Binder) -> Step:
     assert isinstance(op, hip.AllocOutputOp)
     return _allocation(op, b, op.operands[1:], "output", op.out_idx.value.data)
+
+
+@reads(hip.CacheAppendOp)
+def _cache_append(op: Operation, b: Binder) -> Step:
+    assert isinstance(op, hip.CacheAppendOp)
+    past, new = b.slots_of([op.past, op.new])
+    fn = op.parent_op()
+    named = value_name(entry_attributes(fn.res_attrs, op.out_idx.value.data)) if isinstance(fn, func.FuncOp) else None
+    label = f"cache of output '{named}'" if named else f"cache {buffer_label(op)}"
+    return kv_cache.append(b.session, past, new, b.slot(op.result), op.axis.value.data, label, op_location(op))
 
 
 @reads(memref.DeallocOp, hip.FreeOp)

@@ -39,10 +39,12 @@ class DeviceBuffer:
     label: str
     """Where it comes from (the IR location of the op that allocated it)."""
     kind: str
-    """"pool", "scratch", "output", "constant", "alloc" or "input"."""
+    """"pool", "scratch", "output", "cache", "constant", "alloc" or "input"."""
     address: int = 0
     """The device address of byte 0 (0 where the backend has no device)."""
     host: np.ndarray | None = None
+    cache: KvCache | None = field(default=None, repr=False)
+    """What a "cache" buffer holds (xhip.runtime.kv_cache)."""
     id: int = field(init=False, default_factory=lambda: next(_buffer_ids))
 
     @staticmethod
@@ -194,3 +196,37 @@ class MemRef:
     def with_view(self, offset: int, shape: Sequence[int], strides: Sequence[int]) -> MemRef:
         """Another window of the same logical buffer (subview, reshape)."""
         return MemRef(self.buffer, offset, tuple(shape), tuple(strides), self.dtype, self.owner, self.base)
+
+
+@dataclass(eq=False)
+class KvCache:
+    """What a KV cache buffer holds (`DeviceBuffer.cache`, xhip.runtime.kv_cache): a cache
+    laid out at its capacity along `axis`, its first `length` rows written."""
+
+    axis: int
+    capacity: int
+    """Rows along `axis` the buffer has room for."""
+    length: int
+    """Rows written so far (the extent along `axis` of the view that extends it)."""
+    view: MemRef
+    """The view of all `capacity` rows (its offset, strides and other extents are what a past
+    that extends the cache has)."""
+
+    def extended_by(self, past: MemRef) -> bool:
+        """Whether `past` is exactly this cache's written rows."""
+        view = self.view
+        return (
+            past.shape[self.axis] == self.length
+            and past.offset == view.offset
+            and past.strides == view.strides
+            and past.dtype == view.dtype
+            and all(a == b for dim, (a, b) in enumerate(zip(past.shape, view.shape)) if dim != self.axis)
+        )
+
+    def rows(self, start: int, stop: int) -> MemRef:
+        """The view of rows [start, stop) along the axis."""
+        view = self.view
+        shape = list(view.shape)
+        shape[self.axis] = stop - start
+        offset = view.offset + start * view.strides[self.axis] * view.dtype.itemsize
+        return MemRef(view.buffer, offset, tuple(shape), view.strides, view.dtype, view.owner, view.base)

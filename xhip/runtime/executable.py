@@ -39,7 +39,8 @@ from xhip.dialects.hip.attributes import COMPUTE_PRECISION_ATTR
 from xhip.dtypes import HALF_DTYPES
 from xhip.memory.model_bound import HonestBounds
 from xhip.runtime.backends import Backend, make_backend
-from xhip.runtime.bind import bind
+from xhip.runtime import kv_cache
+from xhip.runtime.bind import CACHE_APPENDS, bind
 from xhip.runtime.buffers import MemRef, Owner
 from xhip.runtime.device_array import DeviceArray
 from xhip.runtime.limits import AllocationCap
@@ -162,7 +163,7 @@ class Executable:
                 return value.memref(self.backend)
             if not capture:
                 memref = value.memref(self.backend)
-                if memref.is_dense:
+                if memref.is_dense or spec.takes_view(memref):
                     return memref
         return self._holding(value, f"input '{spec.name}'", "input")
 
@@ -198,6 +199,42 @@ class Executable:
             self.backend.enter_thread()
             memref = self._holding(values, f"device array '{name}'", "input")
         return DeviceArray(memref, self.backend, memref.owner.label, staged_by=self, lock=self._lock)
+
+    # -- KV caches -----------------------------------------------------------------------
+
+    @property
+    def cache_inputs(self) -> dict[str, str]:
+        """Each input that a KV cache append extends in place (hip-append-kv-caches) and the
+        output to feed back into it: `{"past_key_0": "present_key_0", ...}`."""
+        return {past: present for past, (_, present) in self.bound.caches.items()}
+
+    def cache_buffers(self, pasts: Mapping[str, np.ndarray | DeviceArray], capacity: int) -> dict[str, DeviceArray]:
+        """A cache buffer of `capacity` rows along its cache axis for each named input of
+        `cache_inputs`, holding the rows given (zero rows start an empty cache): feed the
+        arrays as those inputs, then each run's `present` outputs (`on_device`) in their place,
+        and every step writes its new rows alone, into these buffers. A run past `capacity`
+        moves the cache once into a buffer of twice the capacity."""
+        with self._lock:
+            self.backend.enter_thread()
+            caches = {}
+            for name, values in pasts.items():
+                if name not in self.bound.caches:
+                    expected = ", ".join(self.bound.caches) or "none"
+                    raise XhipError(f"cache_buffers: '{name}' is not an input a KV cache append extends (those are: {expected})")
+                axis = self.bound.caches[name][0]
+                spec = next(spec for spec in self.inputs if spec.name == name)
+                if values.dtype != spec.dtype or len(values.shape) != len(spec.shape):
+                    raise XhipError(f"cache_buffers: '{name}' is {list(values.shape)} {values.dtype}, expected {spec.describe()}")
+                rows = values.shape[axis]
+                if capacity < rows:
+                    raise XhipError(f"cache_buffers: '{name}' holds {rows} rows along axis {axis}, more than the capacity {capacity}")
+                label = f"cache of input '{name}'"
+                cache = kv_cache.allocate_cache(self.session, values.shape, spec.dtype, axis, capacity, label)
+                if rows:  # through a dense buffer: an upload lands in contiguous bytes
+                    self.backend.copy(self._holding(values, label, "input"), cache.rows(0, rows), label)
+                cache.length = rows
+                caches[name] = DeviceArray(cache.rows(0, rows), self.backend, label, lock=self._lock)
+            return caches
 
     # -- running -------------------------------------------------------------------------
 
@@ -244,7 +281,7 @@ class Executable:
             arguments.append(argument)
         # At a shape not captured, the work is recorded: it may run through a graph captured at
         # another shape, its changed nodes updated (xhip.runtime.backends.gpu.graph_updates).
-        record = not capture and self._replays.why_not is None
+        record = not capture and self._replays.why_not in (None, CACHE_APPENDS)
         if capture:
             self.backend.begin_capture()
         elif record:
@@ -284,6 +321,7 @@ class Executable:
         report.class_graph, report.graph_nodes_updated = class_graph, nodes_updated
         report.pool_bytes = self.session.run.pool_bytes
         report.host_scratch_bytes = self.session.run.scratch_bytes
+        report.cache_bytes = sum(self.session.run.caches.values())
         report.memory = MemoryFigures(
             self.model_buffers, run_symbols, self.bound.alignment, registers, self.bound.pooled, self.bound.intervals
         )

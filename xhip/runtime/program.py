@@ -45,6 +45,9 @@ class RunState:
     """The bytes the run's pools need: per pool, the largest request of its domains, summed."""
     scratch_bytes: int = 0
     pool_requests: dict[int, int] = field(default_factory=dict)
+    caches: dict[str, int] = field(default_factory=dict)
+    """The bytes at capacity of each KV cache buffer the run's outputs live in, by its label
+    (hip.cache_append: the caller's memory, outside the pools)."""
 
     def request_pool(self, pool: int, nbytes: int) -> None:
         """A domain asks pool `pool` for `nbytes` (domains that share a pool ask in turn)."""

@@ -28,6 +28,9 @@ class Report:
     """The float the model computed in where a pass narrowed it ('float16'); '' as declared."""
     pool_bytes: int = 0
     host_scratch_bytes: int = 0
+    cache_bytes: int = 0
+    """The KV cache buffers the run's outputs live in (hip.cache_append), at their capacity:
+    the caller's memory, which the pools do not count."""
     kernel_launches: int = 0
     readbacks: int = 0
     syncs: int = 0

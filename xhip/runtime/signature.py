@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from xhip.diagnostics import XhipError
+from xhip.runtime.buffers import MemRef
 from xhip.runtime.device_array import DeviceArray
 
 
@@ -23,6 +24,13 @@ class TensorSpec:
     shape: tuple[int | str | None, ...]
     """Static extent, symbolic name (from onnx.dim_params), or None for an unnamed `?`."""
     is_memref: bool
+    strides: tuple[int | None, ...] | None = None
+    """A strided argument's element strides (None where dynamic): it reads any view whose
+    strides agree, in place (a KV cache's past). None: row-major only."""
+
+    def takes_view(self, view: MemRef) -> bool:
+        """Whether a run can read `view` in place for this argument."""
+        return self.strides is not None and all(want is None or want == got for want, got in zip(self.strides, view.strides))
 
     def describe(self) -> str:
         dims = ["?" if d is None else str(d) for d in self.shape]

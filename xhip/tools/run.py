@@ -181,6 +181,7 @@ def _report_table(report) -> str:
         ("lower bound (merged IR)", _or_dash(report.merged_lower_bound_bytes)),
         ("pool / bound", "-" if report.pool_over_bound is None else f"{report.pool_over_bound:.3f}"),
         ("host scratch bytes", report.host_scratch_bytes),
+        ("KV cache bytes", report.cache_bytes),
         ("kernel launches", report.kernel_launches),
         ("readbacks", report.readbacks),
         ("syncs", report.syncs),

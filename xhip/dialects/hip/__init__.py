@@ -52,6 +52,7 @@ from xhip.dialects.hip.fused import STEP_CLASSES, FusedElementwiseOp, StepAttr, 
 from xhip.dialects.hip.infra import (
     AllocOp,
     AllocOutputOp,
+    CacheAppendOp,
     FreeOp,
     GetConstantOp,
     GetHostScratchOp,
@@ -66,7 +67,7 @@ HIP = Dialect(
     "hip",
     [
         # Infrastructure.
-        AllocOp, AllocOutputOp, FreeOp, GetPoolOp, PlanPoolOp, GetHostScratchOp, GetConstantOp,
+        AllocOp, AllocOutputOp, CacheAppendOp, FreeOp, GetPoolOp, PlanPoolOp, GetHostScratchOp, GetConstantOp,
         ReadbackScalarOp, ReadbackDimOp,
         *COMPUTE_OPS,
         FusedElementwiseOp, AttentionOp,
@@ -99,6 +100,7 @@ __all__ = [
     "AllocOp",
     "AttentionOp",
     "AllocOutputOp",
+    "CacheAppendOp",
     "BYTE_BUFFER",
     "ContextType",
     "DPSOp",

@@ -26,7 +26,9 @@ from xdsl.irdl import (
     BaseAttr,
     irdl_attr_definition,
 )
-from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
+from dataclasses import dataclass
+
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, OpTrait
 
 from xhip.diagnostics import XhipError, op_error
 
@@ -37,6 +39,14 @@ DATA_CONSTR = BaseAttr(TensorType) | BaseAttr(MemRefType)
 SCALAR_CONSTR = BaseAttr(IndexType) | BaseAttr(IntegerType) | AnyFloatConstr
 BYTE_BUFFER = MemRefType(i8, [DYNAMIC_INDEX])
 """The type of pools and scratch buffers, `memref<?xi8>`."""
+
+
+@dataclass(frozen=True)
+class ResultAliasesOperand(OpTrait):
+    """The op's memref result may carry the bytes of operand `index` alone: every other
+    memref operand is only read (copied), so its buffer does not escape through the op."""
+
+    index: int
 
 
 @irdl_attr_definition

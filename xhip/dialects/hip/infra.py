@@ -45,6 +45,7 @@ from xhip.dialects.hip.common import (
     FreesMemrefOperands,
     ReadsMemrefOperands,
     ReadsResult,
+    ResultAliasesOperand,
     WritesResult,
     element_type_of,
     verify_error,
@@ -119,6 +120,54 @@ class AllocOutputOp(_SizedBufferOp):
     def verify_(self) -> None:
         require_non_negative(self, "out_idx", self.out_idx)
         super().verify_()
+
+
+@irdl_op_definition
+class CacheAppendOp(IRDLOperation):
+    """Graph output `out_idx`: `past` with `new` appended along `axis` (a KV cache's
+    `Concat(past, new)`), written where `past` lives when it can be.
+
+    When `past` is all that was written of a caller's cache buffer and the buffer has room
+    along `axis`, the result is a view of that buffer extended over the new rows: `new` is
+    copied into them and nothing else moves. Otherwise (a plain input, a full cache, a past
+    the cache has grown beyond since) the result lives in a fresh cache buffer, `past`
+    copied in first (xhip.runtime.kv_cache). The result's layout is strided: a cache is
+    laid out at its capacity, so the dims before `axis` step over the rows not yet written."""
+
+    name = "hip.cache_append"
+    ctx = operand_def(ContextType)
+    past = operand_def(MemRefType)
+    new = operand_def(MemRefType)
+    result = result_def(MemRefType)
+    axis = prop_def(IntegerAttr[IntegerType])
+    out_idx = prop_def(IntegerAttr[IntegerType])
+    # The result is past's cache extended (or a fresh one): new's rows are copied into it.
+    traits = traits_def(ReadsMemrefOperands(), WritesResult(), ResultAliasesOperand(1))
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "`(` $ctx `,` $past `,` $new `)` attr-dict `:` type($past) `,` type($new) `->` type($result)"
+
+    def __init__(self, ctx: SSAValue, past: SSAValue, new: SSAValue, result_type: MemRefType, axis: int, out_idx: int):
+        super().__init__(
+            operands=[ctx, past, new],
+            result_types=[result_type],
+            properties={"axis": IntegerAttr(axis, i64), "out_idx": IntegerAttr(out_idx, i64)},
+        )
+
+    def verify_(self) -> None:
+        require_non_negative(self, "out_idx", self.out_idx)
+        past, new, result = (shape_of(v) for v in (self.past, self.new, self.result))
+        if not len(past) == len(new) == len(result):
+            raise verify_error(self, f"past, new and result must have one rank, got {len(past)}, {len(new)} and {len(result)}")
+        axis = self.axis.value.data
+        if not 0 <= axis < len(past):
+            raise verify_error(self, f"axis {axis} is out of range for rank {len(past)}")
+        kinds = {element_type_of(v) for v in (self.past, self.new, self.result)}
+        if len(kinds) != 1:
+            raise verify_error(self, "past, new and result must have one element type")
+        for dim, extents in enumerate(zip(past, new, result)):
+            static = {e for e in extents if e >= 0}
+            if dim != axis and len(static) > 1:
+                raise verify_error(self, f"dim {dim} differs between past, new and result ({', '.join(map(str, extents))})")
 
 
 @irdl_op_definition
