@@ -20,12 +20,13 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.dialects.utils.dynamic_index_list import get_dynamic_index_list
 from xdsl.ir import Operation, SSAValue
 
-from xhip.dialects.hip import AllocOp, AllocOutputOp
+from xhip.dialects.hip import AllocOp, AllocOutputOp, CacheAppendOp
 from xhip.index.host_eval import constant_int
 from xhip.rewrite_rules.bufferize.types import kept_dims, static_or_dynamic
 
-SIZED_BUFFERS: tuple[type[Operation], ...] = (memref.AllocOp, memref.AllocaOp, AllocOp, AllocOutputOp)
-"""Allocations whose `dynamic_sizes` give their `?` dims in order."""
+SIZED_BUFFERS: tuple[type[Operation], ...] = (memref.AllocOp, memref.AllocaOp, AllocOp, AllocOutputOp, CacheAppendOp)
+"""Ops whose `dynamic_sizes` give their result's `?` dims in order: allocations, and the
+KV cache append (the output it replaced)."""
 
 
 @dataclass(frozen=True)

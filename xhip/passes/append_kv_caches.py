@@ -121,7 +121,9 @@ def append_in_place(fn: func.FuncOp) -> int:
         past_type = _strided(match.past.type, match.axis)  # type: ignore[arg-type]
         past = Rewriter.replace_value_with_new_type(match.past, past_type)
         result_type = _strided(match.output.result.type, match.axis)
-        append = CacheAppendOp(ctx, past, match.concat.inputs[1], result_type, match.axis, match.output.out_idx.value.data)
+        append = CacheAppendOp(
+            ctx, past, match.concat.inputs[1], result_type, match.axis, match.output.out_idx.value.data, match.output.dynamic_sizes
+        )
         append.location = node_location(match.concat)
         Rewriter.insert_op(append, InsertPoint.before(match.concat))
         match.output.result.replace_all_uses_with(append.result)

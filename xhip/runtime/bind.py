@@ -372,7 +372,8 @@ def _cache_append(op: Operation, b: Binder) -> Step:
     fn = op.parent_op()
     named = value_name(entry_attributes(fn.res_attrs, op.out_idx.value.data)) if isinstance(fn, func.FuncOp) else None
     label = f"cache of output '{named}'" if named else f"cache {buffer_label(op)}"
-    return kv_cache.append(b.session, past, new, b.slot(op.result), op.axis.value.data, label, op_location(op))
+    declared = b.shape(op.result.type, op.dynamic_sizes)
+    return kv_cache.append(b.session, past, new, declared, b.slot(op.result), op.axis.value.data, label, op_location(op))
 
 
 @reads(memref.DeallocOp, hip.FreeOp)

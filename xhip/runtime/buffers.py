@@ -211,9 +211,13 @@ class KvCache:
     view: MemRef
     """The view of all `capacity` rows (its offset, strides and other extents are what a past
     that extends the cache has)."""
+    written: MemRef | None = None
+    """The view of the written rows last handed out (a decode loop feeds this very one back)."""
 
     def extended_by(self, past: MemRef) -> bool:
         """Whether `past` is exactly this cache's written rows."""
+        if past is self.written:
+            return True
         view = self.view
         return (
             past.shape[self.axis] == self.length

@@ -27,6 +27,7 @@ import numpy as np
 from xhip.diagnostics import XhipError
 from xhip.runtime.buffers import KvCache, MemRef, Owner, contiguous_strides
 from xhip.runtime.program import Registers, Session, Step
+from xhip.runtime.steps import Shape
 
 Slot = int
 
@@ -45,17 +46,19 @@ def allocate_cache(session: Session, like: Sequence[int], dtype: np.dtype, axis:
     return buffer.cache
 
 
-def append(session: Session, past_slot: Slot, new_slot: Slot, out: Slot, axis: int, label: str, location: str) -> Step:
-    """The `hip.cache_append` step (module docstring)."""
+def append(session: Session, past_slot: Slot, new_slot: Slot, declared: Shape, out: Slot, axis: int, label: str, location: str) -> Step:
+    """The `hip.cache_append` step (module docstring); `declared` gives the result's extents
+    as the op's size operands state them (what the readers' contracts were proved on)."""
     backend = session.backend
 
     def step(regs: Registers) -> None:
         past: MemRef = regs[past_slot]  # type: ignore[assignment]
         new: MemRef = regs[new_slot]  # type: ignore[assignment]
         rows, added = past.shape[axis], new.shape[axis]
-        for dim, (have, got) in enumerate(zip(past.shape, new.shape)):
-            if dim != axis and have != got:  # the Concat's own contract, in its words
-                raise XhipError(f"Concat operand 1 has extent {got} at dim {dim}, expected {have}", location)
+        if past.shape[:axis] != new.shape[:axis] or past.shape[axis + 1 :] != new.shape[axis + 1 :]:
+            dim = next(d for d, (have, got) in enumerate(zip(past.shape, new.shape)) if d != axis and have != got)
+            # The Concat's own contract, in its words.
+            raise XhipError(f"Concat operand 1 has extent {new.shape[dim]} at dim {dim}, expected {past.shape[dim]}", location)
         cache = past.buffer.cache
         if cache is None or not cache.extended_by(past) or rows + added > cache.capacity:
             capacity = rows + added if cache is None else max(rows + added, 2 * cache.capacity)
@@ -66,7 +69,9 @@ def append(session: Session, past_slot: Slot, new_slot: Slot, out: Slot, axis: i
             backend.copy(new, cache.rows(rows, rows + added), location)
         cache.length = rows + added
         present = cache.rows(0, rows + added)
+        if present.shape != tuple(declared(regs)):
+            raise XhipError(f"Concat result has run-time shape {list(present.shape)}, but its output is sized {list(declared(regs))}", location)
         session.run.caches[label] = present.buffer.nbytes
-        regs[out] = present
+        regs[out] = cache.written = present
 
     return step

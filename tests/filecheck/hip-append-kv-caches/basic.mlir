@@ -5,7 +5,8 @@
 // A decoder layer's key cache: present = Concat(past, new) along the sequence axis, past
 // an argument and present returned, which the attention reads too. The concat and its
 // output become one append; past and present take the cache's strided layout (the dims
-// before the axis step over the capacity), in the signature as well.
+// before the axis step over the capacity), in the signature as well. The append keeps the
+// output's sizes (%b, %t): the attention's shape contract is proved on them, not checked.
 func.func @main_graph(%ctx: !hip.context, %q: memref<?x4x1x16xf32>, %past: memref<?x4x?x16xf32> {onnx.name = "past_key_0"}, %new: memref<?x4x1x16xf32, strided<[192, 16, 16, 1], offset: 64>>) -> (memref<?x4x1x16xf32>, memref<?x4x?x16xf32> {onnx.name = "present_key_0"}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -24,7 +25,7 @@ func.func @main_graph(%ctx: !hip.context, %q: memref<?x4x1x16xf32>, %past: memre
 // CHECK-SAME:    -> (memref<?x4x1x16xf32>, memref<?x4x?x16xf32, strided<[?, ?, 16, 1], offset: ?>> {onnx.name = "present_key_0"})
 // CHECK:         %p = memref.dim %past, %c2 : memref<?x4x?x16xf32, strided<[?, ?, 16, 1], offset: ?>>
 // CHECK-NOT:     hip.concat
-// CHECK:         %[[P:.*]] = hip.cache_append(%ctx, %past, %new) {axis = 2 : i64, out_idx = 1 : i64} : memref<?x4x?x16xf32, strided<[?, ?, 16, 1], offset: ?>>, memref<?x4x1x16xf32, strided<[192, 16, 16, 1], offset: 64>> -> memref<?x4x?x16xf32, strided<[?, ?, 16, 1], offset: ?>>
+// CHECK:         %[[P:.*]] = hip.cache_append(%ctx, %past, %new, %b, %t) {axis = 2 : i64, out_idx = 1 : i64} : memref<?x4x?x16xf32, strided<[?, ?, 16, 1], offset: ?>>, memref<?x4x1x16xf32, strided<[192, 16, 16, 1], offset: 64>> -> memref<?x4x?x16xf32, strided<[?, ?, 16, 1], offset: ?>>
 // CHECK-NEXT:    %y = hip.alloc_output(%ctx, %b) {out_idx = 0 : i64} : memref<?x4x1x16xf32>
 // CHECK-NEXT:    hip.attention(%ctx) ins(%q, %[[P]], %[[P]] : memref<?x4x1x16xf32>, memref<?x4x?x16xf32, strided<[?, ?, 16, 1], offset: ?>>, memref<?x4x?x16xf32, strided<[?, ?, 16, 1], offset: ?>>)
 // CHECK-NEXT:    func.return %y, %[[P]] : memref<?x4x1x16xf32>, memref<?x4x?x16xf32, strided<[?, ?, 16, 1], offset: ?>>
@@ -45,7 +46,7 @@ func.func @rank3(%ctx: !hip.context, %past: memref<?x?x8xf16>, %new: memref<?x1x
 }
 // CHECK-LABEL: func.func @rank3
 // CHECK-SAME:    (%ctx: !hip.context, %past: memref<?x?x8xf16, strided<[?, 8, 1], offset: ?>>, %new: memref<?x1x8xf16>) -> memref<?x?x8xf16, strided<[?, 8, 1], offset: ?>>
-// CHECK:         %{{.*}} = hip.cache_append(%ctx, %past, %new) {axis = 1 : i64, out_idx = 0 : i64}
+// CHECK:         %{{.*}} = hip.cache_append(%ctx, %past, %new, %b, %t) {axis = 1 : i64, out_idx = 0 : i64}
 // CHECK-NOT:     hip.concat
 
 // -----

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseArrayBase,
     IndexType,
     IntegerAttr,
@@ -138,17 +139,25 @@ class CacheAppendOp(IRDLOperation):
     ctx = operand_def(ContextType)
     past = operand_def(MemRefType)
     new = operand_def(MemRefType)
+    dynamic_sizes = var_operand_def(IndexType)
+    """The result's `?` extents in order (those of the output it replaced): what the extent
+    analysis and the shape contracts of its readers see, checked against past and new."""
     result = result_def(MemRefType)
     axis = prop_def(IntegerAttr[IntegerType])
     out_idx = prop_def(IntegerAttr[IntegerType])
     # The result is past's cache extended (or a fresh one): new's rows are copied into it.
     traits = traits_def(ReadsMemrefOperands(), WritesResult(), ResultAliasesOperand(1))
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "`(` $ctx `,` $past `,` $new `)` attr-dict `:` type($past) `,` type($new) `->` type($result)"
+    assembly_format = (
+        "`(` $ctx `,` $past `,` $new (`,` $dynamic_sizes^)? `)` attr-dict `:` type($past) `,` type($new) `->` type($result)"
+    )
 
-    def __init__(self, ctx: SSAValue, past: SSAValue, new: SSAValue, result_type: MemRefType, axis: int, out_idx: int):
+    def __init__(
+        self, ctx: SSAValue, past: SSAValue, new: SSAValue, result_type: MemRefType, axis: int, out_idx: int,
+        dynamic_sizes: Sequence[SSAValue] = (),
+    ):  # fmt: skip
         super().__init__(
-            operands=[ctx, past, new],
+            operands=[ctx, past, new, dynamic_sizes],
             result_types=[result_type],
             properties={"axis": IntegerAttr(axis, i64), "out_idx": IntegerAttr(out_idx, i64)},
         )
@@ -164,6 +173,9 @@ class CacheAppendOp(IRDLOperation):
         kinds = {element_type_of(v) for v in (self.past, self.new, self.result)}
         if len(kinds) != 1:
             raise verify_error(self, "past, new and result must have one element type")
+        expected = sum(1 for extent in result if extent == DYNAMIC_INDEX)
+        if expected != len(self.dynamic_sizes):
+            raise verify_error(self, f"expected {expected} dynamic size operand(s) for {self.result.type}, got {len(self.dynamic_sizes)}")
         for dim, extents in enumerate(zip(past, new, result)):
             static = {e for e in extents if e >= 0}
             if dim != axis and len(static) > 1:

@@ -31,6 +31,8 @@ from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
 
 MEMORY_CAP_ENV = "XHIP_MAX_DEVICE_BYTES"
+COPY_LAYOUTS_KEPT = 4096
+"""Exact view layouts remembered with their copy kernel (beyond it, each copy derives its key)."""
 PINNED_DOWNLOAD_BYTES = 64 << 10
 """Outputs of at least this size are downloaded into pinned memory (`DeviceMemory.pinned_host`):
 BERT-base's hidden states of a serving request (3.6 MB) took 1.1 ms into pageable memory."""
@@ -221,7 +223,12 @@ class GpuBackend:
         self._strided_copy(source, target, location)([source], [target], [])
 
     def _strided_copy(self, source: MemRef, target: MemRef, location: str) -> Launcher:
-        """The copy kernel between two views of these layouts (loaded once per layout)."""
+        """The copy kernel between two views of these layouts (loaded once per layout; found
+        by the views' exact layouts first: a KV cache's appends copy one layout every step)."""
+        exact = (source.dtype, target.dtype, source.shape, source.strides, target.strides)
+        launcher = self._copies.get(exact)
+        if launcher is not None:
+            return launcher
         facts = [Operand.at_launch(v.dtype, v.shape, v.strides) for v in (source, target)]
         key = (source.dtype, target.dtype, len(source.shape), facts[0].contiguous, facts[1].contiguous)
         launcher = self._copies.get(key)
@@ -229,6 +236,8 @@ class GpuBackend:
             unknown = [Operand(f.dtype, (None,) * len(f.shape), f.contiguous) for f in facts]
             launcher = self._copies[key] = self.load(copy_site(*unknown), location)
             self.finish_loading()
+        if len(self._copies) < COPY_LAYOUTS_KEPT:
+            self._copies[exact] = launcher
         return launcher
 
     # -- graphs across shapes (`graph_updates`) -------------------------------------------------
