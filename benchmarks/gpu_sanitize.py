@@ -6,7 +6,9 @@
 Runs each model (default pipeline, its first shape of SHAPE_VARIANTS) once on `--backend`
 (cuda by default), checks it against onnxruntime, prints one line per model and exits 1 on
 a mismatch. Then examples/decoder_tiny.onnx decodes 8 steps fed its own `present_*` on the
-device, each a new shape and each checked; its line says how each step ran. Outside the
+device, each a new shape and each checked, into cache buffers of room for 4 steps
+(`Executable.cache_buffers`: each step appends its rows in place, the fifth moves the
+caches once into twice the capacity); its line says how each step ran. Outside the
 sanitizer the steps from the fifth on run through graphs captured at earlier steps with
 their changed nodes updated (xhip.runtime.backends.gpu.graph_updates); under memcheck on
 the H200 (2026-12-04) every step launched, its topology keys never repeating there (why is
@@ -72,7 +74,9 @@ def _decode(backend: str, steps: int = 8) -> bool:
     names = [i.name for i in model.graph.input if i.name.startswith("past_")]
     batch, length, (heads, head_dim) = 2, 6, (4, 16)
     cache = {name: rng.standard_normal((batch, heads, length, head_dim)).astype(np.float32) for name in names}
-    fed = {name: executable.to_device(value, name) for name, value in cache.items()}
+    # Caches appended in place (hip-append-kv-caches) with room for 4 steps: the fifth moves
+    # each into twice the capacity, the rest append in place again.
+    fed = executable.cache_buffers(cache, capacity=length + 4)
     passed, ran = True, []
     for step in range(steps):
         host = {"input_ids": rng.integers(0, 256, (batch, 1)).astype(np.int64), "position_ids": np.full((batch, 1), length + step, np.int64)}
