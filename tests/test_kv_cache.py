@@ -136,6 +136,32 @@ def test_appended_steps_equal_the_concatenating_pipeline_bit_for_bit():
         plain = {past: theirs[present] for past, present in appended.cache_inputs.items()}
 
 
+def test_a_transformers_export_appends_its_dynamic_cache_in_place():
+    """GPT-2 from transformers with its DynamicCache (examples/export_gpt2_kv.py: the cat of
+    past and the new keys inside transformers' attention, exported by torch.onnx's dynamo
+    exporter): every cache is an append, and 6 steps from cache_buffers match onnxruntime
+    while copying one row per cache."""
+    from xhip.dialects import hip
+
+    model = onnx.load(ROOT / "examples" / "gpt2_kv_tiny.onnx")
+    exe = xhip.compile(model, backend="reference")
+    ops = [op for op in exe.module.walk() if isinstance(op, hip.CacheAppendOp | hip.ConcatOp)]
+    assert [type(op) for op in ops] == [hip.CacheAppendOp] * len(PASTS)
+    rng = np.random.default_rng(8)
+    host = _caches(rng, 3, 4)
+    fed = exe.cache_buffers(host, capacity=10)
+    for step in range(6):
+        tokens = {"input_ids": rng.integers(0, VOCAB, (3, 1)).astype(np.int64)}
+        before = exe.backend.stats.device_copies
+        outputs = exe.run({**tokens, **fed}, on_device=True)
+        assert exe.backend.stats.device_copies - before == len(PASTS)
+        got = {name: np.asarray(value) for name, value in outputs.items()}
+        result = check_outputs(got, references(model, {**tokens, **host}), "reference")
+        assert result.passed, result.summary()
+        fed = {past: outputs[present] for past, present in exe.cache_inputs.items()}
+        host = {past: got[present] for past, present in exe.cache_inputs.items()}
+
+
 def test_cache_buffers_refuses_what_it_cannot_hold():
     exe = xhip.compile(onnx.load(MODEL), backend="reference")
     rows = np.zeros((1, HEADS, 5, HEAD_DIM), np.float32)
