@@ -162,6 +162,29 @@ def test_a_transformers_export_appends_its_dynamic_cache_in_place():
         host = {past: got[present] for past, present in exe.cache_inputs.items()}
 
 
+def test_a_host_copy_of_a_present_moves_its_rows_not_the_capacity():
+    """On a GPU backend (the no-op driver) a present is a view spread over its cache's
+    capacity: `run` without `on_device` gathers it on the device before the download, so the
+    bytes that cross the bus are the outputs' own."""
+    from xhip.runtime.backends.gpu.backend import GpuBackend
+    from xhip.testing.null_driver import NullDriver
+
+    class CountingDriver(NullDriver):
+        downloaded = 0
+
+        def download(self, out: np.ndarray, address: int) -> None:
+            self.downloaded += out.nbytes
+            super().download(out, address)
+
+    driver = CountingDriver()
+    exe = xhip.compile(onnx.load(MODEL), backend=GpuBackend(driver))
+    fed = exe.cache_buffers(_caches(np.random.default_rng(9), 2, 5), capacity=200)
+    driver.downloaded = 0
+    outputs = exe.run({**_tokens(np.random.default_rng(9), 2, 5), **fed})
+    own = sum(value.nbytes for value in outputs.values())
+    assert own <= driver.downloaded < 2 * own  # (beside them: the launch sites' status words)
+
+
 def test_cache_buffers_refuses_what_it_cannot_hold():
     exe = xhip.compile(onnx.load(MODEL), backend="reference")
     rows = np.zeros((1, HEADS, 5, HEAD_DIM), np.float32)

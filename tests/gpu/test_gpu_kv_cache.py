@@ -59,3 +59,16 @@ def test_decode_into_cache_buffers_matches_onnxruntime(backend_name, batch, capa
     assert copies == [len(PASTS) * (2 if step == moved else 1) for step in range(steps)], copies
     if backend_name == "cuda" and capacity > length + steps:
         assert kinds[-4:] == ["updated"] * 4, kinds
+
+
+def test_host_outputs_of_a_cache_gather_its_rows(backend_name):
+    """`run` without `on_device` on cache buffers: each present is gathered from its cache
+    on the device and downloaded; the values match onnxruntime."""
+    model = onnx.load(MODEL)
+    exe = xhip.compile(model, backend=backend_name)
+    rng = np.random.default_rng(13)
+    host = {name: rng.standard_normal((2, HEADS, 5, HEAD_DIM)).astype(np.float32) for name in PASTS}
+    tokens = {"input_ids": rng.integers(0, VOCAB, (2, 1)).astype(np.int64), "position_ids": np.full((2, 1), 5, np.int64)}
+    got = exe.run({**tokens, **exe.cache_buffers(host, capacity=64)})
+    result = check_outputs(got, references(model, {**tokens, **host}), backend_name)
+    assert result.passed, result.summary()

@@ -14,6 +14,8 @@ stream (a download of host-mapped scratch waits, then reads the host view).
 
 from __future__ import annotations
 
+import math
+
 import os
 from collections.abc import Sequence
 
@@ -31,6 +33,9 @@ from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
 
 MEMORY_CAP_ENV = "XHIP_MAX_DEVICE_BYTES"
+SPARSE_VIEW_RATIO = 2
+"""A host copy of a view spanning more than this many times its own bytes is gathered on the
+device first (`to_host`)."""
 COPY_LAYOUTS_KEPT = 4096
 """Exact view layouts remembered with their copy kernel (beyond it, each copy derives its key)."""
 PINNED_DOWNLOAD_BYTES = 64 << 10
@@ -153,6 +158,13 @@ class GpuBackend:
         if source.buffer.host is not None:
             self.sync()
             return np.array(source.array())
+        nbytes = math.prod(source.shape) * source.dtype.itemsize
+        if source.nbytes_spanned > SPARSE_VIEW_RATIO * nbytes:
+            # A view whose bytes are spread out (a KV cache's written rows of its capacity):
+            # gathered on the device first, so only its own bytes cross the bus.
+            dense = MemRef.contiguous(self.allocate(nbytes, source.buffer.label, "output"), source.shape, source.dtype, source.owner)
+            self.copy(source, dense, source.buffer.label)
+            source = dense
         spanned = source.nbytes_spanned
         pinned = self.memory.pinned_host(spanned) if spanned >= PINNED_DOWNLOAD_BYTES else None
         span = np.empty(spanned, np.uint8) if pinned is None else pinned
