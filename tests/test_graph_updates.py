@@ -95,6 +95,7 @@ def _decode(driver: NullDriver, steps: int, batches=None, capacity: int | None =
     model = onnx.load(MODEL)
     *_, (_, module, constants) = compile_stages(model, None if capacity else CONCAT_CACHES)
     exe = Executable(module, GpuBackend(driver), constants=constants)
+    driver.backend = exe.backend  # (for the test that asks the backend why it recorded nothing)
     recorded: list[tuple] = []  # this step's segments, in order
     stopped: list[bool] = []
     run, stop = graph_updates.ClassGraphs.run, GpuBackend._stop_recording
@@ -184,11 +185,13 @@ def test_a_changed_blas_call_is_a_new_topology():
 
 
 def test_a_driver_without_node_queries_launches_every_step():
-    rows = _decode(RefusingDriver(), 6)
+    driver = RefusingDriver()
+    rows = _decode(driver, 6)
     assert [kind for kind, *_ in rows] == [""] * 6
     for _, _, executed, queued, _ in rows[:3]:  # (later steps record nothing)
         assert _ran_program(executed, queued)
     assert [row[3] for row in rows[3:]] == [None] * 3
+    assert driver.backend.graphs_refused == "captured_node: not supported"  # what reports name
 
 
 def test_an_incremental_step_queues_what_a_whole_step_queues():

@@ -71,6 +71,12 @@ class GpuBackend:
     def describe(self) -> str:
         return self.driver.describe()
 
+    @property
+    def graphs_refused(self) -> str:
+        """Why runs at new shapes are never recorded into graphs across shapes: the driver's
+        refusal of a capture's node query ("" while it has refused none)."""
+        return self._class_graphs.refused
+
     # -- memory --------------------------------------------------------------------------
 
     def allocate(self, nbytes: int, label: str, kind: str) -> DeviceBuffer:
