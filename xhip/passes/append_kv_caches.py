@@ -63,10 +63,12 @@ def cache_layout(shape: tuple[int, ...], axis: int) -> StridedLayoutAttr:
 
 
 def _only_reads_through_hip(value: SSAValue, writer: Operation) -> bool:
-    """Whether every use of `value` but `writer` is a hip op or the return (no view of it
-    would survive a change of its layout)."""
+    """Whether every use of `value` but `writer` is the return or a hip op that reads it (no
+    view of it would survive a change of its layout, and no other op may write the cache)."""
     return all(
-        use.operation is writer or isinstance(use.operation, func.ReturnOp) or use.operation.name.startswith("hip.")
+        use.operation is writer
+        or isinstance(use.operation, func.ReturnOp)
+        or (use.operation.name.startswith("hip.") and value not in getattr(use.operation, "outputs", ()))
         for use in value.uses
     )
 

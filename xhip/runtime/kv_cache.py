@@ -27,9 +27,7 @@ import numpy as np
 from xhip.diagnostics import XhipError
 from xhip.runtime.buffers import KvCache, MemRef, Owner, contiguous_strides
 from xhip.runtime.program import Registers, Session, Step
-from xhip.runtime.steps import Shape
-
-Slot = int
+from xhip.runtime.steps import Shape, Slot
 
 
 def allocate_cache(session: Session, like: Sequence[int], dtype: np.dtype, axis: int, capacity: int, label: str) -> KvCache:
