@@ -40,7 +40,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.diagnostics import op_error
-from xhip.dialects.hip import AllocOutputOp
+from xhip.dialects.hip import AllocOutputOp, CacheAppendOp
 from xhip.passes.contracts import erase_deallocs, function_body, require_bufferized_results, require_context
 from xhip.rewrite_rules.bufferize.extents import Factors, extents
 from xhip.rewrite_rules.bufferize.types import Dim, collapse, expand, is_identity
@@ -136,11 +136,10 @@ def _analyse(ret: func.ReturnOp) -> list[OutputPlan]:
     for index, value in enumerate(ret.arguments):
         if _is_scalar(value):
             continue  # returned as it is
+        if _is_runtime_output(value, index):
+            continue  # already the output's own buffer (the pass ran before)
         chain, root = _view_chain(value)
         plan = OutputPlan(index, value, chain, root, extents(value))
-        owner = root.owner
-        if isinstance(owner, AllocOutputOp) and not chain and owner.out_idx.value.data == index:
-            continue  # already the output's own buffer (the pass ran before)
         plan.at = _placement(plan, claimed)
         if plan.at is not None:
             claimed.add(root)
@@ -220,13 +219,21 @@ def _is_scalar(value: SSAValue) -> bool:
     return not isinstance(value.type, MemRefType | UnrankedMemRefType | TensorType)
 
 
+def _is_runtime_output(value: SSAValue, index: int) -> bool:
+    """Whether `value` is output `index` as the runtime makes it already (the pass ran before):
+    its own `hip.alloc_output`, or a KV cache's append (hip-append-kv-caches), whose strided
+    view into the caller's cache is the output."""
+    owner = value.owner
+    return isinstance(owner, AllocOutputOp | CacheAppendOp) and owner.out_idx.value.data == index
+
+
 def _check_results(fn: func.FuncOp, ret: func.ReturnOp) -> None:
     require_bufferized_results(fn, ret, PASS)
     name = fn.sym_name.data
     for index, value in enumerate(ret.arguments):
         if isinstance(value.type, UnrankedMemRefType):
             raise op_error(ret, f"{PASS}: result #{index} of '@{name}' is an unranked memref ({value.type})")
-        if isinstance(value.type, MemRefType) and not is_identity(value.type):
+        if isinstance(value.type, MemRefType) and not is_identity(value.type) and not _is_runtime_output(value, index):
             raise op_error(
                 ret, f"{PASS}: result #{index} of '@{name}' has a layout ({value.type}); graph outputs are contiguous"
             )
