@@ -86,6 +86,8 @@ class Bound:
     alignment: int
     model_buffers: RecordedBuffers | None
     why_not_replayable: str | None
+    why_not_recorded: str | None
+    """Why runs at new shapes are not recorded into graphs across shapes (None: they are)."""
     caches: dict[str, tuple[int, str]]
     """Per graph input a `hip.cache_append` extends in place: its cache axis and the output
     the caller feeds back into it (present for past)."""
@@ -103,7 +105,8 @@ def entry_function(module: ModuleOp) -> func.FuncOp:
 
 def bind(module: ModuleOp, session: Session, *, graphs: bool = False) -> Bound:
     """The module's entry function as a program for `session`'s backend (module doc).
-    `graphs`: whether the caller wants graph replays (only then is `why_not_replayable` read)."""
+    `graphs`: whether the caller wants graph replays (only then are `why_not_replayable` and
+    `why_not_recorded` read)."""
     fn = entry_function(module)
     if len(fn.body.blocks) != 1:
         raise op_error(fn, "the runtime executes single-block functions only")
@@ -134,6 +137,7 @@ def bind(module: ModuleOp, session: Session, *, graphs: bool = False) -> Bound:
     except ValueError as err:
         raise op_error(module, str(err)) from None
     scalar_inputs = any(not spec.is_memref for spec in signature.inputs)
+    why_not_recorded = _why_not_recorded(fn, scalar_inputs) if graphs else None
     return Bound(
         program=binder.program(arguments, results),
         signature=signature,
@@ -141,7 +145,8 @@ def bind(module: ModuleOp, session: Session, *, graphs: bool = False) -> Bound:
         intervals=live_intervals(block, pooled) if pooled else {},
         alignment=DEFAULT_POOL_ALIGNMENT if alignment is None else alignment,
         model_buffers=model_buffers,
-        why_not_replayable=_why_not_replayable(fn, scalar_inputs) if graphs else None,
+        why_not_replayable=_why_not_replayable(fn, why_not_recorded) if graphs else None,
+        why_not_recorded=why_not_recorded,
         caches=_caches(block, signature),
     )
 
@@ -170,8 +175,9 @@ def _require_buffers(op: Operation, backend: str) -> None:
         )
 
 
-def _why_not_replayable(function: func.FuncOp, scalar_inputs: bool) -> str | None:
-    """Why the function's runs cannot be replayed from a graph; None when they can."""
+def _why_not_recorded(function: func.FuncOp, scalar_inputs: bool) -> str | None:
+    """Why the function's runs at new shapes cannot go through graphs captured at other
+    shapes (`Bound.why_not_recorded`); None when they can."""
     if scalar_inputs:
         return "an input is a host scalar"
     for op in function.walk():
@@ -179,9 +185,15 @@ def _why_not_replayable(function: func.FuncOp, scalar_inputs: bool) -> str | Non
             return f"'{op.name}' reads device data on the host"
         if isinstance(op, UNPOOLED):
             return f"'{op.name}' allocates outside the pools"
-        if isinstance(op, hip.CacheAppendOp):
-            return CACHE_APPENDS
     return None
+
+
+def _why_not_replayable(function: func.FuncOp, why_not_recorded: str | None) -> str | None:
+    """Why the function's runs cannot be replayed from a graph captured at their shape; None
+    when they can: what keeps them from being recorded, and cache appends."""
+    if why_not_recorded is None and any(isinstance(op, hip.CacheAppendOp) for op in function.walk()):
+        return CACHE_APPENDS
+    return why_not_recorded
 
 
 # ---- the signature ------------------------------------------------------------------------

@@ -218,13 +218,14 @@ class KvCache:
         """Whether `past` is exactly this cache's written rows."""
         if past is self.written:
             return True
-        view = self.view
+        view, axis = self.view, self.axis
         return (
-            past.shape[self.axis] == self.length
+            past.shape[axis] == self.length
             and past.offset == view.offset
             and past.strides == view.strides
             and past.dtype == view.dtype
-            and all(a == b for dim, (a, b) in enumerate(zip(past.shape, view.shape)) if dim != self.axis)
+            and past.shape[:axis] == view.shape[:axis]
+            and past.shape[axis + 1 :] == view.shape[axis + 1 :]
         )
 
     def rows(self, start: int, stop: int) -> MemRef:

@@ -40,7 +40,7 @@ from xhip.dtypes import HALF_DTYPES
 from xhip.memory.model_bound import HonestBounds
 from xhip.runtime.backends import Backend, make_backend
 from xhip.runtime import kv_cache
-from xhip.runtime.bind import CACHE_APPENDS, bind
+from xhip.runtime.bind import bind
 from xhip.runtime.buffers import MemRef, Owner
 from xhip.runtime.device_array import DeviceArray
 from xhip.runtime.limits import AllocationCap
@@ -94,6 +94,8 @@ class Executable:
         self.model_buffers = self.bound.model_buffers
         why_not = self.bound.why_not_replayable if wanted else "graphs are off"
         self._replays = GraphReplays(why_not)
+        self._records = wanted and self.bound.why_not_recorded is None
+        """Whether runs at shapes not captured are recorded (graphs across shapes)."""
         self.compute_dtype = compute_dtype(module)
         """The float the module computes in where narrower than it declares (onnx-convert-precision), else None."""
         self._built = Report(
@@ -163,7 +165,7 @@ class Executable:
                 return value.memref(self.backend)
             if not capture:
                 memref = value.memref(self.backend)
-                if memref.is_dense or spec.takes_view(memref):
+                if spec.takes_view(memref) or memref.is_dense:
                     return memref
         return self._holding(value, f"input '{spec.name}'", "input")
 
@@ -281,7 +283,7 @@ class Executable:
             arguments.append(argument)
         # At a shape not captured, the work is recorded: it may run through a graph captured at
         # another shape, its changed nodes updated (xhip.runtime.backends.gpu.graph_updates).
-        record = not capture and self._replays.why_not in (None, CACHE_APPENDS)
+        record = not capture and self._records
         if capture:
             self.backend.begin_capture()
         elif record:

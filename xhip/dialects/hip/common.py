@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
@@ -26,8 +27,6 @@ from xdsl.irdl import (
     BaseAttr,
     irdl_attr_definition,
 )
-from dataclasses import dataclass
-
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, OpTrait
 
 from xhip.diagnostics import XhipError, op_error

@@ -15,7 +15,6 @@ stream (a download of host-mapped scratch waits, then reads the host view).
 from __future__ import annotations
 
 import math
-
 import os
 from collections.abc import Sequence
 
