@@ -16,8 +16,10 @@ next to PyTorch eager and SDPA in fp16 (the check counts ulps of the compute pre
 next to PyTorch eager and SDPA on the same fp16 tensors (the floor counts fp32 matmul rate:
 read it as a bandwidth floor only). `resnet50`, `vit_base_16`, `whisper_base_encoder`: the
 vision and speech families of export_models.py --signals at batch 1 and 32 (Whisper: 1 and 8)
-next to PyTorch eager on the same module, fp32 (their floor counts bytes only). Those rows
-are not in the default run: ask with `--models`.
+next to PyTorch eager on the same module, fp32 (their floor counts bytes only), each through
+the default pipeline (a Conv of one group as im2col and a cuBLAS GEMM) and, in a row of its
+own, the direct-conv experiment (the direct convolution kernel). Those rows are not in the
+default run: ask with `--models`.
 
 Latency: the median over `--repeats` runs after 3 warm-ups of the device time between two
 CUDA events recorded on the stream that does the work, measured as PyTorch is: input
@@ -360,7 +362,11 @@ def signal_rows(torch, rates, repeats: int, name: str) -> list[dict]:
     path = export_signal(spec, Path(tempfile.mkdtemp(prefix="xhip-gpu-bench-")), module)
     weight_bytes = sum(p.numel() * p.element_size() for p in module.parameters())
     cuda_module = module.cuda()
-    executables = [xhip.compile(path, backend="cuda"), xhip.compile(path, backend="cuda"), xhip.compile(path, backend="cuda", graphs=False)]
+    pipelines = {name: None, f"{name} (direct-conv)": "direct-conv"}
+    executables = {
+        row_name: [xhip.compile(path, pipeline, backend="cuda"), xhip.compile(path, pipeline, backend="cuda"), xhip.compile(path, pipeline, backend="cuda", graphs=False)]
+        for row_name, pipeline in pipelines.items()
+    }
     rows = []
     for batch in SIGNAL_BATCHES[name]:
         shape = (batch, *spec.example[1:])
@@ -368,8 +374,9 @@ def signal_rows(torch, rates, repeats: int, name: str) -> list[dict]:
         with torch.no_grad():
             out_bytes = cuda_module(torch.tensor(signal[:1], device="cuda")).numel() * 4 * batch
         peers = torch_peers(torch, {"eager": cuda_module}, (torch.tensor(signal, device="cuda"),), repeats)
-        row = _xhip_row(name, shape, executables, {spec.input_name: signal}, path, repeats)
-        rows.append(_with_peers(row, peers, floor_ms(rates, weight_bytes + signal.nbytes + out_bytes, 0)))
+        for row_name, row_executables in executables.items():
+            row = _xhip_row(row_name, shape, row_executables, {spec.input_name: signal}, path, repeats)
+            rows.append(_with_peers(row, peers, floor_ms(rates, weight_bytes + signal.nbytes + out_bytes, 0)))
     del executables
     cuda_module.cpu()
     return rows

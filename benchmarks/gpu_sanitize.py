@@ -5,7 +5,8 @@
 
 Runs each model (default pipeline, its first shape of SHAPE_VARIANTS) once on `--backend`
 (cuda by default), checks it against onnxruntime, prints one line per model and exits 1 on
-a mismatch. Then examples/decoder_tiny.onnx decodes 8 steps fed its own `present_*` on the
+a mismatch; then examples/resnet_tiny.onnx and unet_tiny.onnx through the default pipeline
+(Convs as im2col and a GEMM) and the direct-conv experiment. Then examples/decoder_tiny.onnx decodes 8 steps fed its own `present_*` on the
 device, each a new shape and each checked, into cache buffers of room for 4 steps
 (`Executable.cache_buffers`: each step appends its rows in place, the fifth moves the
 caches once into twice the capacity); its line says how each step ran. Outside the
@@ -56,6 +57,7 @@ def main() -> int:
             shapes = SHAPE_VARIANTS[name][0]
             model, feeds = feeds_at(name, shapes, np.random.default_rng(0))
             failed += not _run(f"{name} {pipeline or 'default'} {shapes}", model, feeds, args.backend, pipeline)
+    failed += not _convolutions(args.backend)
     if args.half:
         for pipeline in HALF_PIPELINES:
             for form in FORMS:
@@ -64,6 +66,20 @@ def main() -> int:
                 failed += not _run(f"attention {form} {pipeline} (2, 77, 131)", model, feeds, args.backend, pipeline)
     failed += not _decode(args.backend)
     return 1 if failed else 0
+
+
+def _convolutions(backend: str) -> bool:
+    """examples/resnet_tiny.onnx and unet_tiny.onnx with their Convs as im2col and a GEMM
+    (default) and on the direct kernel (direct-conv)."""
+    import onnx
+
+    passed = True
+    feeds = {"images": np.random.default_rng(0).standard_normal((2, 3, 32, 32)).astype(np.float32)}
+    for name in ("resnet_tiny", "unet_tiny"):
+        model = onnx.load(ROOT / "examples" / f"{name}.onnx")
+        for pipeline in (None, "direct-conv"):
+            passed &= _run(f"{name} {pipeline or 'default'} (2, 3, 32, 32)", model, feeds, backend, pipeline)
+    return passed
 
 
 def _decode(backend: str, steps: int = 8) -> bool:

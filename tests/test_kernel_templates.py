@@ -325,6 +325,11 @@ def _family_cases(rng) -> list[dict]:
                          rng.standard_normal(6).astype(np.float32)], [np.empty((2, 6, 3, 5), np.float32)]),
         _reference_case("conv", {"strides": (1,), "dilations": (1,), "pads": (2, 0), "group": 1},
                         [x, rng.standard_normal((2, 5, 3)).astype(np.float32)], [np.empty((3, 2, 4), np.float32)]),
+        # im2col: a padded, strided, dilated 2-d window (taps in the padding read 0); 1-d.
+        _reference_case("im2col", {"kernel_shape": (3, 2), "strides": (2, 1), "dilations": (1, 2), "pads": (1, 0, 1, 1)},
+                        [rng.standard_normal((2, 4, 5, 6)).astype(np.float32)], [np.empty((2, 24, 15), np.float32)]),
+        _reference_case("im2col", {"kernel_shape": (3,), "strides": (1,), "dilations": (1,), "pads": (2, 0)},
+                        [x], [np.empty((3, 15, 4), np.float32)]),
         # ConvTranspose: strided and cropped with a bias; 2 groups, dilated, output padding.
         _reference_case("conv_transpose", {"strides": (2, 3), "dilations": (1, 1), "pads": (1, 0, 0, 1), "group": 1, "output_padding": (0, 0), "output_shape": ()},
                         [x[None], rng.standard_normal((3, 2, 3, 2)).astype(np.float32), rng.standard_normal(2).astype(np.float32)],

@@ -29,10 +29,11 @@ from xhip.testing.models import EXAMPLES
 
 SHAPES = [(2, 3, 32, 32), (1, 3, 24, 40), (3, 3, 17, 9)]
 MODELS = {
-    "resnet_tiny": ({"hip.conv", "hip.pool"}, lambda n, h, w: (n, 10)),
-    "unet_tiny": ({"hip.conv", "hip.resize"}, lambda n, h, w: (n, 4, 2 * h, 2 * w)),
+    "resnet_tiny": ({"hip.im2col", "hip.matmul", "hip.pool"}, lambda n, h, w: (n, 10)),
+    "unet_tiny": ({"hip.im2col", "hip.matmul", "hip.resize"}, lambda n, h, w: (n, 4, 2 * h, 2 * w)),
 }
-"""Per export: hip ops it must reach, and its output shape at an image shape."""
+"""Per export: hip ops it must reach (its 3x3 Convs as im2col and a matmul), and its output
+shape at an image shape."""
 
 
 @pytest.mark.parametrize("pipeline", [None, "fp16"])

@@ -1,6 +1,8 @@
-"""MaxPool, AveragePool, LpPool, Conv (a pointwise one as a matmul) and ConvTranspose with run-time dims, on the reference backend against
-onnxruntime at two shapes each (the ONNX backend node tests have static shapes only), through
-the default and the fp16 pipeline; and the forms xhip refuses, as one located line."""
+"""MaxPool, AveragePool, LpPool, Conv (a pointwise one as a matmul, one of one group as im2col
+and a matmul, or with the direct-conv experiment the direct kernel) and ConvTranspose with
+run-time dims, on the reference backend against onnxruntime at two shapes each (the ONNX
+backend node tests have static shapes only), through the default and the fp16 pipeline; and
+the forms xhip refuses, as one located line."""
 
 from __future__ import annotations
 
@@ -96,11 +98,21 @@ def _conv_model(attributes: dict, w_shape: tuple[int, ...], bias: bool, group: i
     )
 
 
-@pytest.mark.parametrize("pipeline", [None, "fp16"])
+def _lowered_as(executable, group: int, pipeline: str | None) -> None:
+    """A Conv of one group is hip.im2col and a matmul unless the pipeline is direct-conv; a
+    grouped one is always hip.conv."""
+    ops = {op.name for op in executable.module.walk()}
+    as_matmul = group == 1 and pipeline != "direct-conv"
+    assert ("hip.im2col" in ops and "hip.matmul" in ops) == as_matmul
+    assert ("hip.conv" in ops) != as_matmul
+
+
+@pytest.mark.parametrize("pipeline", [None, "fp16", "direct-conv"])
 @pytest.mark.parametrize("attributes, w_shape, bias, group", CONVS, ids=["padded-bias", "depthwise-dilated", "same-upper"])
 def test_conv_with_a_runtime_batch_matches_onnxruntime(attributes, w_shape, bias, group, pipeline):
     model = _conv_model(attributes, w_shape, bias, group)
     executable = xhip.compile(model, pipeline, backend="reference")
+    _lowered_as(executable, group, pipeline)
     rng = np.random.default_rng(group)
     for batch in (2, 1):
         feeds = {"x": rng.standard_normal((batch, 3, 9, 11)).astype(np.float32)}
@@ -108,9 +120,11 @@ def test_conv_with_a_runtime_batch_matches_onnxruntime(attributes, w_shape, bias
         assert result.passed, result.problems
 
 
-def test_conv_with_runtime_spatial_dims_matches_onnxruntime():
+@pytest.mark.parametrize("pipeline", [None, "direct-conv"])
+def test_conv_with_runtime_spatial_dims_matches_onnxruntime(pipeline):
     model = _conv_model({"strides": [1, 2], "pads": [0, 1, 2, 1]}, (2, 3, 2, 3), True, 1, ["h", "w"])
-    executable = xhip.compile(model, backend="reference")
+    executable = xhip.compile(model, pipeline, backend="reference")
+    _lowered_as(executable, 1, pipeline)
     rng = np.random.default_rng(8)
     for shape in ((2, 3, 9, 11), (1, 3, 3, 4)):
         feeds = {"x": rng.standard_normal(shape).astype(np.float32)}

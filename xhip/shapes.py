@@ -451,6 +451,17 @@ def conv(em: IndexEmitter, x: Shape, w: Shape, strides: Sequence[int], dilations
     return windows if isinstance(windows, ShapeFailure) else [x[0], out_channels, *windows]
 
 
+def im2col(em: IndexEmitter, x: Shape, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int], pads: Sequence[int]) -> ShapeResult:
+    """The columns of a convolution's windows over explicit `pads`: x [N, C, D1, ..] gives
+    [N, C * K1 * .., O1 * ..], one row per channel and tap, one column per output position."""
+    if len(x) < 3:
+        return ShapeFailure(f"im2col needs an input of rank 3 or more ([N, C, D1, ...]), got rank {len(x)}")
+    windows = _window_extents(em, x[2:], kernel, strides, dilations, pads, False)
+    if isinstance(windows, ShapeFailure):
+        return windows
+    return [x[0], em.mul(x[1], math.prod(kernel)), em.product(windows)]
+
+
 def conv_transpose(em: IndexEmitter, x: Shape, w: Shape, strides: Sequence[int], dilations: Sequence[int], pads: Sequence[int], output_padding: Sequence[int], group: int, output_shape: Sequence[int]) -> ShapeResult:
     """ConvTranspose: x [N, C, D1, ..] and w [C, M / group, K1, ..] (static K) give [N, M] and
     per spatial dim stride * (x - 1) + output_padding + window - begin - end, or the given

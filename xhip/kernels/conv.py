@@ -1,9 +1,13 @@
-"""The direct-convolution family: Conv (templates/conv.hip.j2) and ConvTranspose
+"""The convolution family: the direct Conv (templates/conv.hip.j2) and ConvTranspose
 (templates/conv_transpose.hip.j2, the transpose as a gather) over 1 to 3 (or more) spatial
 dims with groups, one thread per output element, the window's shape, strides, dilations and
-pad begins compiled in, the channels per group counted at run time.
+pad begins compiled in, the channels per group counted at run time; and im2col
+(templates/im2col.hip.j2), the columns that make a Conv of one group a GEMM (W [M, C * K]
+times [N, C * K, O1 * ..]: cuBLAS or hipBLAS through hip.matmul), one thread per column
+element, in 32-bit index arithmetic where every index fits.
 
-Reference: per tap of the window, x gathered at every output position (Conv: the strided
+Reference: im2col stacks, per tap of the window, x gathered at every output position (0
+outside x). Conv: per tap of the window, x gathered at every output position (Conv: the strided
 window as the pooling family's; ConvTranspose: the input position a tap reaches, where the
 stride divides it) contracted with that tap of w over each group's channels (np.einsum), in
 the compute type, plus the bias."""
@@ -19,11 +23,13 @@ import numpy as np
 from xhip.dialects import hip
 from xhip.kernels.abi import KernelABI, Launch, dims, index, pointer
 from xhip.kernels.family import OpFacts, Site, Values, ViewLike
-from xhip.kernels.pool import along, gather_at, inside_x, tap_positions
+from xhip.kernels.pool import along, gather_at, inside_x, tap_positions, window_of
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, register
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 
-TEMPLATES = ("conv", "conv_transpose")
+TEMPLATES = ("conv", "conv_transpose", "im2col")
+NARROW = 1 << 31
+"""Index values below this fit a 32-bit int (im2col's `narrow` launches)."""
 
 
 def conv_spec(facts: OpFacts) -> KernelSpec:
@@ -50,7 +56,51 @@ def conv_spec(facts: OpFacts) -> KernelSpec:
     return KernelSpec(template, abi, context, header_needs(x.dtype))
 
 
+def windows(x_spatial: Sequence[int], window: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
+    """The output positions along each spatial dim of x: (x + begin + end - span) / stride + 1."""
+    return tuple(
+        (x + b + e - (k - 1) * d - 1) // s + 1
+        for x, k, s, d, b, e in zip(x_spatial, *(window[key] for key in ("kernel", "strides", "dilations", "begins", "ends")))
+    )
+
+
+def im2col_spec(facts: OpFacts) -> KernelSpec:
+    x = facts.inputs[0]
+    c, rank = ctype(x.dtype), x.rank
+    window = window_of(facts.props)
+    params = (
+        index("n"), index("narrow"), dims("windows", rank - 2), pointer("y", c.c, const=False), dims("y_strides", 3),
+        pointer("x", c.c), dims("x_extents", rank), dims("x_strides", rank),
+    )  # fmt: skip
+    shape = "_".join("x".join(map(str, window[key])) for key in ("kernel", "strides", "dilations", "begins"))
+    abi = KernelABI(kernel_name("im2col", c.short, f"r{rank}", shape), params, Launch.ELEMENTS)
+    context = (("spatial", rank - 2), ("c", c.c), ("compute", c.compute), *window.items())
+    return KernelSpec("im2col", abi, context, header_needs(x.dtype))
+
+
+def _reach(view: ViewLike) -> int:
+    """The largest element offset from a view's first element."""
+    return sum([(extent - 1) * abs(stride) for extent, stride in zip(view.shape, view.strides) if extent > 0])
+
+
+def _im2col_site(facts: OpFacts) -> Site:
+    window = window_of(facts.props)
+
+    def values(ins: Sequence[ViewLike], outs: Sequence[ViewLike], scalars: Sequence[int | float]) -> list[Values]:
+        x, y = ins[0], outs[0]
+        n = math.prod(y.shape)
+        narrow = n < NARROW and _reach(x) < NARROW and _reach(y) < NARROW
+        return [{
+            "n": n, "narrow": int(narrow), "windows": windows(x.shape[2:], window), "y": y.address, "y_strides": y.strides,
+            "x": x.address, "x_extents": x.shape, "x_strides": x.strides,
+        }]  # fmt: skip
+
+    return Site(facts, ((im2col_spec(facts),),), values)
+
+
 def site(facts: OpFacts) -> Site:
+    if facts.op_class is hip.Im2ColOp:
+        return _im2col_site(facts)
     group = int(facts.props.group)
     # Conv's w is [M, C / group, ..]; ConvTranspose's [C, M / group, ..].
     transposed = facts.op_class is hip.ConvTransposeOp
@@ -66,6 +116,21 @@ def site(facts: OpFacts) -> Site:
         }]  # fmt: skip
 
     return Site(facts, ((conv_spec(facts),),), values)
+
+
+@register(hip.Im2ColOp, elements=Elements.FLOAT)
+def im2col(call: KernelCall) -> None:
+    """Per tap (row-major over the kernel): x at that tap of every output position, 0 outside
+    x; the taps stacked after the channel dim, then rows and positions flattened."""
+    (x,) = call.inputs
+    window = window_of(call.props)
+    out_spatial = windows(x.shape[2:], window)
+    taps = [
+        np.where(inside_x(positions, x.shape[2:]), gather_at(x, positions), 0).astype(x.dtype, copy=False)
+        for tap in np.ndindex(*window["kernel"])
+        for positions in [tap_positions(out_spatial, window["strides"], window["begins"], tap, window["dilations"])]
+    ]
+    call.store(call.out, np.stack(taps, axis=2).reshape(call.out.shape))
 
 
 @register(hip.ConvOp, inputs=(2, 3), elements=Elements.FLOAT)

@@ -70,6 +70,16 @@ def coverage_specs() -> list[KernelSpec]:
         specs += specs_for_launch(hip.ConvOp, conv_2d, [x, w, b], [matrix(dtype, 4)])
     conv_1d = {"strides": (2,), "dilations": (2,), "pads": (0, 1), "group": 2}
     specs += specs_for_launch(hip.ConvOp, conv_1d, [matrix(f32, 3), Operand(f32, (None, None, 5), True)], [matrix(f32, 3)])
+    # im2col: ResNet's 3x3 (f32, f16) and strided 7x7 stem, a 1-d strided dilated window, a 3-d one.
+    im2cols: list[tuple[np.dtype, int, dict[str, object]]] = [
+        (f32, 4, {"kernel_shape": (3, 3), "strides": (1, 1), "dilations": (1, 1), "pads": (1, 1, 1, 1)}),
+        (f16, 4, {"kernel_shape": (3, 3), "strides": (1, 1), "dilations": (1, 1), "pads": (1, 1, 1, 1)}),
+        (f32, 4, {"kernel_shape": (7, 7), "strides": (2, 2), "dilations": (1, 1), "pads": (3, 3, 3, 3)}),
+        (f32, 3, {"kernel_shape": (3,), "strides": (2,), "dilations": (2,), "pads": (1, 0)}),
+        (f16, 5, {"kernel_shape": (3, 3, 3), "strides": (1, 2, 2), "dilations": (1, 1, 1), "pads": (1, 1, 1, 1, 1, 1)}),
+    ]
+    for dtype, rank, attributes in im2cols:
+        specs += specs_for_launch(hip.Im2ColOp, attributes, [matrix(dtype, rank)], [matrix(dtype, 3)])
     # Transposed: 2-d strided with a bias (f32), 1-d dilated in 2 groups (f16).
     up_2d = {"strides": (2, 2), "dilations": (1, 1), "pads": (1, 1, 1, 1), "group": 1, "output_padding": (1, 1), "output_shape": ()}
     x, w, b = Operand(f32, (None,) * 4, True), Operand(f32, (None, None, 3, 3), True), Operand(f32, (None,), True)

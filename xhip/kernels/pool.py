@@ -24,7 +24,7 @@ from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 TEMPLATES = ("pool",)
 
 
-def _window(props: object) -> dict[str, tuple[int, ...]]:
+def window_of(props: object) -> dict[str, tuple[int, ...]]:
     """The window's compile-time facts: kernel extents, strides, dilations, pad begins and ends."""
     pads = tuple(int(p) for p in props.pads)  # type: ignore[attr-defined]
     spatial = len(pads) // 2
@@ -41,7 +41,7 @@ def pool_spec(facts: OpFacts) -> KernelSpec:
     x = facts.inputs[0]
     c, rank = ctype(x.dtype), x.rank
     kind, include_pad = str(facts.props.kind), bool(facts.props.count_include_pad)
-    window = _window(facts.props)
+    window = window_of(facts.props)
     params = output_from_input_params(c.c, rank)
     shape = "_".join("x".join(map(str, window[key])) for key in ("kernel", "strides", "dilations", "begins", "ends"))
     power = int(facts.props.p) if kind == "lp" else 0
@@ -87,7 +87,7 @@ def pool(call: KernelCall) -> None:
     inside x, or their sum in the compute type over the count of taps inside x (inside its
     padded extent with count_include_pad)."""
     (x,) = compute_operands(call, call.inputs)
-    window = _window(call.props)
+    window = window_of(call.props)
     out_spatial, x_spatial = call.out.shape[2:], x.shape[2:]
     spatial = len(out_spatial)
     kind = str(call.props.kind)

@@ -35,11 +35,11 @@ def _is_onnx(op: Operation) -> bool:
     return op.name.startswith(ONNX_PREFIX)
 
 
-def _convert_function(fn: func.FuncOp) -> None:
+def _convert_function(fn: func.FuncOp, conv_as_matmul: bool) -> None:
     context = require_context(fn, PASS, "converting ONNX ops to hip ops")
     block = fn.body.blocks.first
     assert block is not None
-    state = ConversionState(context, block)
+    state = ConversionState(context, block, conv_as_matmul=conv_as_matmul)
     state.define_arguments(block.args[1:], _shared_symbol_dims(fn))
     converted: list[Operation] = []
     for op in list(block.ops):
@@ -89,9 +89,13 @@ class ConvertOnnxToHipPass(ModulePass):
 
     name = PASS
 
+    conv_as_matmul: bool = True
+    """A Conv of one group becomes hip.im2col (its windows as columns, in a pooled buffer) and
+    a hip.matmul (cuBLAS / hipBLAS on a GPU); false: the direct convolution kernel."""
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for fn in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if fn.body.blocks:
-                _convert_function(fn)
+                _convert_function(fn, self.conv_as_matmul)
         for entry in [o for o in op.walk() if o.name == ENTRY_POINT]:
             Rewriter.erase_op(entry)

@@ -656,3 +656,27 @@ func.func @nonzero_count_type(%ctx: !hip.context, %x: memref<4xf32>, %i: memref<
   // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.nonzero' op count output must have i32 or i64 elements, got f32
   func.return
 }
+
+// -----
+
+func.func @im2col_rank(%ctx: !hip.context, %x: memref<1x2x4x4xf32>, %y: memref<1x18x4x4xf32>) {
+  hip.im2col(%ctx) ins(%x : memref<1x2x4x4xf32>) outs(%y : memref<1x18x4x4xf32>) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>}
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.im2col' op output must have rank 3, got memref<1x18x4x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @im2col_window(%ctx: !hip.context, %x: memref<1x2x4x4xf32>, %y: memref<1x6x16xf32>) {
+  hip.im2col(%ctx) ins(%x : memref<1x2x4x4xf32>) outs(%y : memref<1x6x16xf32>) {kernel_shape = array<i64: 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>}
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.im2col' op an input of rank 4 takes 2 kernel extents, strides and dilations and 4 pads
+  func.return
+}
+
+// -----
+
+func.func @im2col_stride(%ctx: !hip.context, %x: memref<1x2x4x4xf32>, %y: memref<1x18x16xf32>) {
+  hip.im2col(%ctx) ins(%x : memref<1x2x4x4xf32>) outs(%y : memref<1x18x16xf32>) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 0, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>}
+  // CHECK: {{.*}}invalid_ops.mlir:[[# @LINE - 1]]:3: error: 'hip.im2col' op kernel extents, strides and dilations must be positive
+  func.return
+}

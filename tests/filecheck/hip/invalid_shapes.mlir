@@ -175,3 +175,13 @@ func.func @nonzero_capacity(%ctx: !hip.context, %x: memref<2x3xf32>, %idx: memre
   // CHECK: {{.*}}invalid_shapes.mlir:[[# @LINE - 1]]:3: error: 'hip.nonzero' op out #0 has shape [2, 5] but the input's nonzero output has shape [2, 6]
   func.return
 }
+
+// -----
+
+// im2col's columns: a row per channel and tap (2 x 9), a column per window position (2 x 2
+// at stride 2 over 4 x 4 padded by 1).
+func.func @im2col_columns(%ctx: !hip.context, %x: memref<1x2x4x4xf32>, %y: memref<1x18x16xf32>) {
+  hip.im2col(%ctx) ins(%x : memref<1x2x4x4xf32>) outs(%y : memref<1x18x16xf32>) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>}
+  // CHECK: {{.*}}invalid_shapes.mlir:[[# @LINE - 1]]:3: error: 'hip.im2col' op out #0 has shape [1, 18, 16] but the windows' columns have shape [1, 18, 4]
+  func.return
+}

@@ -56,6 +56,7 @@ from xhip.dialects.hip.linalg import (
     CumSumOp,
     PoolOp,
     ConvOp,
+    Im2ColOp,
     ConvTransposeOp,
     ResizeOp,
 )
@@ -544,7 +545,7 @@ COMPUTE_OPS: tuple[type[DPSOp], ...] = (
     # Linear algebra, normalization, reductions and scans.
     MatmulOp, GemmOp, SoftmaxOp, LayerNormOp, ReduceMeanOp, ReduceSumOp, ReduceMaxOp,
     ReduceMinOp, ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
-    CumSumOp, PoolOp, ConvOp, ConvTransposeOp, ResizeOp,
+    CumSumOp, PoolOp, ConvOp, Im2ColOp, ConvTransposeOp, ResizeOp,
     # Data movement and generators.
     TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, GatherElementsOp, GatherNDOp, TriluOp, PadOp, ExpandOp,
     RangeOp, NonZeroOp, FillOp,
@@ -569,7 +570,7 @@ __all__ = [
     "NegOp", "AbsOp", "ReciprocalOp", "SignOp", "CeilOp", "FloorOp", "RoundOp", "IsNaNOp", "CastOp", "GeluOp", "CopyOp", "MatmulOp",
     "GemmOp", "SoftmaxOp", "LayerNormOp", "ReduceMeanOp", "ReduceSumOp", "ReduceMaxOp",
     "ReduceMinOp", "ReduceProdOp", "ReduceL1Op", "ReduceL2Op", "ReduceSumSquareOp", "ReduceLogSumExpOp", "ArgMaxOp", "ArgMinOp",
-    "CumSumOp", "PoolOp", "ConvOp", "ConvTransposeOp", "ResizeOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
+    "CumSumOp", "PoolOp", "ConvOp", "Im2ColOp", "ConvTransposeOp", "ResizeOp", "TransposeOp", "ConcatOp", "SplitOp", "SliceOp", "GatherOp",
     "GatherElementsOp", "GatherNDOp", "TriluOp", "PadOp", "ExpandOp", "RangeOp", "NonZeroOp",
     "FillOp",
 ]  # fmt: skip

@@ -362,6 +362,37 @@ class ConvOp(WindowConvOp):
 
 
 @irdl_op_definition
+class Im2ColOp(DPSOp):
+    """The columns of a convolution's windows: x [N, C, D1, ..] -> y [N, C * K, O1 * ..] (K the
+    product of `kernel_shape`), row c * K + k holding tap k (row-major over the kernel's
+    extents) of channel c at every output position (row-major over the windows), 0 where
+    the tap falls in the padding; the windows as hip.conv's (`strides`, `dilations`,
+    explicit `pads`). A Conv of one group is then w [M, C * K] times y: a GEMM."""
+
+    name = "hip.im2col"
+    TEMPLATE: ClassVar[str] = "im2col"
+    SHAPE_RULE: ClassVar[ShapeRule] = ShapeRule.IM2COL
+    kernel_shape = prop_def(DenseArrayBase.constr(i64))
+    strides = prop_def(DenseArrayBase.constr(i64))
+    dilations = prop_def(DenseArrayBase.constr(i64))
+    pads = prop_def(DenseArrayBase.constr(i64))
+
+    def verify_semantics(self) -> None:
+        x, y = self.inputs[0], self.outputs[0]
+        self.check_element(x, ElementKind.FLOAT, "input")
+        self.check_same_element([x, y], "input and output")
+        self.check_rank(y, 3, "output")
+        spatial = rank_of(x) - 2
+        counts = [len(getattr(self, name).get_values()) for name in ("kernel_shape", "strides", "dilations")]
+        if spatial < 1 or any(count != spatial for count in counts) or len(self.pads.get_values()) != 2 * spatial:
+            raise verify_error(self, f"an input of rank {rank_of(x)} takes {max(spatial, 0)} kernel extents, strides and dilations and {2 * max(spatial, 0)} pads")
+        if min([*self.kernel_shape.get_values(), *self.strides.get_values(), *self.dilations.get_values()], default=1) < 1:
+            raise verify_error(self, "kernel extents, strides and dilations must be positive")
+        if min(self.pads.get_values(), default=0) < 0:
+            raise verify_error(self, "pads must not be negative")
+
+
+@irdl_op_definition
 class ConvTransposeOp(WindowConvOp):
     """ONNX ConvTranspose: y [N, M, O1, ..] where y at o gathers, over its group's input
     channels and the taps k with (o + begin - k * dilation) a multiple of the stride s, x at

@@ -45,6 +45,7 @@ class ShapeRule(StrEnum):
     PAD = "pad"  # each extent plus its begin and end pads
     POOL = "pool"  # [N, C] and the windows along each spatial dim
     CONV = "conv"  # [N, M] and the windows along each spatial dim
+    IM2COL = "im2col"  # [N, C * taps, windows]: the columns of a convolution
     CONV_TRANSPOSE = "conv_transpose"  # [N, M] and each spatial extent spread by its stride
     FROM_INIT = "from_init"  # extents known only to whoever built the init
 
@@ -186,6 +187,11 @@ def _conv(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     return _one(shapes.conv(em, dims(op.inputs[0]), dims(op.inputs[1]), strides, dilations, pads, group))
 
 
+def _im2col(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
+    kernel, strides, dilations, pads = (list(getattr(op, name).get_values()) for name in ("kernel_shape", "strides", "dilations", "pads"))
+    return _one(shapes.im2col(em, dims(op.inputs[0]), kernel, strides, dilations, pads))
+
+
 def _conv_transpose(op: ShapedOp, em: IndexEmitter, dims: OperandDims) -> ResultShapes:
     values = [list(getattr(op, name).get_values()) for name in ("strides", "dilations", "pads", "output_padding", "output_shape")]
     strides, dilations, pads, output_padding, output_shape = values
@@ -214,6 +220,7 @@ REIFIERS: dict[ShapeRule, Reifier] = {
     ShapeRule.PAD: _pad,
     ShapeRule.POOL: _pool,
     ShapeRule.CONV: _conv,
+    ShapeRule.IM2COL: _im2col,
     ShapeRule.CONV_TRANSPOSE: _conv_transpose,
     ShapeRule.FROM_INIT: _from_init,
 }
@@ -236,6 +243,7 @@ RULE_PHRASES: dict[ShapeRule, str] = {
     ShapeRule.PAD: "the padded input has shape",
     ShapeRule.POOL: "the pooled input has shape",
     ShapeRule.CONV: "the convolution has shape",
+    ShapeRule.IM2COL: "the windows' columns have shape",
     ShapeRule.CONV_TRANSPOSE: "the transposed convolution has shape",
 }
 

@@ -62,8 +62,10 @@ class Lowered:
 class ConversionState:
     """Converted values of one function, and the builders that create new IR."""
 
-    def __init__(self, context: SSAValue, entry: Block):
+    def __init__(self, context: SSAValue, entry: Block, *, conv_as_matmul: bool = True):
         self.context = context
+        self.conv_as_matmul = conv_as_matmul
+        """Whether a Conv of one group is lowered to im2col and a matmul (the pass's option)."""
         self._values: dict[SSAValue, Lowered] = {}
         self._prologue = IndexEmitter(InsertPoint.at_start(entry))
         self.current: Operation | None = None

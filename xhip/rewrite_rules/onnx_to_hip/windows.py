@@ -7,10 +7,14 @@ reference and onnxruntime disagree on dilated SAME windows); NOTSET takes `pads`
 output extents follow `shapes.pool` / `shapes.conv`. MaxPool's optional Indices output is
 refused; Conv's kernel extents (W's) must be static. A 1x1 Conv of stride 1, no padding and
 one group is a matmul (W [M, C] times x viewed as [N, C, D1 * ..]: cuBLAS on a GPU), not a
-window kernel.
+window kernel; any other Conv of one group is hip.im2col (its windows as the columns of a
+pooled buffer) and that matmul, unless the pass's `conv-as-matmul` is off (hip.conv, the
+direct kernel). Grouped and depthwise Convs stay direct: they read each input once.
 """
 
 from __future__ import annotations
+
+import math
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, i64
 from xdsl.ir import Attribute, Operation
@@ -119,18 +123,25 @@ def convert_window_pool(op: Operation, state: ConversionState) -> list[Lowered]:
     return lowered + [Lowered(dims, i64)] * (len(op.results) - 1)  # an unused Indices: no tensor
 
 
-def _pointwise_conv(state: ConversionState, inputs: list, x_dims: list, w_dims: list, dims: list) -> Lowered:
-    """A 1x1 convolution of stride 1, no padding and one group as one matmul: W [M, C] times x
-    viewed as [N, C, D1 * ..] is y [N, M, D1 * ..] (NCHW as it is), viewed back, plus
-    b [M] viewed as [M, 1, ..] (a broadcast add)."""
+def _conv_as_matmul(state: ConversionState, inputs: list, x_dims: list, w_dims: list, dims: list, window: tuple[list[int], list[int], list[int]] | None) -> Lowered:
+    """A convolution of one group as one matmul: W [M, C * K] (K the window's taps) times the
+    columns [N, C * K, O1 * ..] is y [N, M, O1 * ..] (NCHW as it is), viewed back, plus b [M]
+    viewed as [M, 1, ..] (a broadcast add). The columns are x viewed as [N, C, D1 * ..] for a
+    1x1 window of stride 1 and no padding (`window` None), else hip.im2col's."""
     x, w = inputs[:2]
     element = w.type.element_type
     em = state.emitter
-    weights, weight_dims = reshape_value(state, w, w_dims, w_dims[:2], w_dims[:2])
-    spatial = em.product(x_dims[2:])
-    flat, flat_dims = reshape_value(state, x, x_dims, [*x_dims[:2], spatial], [*x_dims[:2], spatial])
-    product_dims = state.check(shapes.matmul(em, weight_dims, flat_dims))
-    product = state.compute_value(hip.MatmulOp, [weights, flat], product_dims, element)
+    taps = math.prod(w_dims[2:])
+    weights, weight_dims = reshape_value(state, w, w_dims, [w_dims[0], em.mul(w_dims[1], taps)], [w_dims[0], em.mul(w_dims[1], taps)])
+    if window is None:
+        spatial = em.product(x_dims[2:])
+        columns, column_dims = reshape_value(state, x, x_dims, [*x_dims[:2], spatial], [*x_dims[:2], spatial])
+    else:
+        column_dims = state.check(shapes.im2col(em, x_dims, w_dims[2:], *window))
+        properties = {"kernel_shape": DenseArrayBase.from_list(i64, w_dims[2:]), **_window_properties(*window)}
+        columns = state.compute_value(hip.Im2ColOp, [x], column_dims, element, properties=properties)
+    product_dims = state.check(shapes.matmul(em, weight_dims, column_dims))
+    product = state.compute_value(hip.MatmulOp, [weights, columns], product_dims, element)
     value, value_dims = reshape_value(state, product, product_dims, dims, dims)
     if len(inputs) == 3:
         bias, _ = reshape_value(state, inputs[2], [w_dims[0]], [w_dims[0], *[1] * (len(dims) - 2)], [w_dims[0], *[1] * (len(dims) - 2)])
@@ -144,7 +155,9 @@ def convert_conv(op: Operation, state: ConversionState) -> list[Lowered]:
     strides, dilations, pads = _explicit_window(op, state, x_dims, kernel)
     dims = state.fit_to_declared(state.check(shapes.conv(state.emitter, x_dims, w_dims, strides, dilations, pads, group)), op.results[0].type)
     if group == 1 and all(k == 1 for k in kernel) and all(s == 1 for s in strides) and not any(pads):
-        return [_pointwise_conv(state, _filter_inputs(op, state), x_dims, w_dims, dims)]
+        return [_conv_as_matmul(state, _filter_inputs(op, state), x_dims, w_dims, dims, None)]
+    if group == 1 and state.conv_as_matmul:
+        return [_conv_as_matmul(state, _filter_inputs(op, state), x_dims, w_dims, dims, (strides, dilations, pads))]
     properties = {**_window_properties(strides, dilations, pads), "group": IntegerAttr(group, i64)}
     return state.compute(hip.ConvOp, _filter_inputs(op, state), [(dims, state.element_type(op.operands[0]))], properties=properties)
 
