@@ -18,8 +18,9 @@ read it as a bandwidth floor only). `resnet50`, `vit_base_16`, `whisper_base_enc
 vision and speech families of export_models.py --signals at batch 1 and 32 (Whisper: 1 and 8)
 next to PyTorch eager on the same module, fp32 (their floor counts bytes only), each through
 the default pipeline (a Conv of one group as im2col and a cuBLAS GEMM) and, in a row of its
-own, the direct-conv experiment (the direct convolution kernel). Those rows are not in the
-default run: ask with `--models`.
+own, the direct-conv experiment (the direct convolution kernel); `<family>-via-fp16`: the
+fp32 export through `--pipeline fp16`, PyTorch eager running the module in fp16. Those rows
+are not in the default run: ask with `--models`.
 
 Latency: the median over `--repeats` runs after 3 warm-ups of the device time between two
 CUDA events recorded on the stream that does the work, measured as PyTorch is: input
@@ -351,18 +352,23 @@ SIGNAL_BATCHES = {"resnet50": (1, 32), "vit_base_16": (1, 32), "whisper_base_enc
 family's example extents (224x224 images, 30 s of audio as 80 x 3000 log-mel frames)."""
 
 
-def signal_rows(torch, rates, repeats: int, name: str) -> list[dict]:
+def signal_rows(torch, rates, repeats: int, name: str, via: str | None = None) -> list[dict]:
     """A vision or speech family of export_models.SIGNAL_EXPORTS (random weights from seed 0)
-    exported here, next to the same module in PyTorch eager, in fp32."""
+    exported here in fp32, next to the same module in PyTorch eager: through the default
+    pipeline and the direct-conv experiment; or (`via` fp16 / bf16) through that shipped
+    pipeline, PyTorch running the module in `via`'s precision."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from export_models import SIGNAL_EXPORTS, build_signal, export_signal
 
     spec = next(s for s in SIGNAL_EXPORTS if s.name == name)
     module = build_signal(spec)
     path = export_signal(spec, Path(tempfile.mkdtemp(prefix="xhip-gpu-bench-")), module)
+    if via is not None:
+        module = module.to(TORCH_DTYPES[via](torch))
     weight_bytes = sum(p.numel() * p.element_size() for p in module.parameters())
+    dtype = next(module.parameters()).dtype
     cuda_module = module.cuda()
-    pipelines = {name: None, f"{name} (direct-conv)": "direct-conv"}
+    pipelines = {name: None, f"{name} (direct-conv)": "direct-conv"} if via is None else {f"{name}-via-{via}": via}
     executables = {
         row_name: [xhip.compile(path, pipeline, backend="cuda"), xhip.compile(path, pipeline, backend="cuda"), xhip.compile(path, pipeline, backend="cuda", graphs=False)]
         for row_name, pipeline in pipelines.items()
@@ -372,8 +378,9 @@ def signal_rows(torch, rates, repeats: int, name: str) -> list[dict]:
         shape = (batch, *spec.example[1:])
         signal = np.random.default_rng(batch).standard_normal(shape).astype(np.float32)
         with torch.no_grad():
-            out_bytes = cuda_module(torch.tensor(signal[:1], device="cuda")).numel() * 4 * batch
-        peers = torch_peers(torch, {"eager": cuda_module}, (torch.tensor(signal, device="cuda"),), repeats)
+            first = cuda_module(torch.tensor(signal[:1], device="cuda", dtype=dtype))
+            out_bytes = first.numel() * first.element_size() * batch
+        peers = torch_peers(torch, {"eager": cuda_module}, (torch.tensor(signal, device="cuda", dtype=dtype),), repeats)
         for row_name, row_executables in executables.items():
             row = _xhip_row(row_name, shape, row_executables, {spec.input_name: signal}, path, repeats)
             rows.append(_with_peers(row, peers, floor_ms(rates, weight_bytes + signal.nbytes + out_bytes, 0)))
@@ -502,6 +509,7 @@ MODELS = {
     "attention-fp16": lambda torch, rates, repeats: attention_rows(torch, rates, repeats, "fp16"),
     "mha12-fp16": mha_rows,
     **{name: (lambda name: lambda torch, rates, repeats: signal_rows(torch, rates, repeats, name))(name) for name in SIGNAL_BATCHES},
+    **{f"{name}-via-fp16": (lambda name: lambda torch, rates, repeats: signal_rows(torch, rates, repeats, name, "fp16"))(name) for name in SIGNAL_BATCHES},
 }
 """The rows --models picks, by name."""
 
