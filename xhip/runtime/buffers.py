@@ -140,9 +140,12 @@ class MemRef:
 
     @property
     def nbytes_spanned(self) -> int:
-        if any(extent == 0 for extent in self.shape):
-            return 0
-        last = sum((extent - 1) * stride for extent, stride in zip(self.shape, self.strides))
+        # One plain loop: every new view's NumPy array asks (generators cost several times more).
+        last = 0
+        for extent, stride in zip(self.shape, self.strides):
+            if extent == 0:
+                return 0
+            last += (extent - 1) * stride
         return (last + 1) * self.dtype.itemsize
 
     def array(self) -> np.ndarray:
