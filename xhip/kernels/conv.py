@@ -125,11 +125,10 @@ def im2col(call: KernelCall) -> None:
     (x,) = call.inputs
     window = window_of(call.props)
     out_spatial = windows(x.shape[2:], window)
-    taps = [
-        np.where(inside_x(positions, x.shape[2:]), gather_at(x, positions), 0).astype(x.dtype, copy=False)
-        for tap in np.ndindex(*window["kernel"])
-        for positions in [tap_positions(out_spatial, window["strides"], window["begins"], tap, window["dilations"])]
-    ]
+    taps = []
+    for tap in np.ndindex(*window["kernel"]):
+        positions = tap_positions(out_spatial, window["strides"], window["begins"], tap, window["dilations"])
+        taps.append(np.where(inside_x(positions, x.shape[2:]), gather_at(x, positions), 0).astype(x.dtype, copy=False))
     call.store(call.out, np.stack(taps, axis=2).reshape(call.out.shape))
 
 
