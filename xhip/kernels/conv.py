@@ -6,11 +6,11 @@ pad begins compiled in, the channels per group counted at run time; and im2col
 times [N, C * K, O1 * ..]: cuBLAS or hipBLAS through hip.matmul), one thread per column
 element, in 32-bit index arithmetic where every index fits.
 
-Reference: im2col stacks, per tap of the window, x gathered at every output position (0
-outside x). Conv: per tap of the window, x gathered at every output position (Conv: the strided
-window as the pooling family's; ConvTranspose: the input position a tap reaches, where the
-stride divides it) contracted with that tap of w over each group's channels (np.einsum), in
-the compute type, plus the bias."""
+Reference: per tap of the window, x gathered at every output position (Conv and im2col: the
+strided window as the pooling family's, 0 outside x; ConvTranspose: the input position a tap
+reaches, where the stride divides it); im2col stacks the taps, Conv and ConvTranspose contract
+each with that tap of w over each group's channels (np.einsum), in the compute type, plus the
+bias."""
 
 from __future__ import annotations
 

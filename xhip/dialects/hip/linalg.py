@@ -313,15 +313,22 @@ class PoolOp(DPSOp):
             raise verify_error(self, f"kind must be one of {', '.join(POOL_KINDS)}, got \"{kind}\"")
         self.check_element(x, ElementKind.NUMERIC if kind == "max" else ElementKind.FLOAT, "input")
         self.check_same_element([x, y], "input and output")
-        spatial = rank_of(x) - 2
         self.check_rank(y, rank_of(x), "output")
-        counts = {name: len(getattr(self, name).get_values()) for name in ("kernel_shape", "strides", "dilations")}
-        if spatial < 1 or any(count != spatial for count in counts.values()) or len(self.pads.get_values()) != 2 * spatial:
-            raise verify_error(self, f"an input of rank {rank_of(x)} takes {max(spatial, 0)} kernel extents, strides and dilations and {2 * max(spatial, 0)} pads")
-        if min(self.kernel_shape.get_values(), default=1) < 1 or min(self.strides.get_values(), default=1) < 1 or min(self.dilations.get_values(), default=1) < 1:
-            raise verify_error(self, "kernel extents, strides and dilations must be positive")
-        if min(self.pads.get_values(), default=0) < 0:
-            raise verify_error(self, "pads must not be negative")
+        _verify_window(self, rank_of(x))
+
+
+def _verify_window(op: PoolOp | Im2ColOp, rank: int) -> None:
+    """A window over the spatial dims of an input of `rank` ([N, C, D1, ..]): one kernel
+    extent, stride and dilation per spatial dim, all positive, and a begin and an end pad
+    each, none negative."""
+    spatial = rank - 2
+    counts = [len(getattr(op, name).get_values()) for name in ("kernel_shape", "strides", "dilations")]
+    if spatial < 1 or any(count != spatial for count in counts) or len(op.pads.get_values()) != 2 * spatial:
+        raise verify_error(op, f"an input of rank {rank} takes {max(spatial, 0)} kernel extents, strides and dilations and {2 * max(spatial, 0)} pads")
+    if min([*op.kernel_shape.get_values(), *op.strides.get_values(), *op.dilations.get_values()], default=1) < 1:
+        raise verify_error(op, "kernel extents, strides and dilations must be positive")
+    if min(op.pads.get_values(), default=0) < 0:
+        raise verify_error(op, "pads must not be negative")
 
 
 class WindowConvOp(DPSOp):
@@ -382,14 +389,7 @@ class Im2ColOp(DPSOp):
         self.check_element(x, ElementKind.FLOAT, "input")
         self.check_same_element([x, y], "input and output")
         self.check_rank(y, 3, "output")
-        spatial = rank_of(x) - 2
-        counts = [len(getattr(self, name).get_values()) for name in ("kernel_shape", "strides", "dilations")]
-        if spatial < 1 or any(count != spatial for count in counts) or len(self.pads.get_values()) != 2 * spatial:
-            raise verify_error(self, f"an input of rank {rank_of(x)} takes {max(spatial, 0)} kernel extents, strides and dilations and {2 * max(spatial, 0)} pads")
-        if min([*self.kernel_shape.get_values(), *self.strides.get_values(), *self.dilations.get_values()], default=1) < 1:
-            raise verify_error(self, "kernel extents, strides and dilations must be positive")
-        if min(self.pads.get_values(), default=0) < 0:
-            raise verify_error(self, "pads must not be negative")
+        _verify_window(self, rank_of(x))
 
 
 @irdl_op_definition

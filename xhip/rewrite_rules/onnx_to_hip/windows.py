@@ -131,8 +131,8 @@ def _conv_as_matmul(state: ConversionState, inputs: list, x_dims: list, w_dims: 
     x, w = inputs[:2]
     element = w.type.element_type
     em = state.emitter
-    taps = math.prod(w_dims[2:])
-    weights, weight_dims = reshape_value(state, w, w_dims, [w_dims[0], em.mul(w_dims[1], taps)], [w_dims[0], em.mul(w_dims[1], taps)])
+    matrix = [w_dims[0], em.mul(w_dims[1], math.prod(w_dims[2:]))]
+    weights, weight_dims = reshape_value(state, w, w_dims, matrix, matrix)
     if window is None:
         spatial = em.product(x_dims[2:])
         columns, column_dims = reshape_value(state, x, x_dims, [*x_dims[:2], spatial], [*x_dims[:2], spatial])
