@@ -17,9 +17,10 @@ script prints the file, its size and its op list (op type x count).
 `--small` writes the tiny models the CI tests run (a BERT with token_type_ids, a RoBERTa
 without them, so with GatherElements, a Llama-style decoder with rotary embeddings, a
 ResNet-shaped image classifier and a U-Net-shaped segmenter (Resize to a tensor's size and
-by a constant scale) with dynamic batch, height and width, and decoder_step.py's decoder
-step with its key/value cache at toy sizes (dynamic batch and past), each under 1 MB) into
-examples/ instead. `--signals` writes the vision and speech families instead (SIGNAL_EXPORTS:
+by a constant scale) with dynamic batch, height and width, transformers' ViT at toy sizes
+(SMALL_SIGNALS: its all-true attention mask included) with dynamic batch, and
+decoder_step.py's decoder step with its key/value cache at toy sizes (dynamic batch and
+past), each under 1 MB) into examples/ instead. `--signals` writes the vision and speech families instead (SIGNAL_EXPORTS:
 ResNet-50, ConvNeXt-T, MobileNetV2, SegFormer-b0, ViT-B/16, DeiT-B, Swin-T, CLIP's ViT-B/32
 vision tower, Whisper-base's encoder, Wav2Vec2-base; last_hidden_state from their one float
 input, dynamic batch and, where no position table fixes them, spatial or time dims).
@@ -358,6 +359,16 @@ Swin-T, DeiT-B, CLIP ViT-B/32, MobileNetV2 1.0, SegFormer-b0, Whisper-base's enc
 30 s of audio, Wav2Vec2-base): `--signals` writes them."""
 
 
+SMALL_SIGNALS: tuple[SignalExport, ...] = (
+    SignalExport(
+        "vit_tiny",
+        lambda: tf.ViTModel(tf.ViTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, image_size=32, patch_size=8)),
+        "pixel_values", (2, 3, 32, 32), (0,),
+    ),  # fmt: skip
+)
+"""The vision families `--small` writes: ViT at width 32, 2 layers, 16 patches of a 32x32 image."""
+
+
 def build_signal(spec: SignalExport) -> SignalHidden:
     """The family's model (weights from seed 0), reduced to its hidden states."""
     torch.manual_seed(0)
@@ -442,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.small + args.signals + args.families > 1:
         parser.error("--small, --signals and --families choose different sets: give one")
     specs = () if args.signals else SMALL_EXPORTS if args.small else FAMILY_EXPORTS if args.families else EXPORTS
-    signals = SIGNAL_EXPORTS if args.signals else ()
+    signals = SIGNAL_EXPORTS if args.signals else SMALL_SIGNALS if args.small else ()
     images = tuple(IMAGE_MODELS) if args.small else ()
     """The image models (their own export: an image input, dynamic batch, height and width)."""
     decoders = tuple(DECODER_STEPS) if args.small else ()

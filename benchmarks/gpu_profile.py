@@ -2,6 +2,7 @@
 
     python benchmarks/gpu_profile.py MODEL.onnx --shape input=8x512 [--pipeline P] [--runs 5] [--timeline]
     python benchmarks/gpu_profile.py --gpt2-layers 12 --shape input_ids=8x512 [--torch]
+    python benchmarks/gpu_profile.py --signal vit_base_16 --shape pixel_values=32x3x224x224 [--torch]
 
 The model runs once to compile and size everything, then `--runs` plain runs (graphs off,
 inputs and outputs on the device) under torch.profiler, which records every kernel of
@@ -9,8 +10,9 @@ the process through CUPTI, xhip's included (named by their template). The table 
 the kernels by total device time with their share, calls and mean time; `--timeline`
 adds one run's kernels in launch order (program order of the IR). `--gpt2-layers N`
 exports GPT-2 from transformers' GPT2Config(n_layer=N) as gpu_bench.py does, and
-`--torch` profiles PyTorch eager on the same weights beside it. PyTorch is a tool of
-this script only.
+`--signal NAME` exports a vision or speech family of export_models.py --signals (random
+weights from seed 0) the same way. `--torch` profiles PyTorch eager on the same weights
+beside it (TF32 off, as gpu_bench measures). PyTorch is a tool of this script only.
 """
 
 from __future__ import annotations
@@ -64,20 +66,30 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=15, help="kernels listed")
     parser.add_argument("--timeline", action="store_true", help="also list one run's kernels in launch order")
     parser.add_argument("--gpt2-layers", type=int, help="export GPT-2 with this many layers and profile it")
-    parser.add_argument("--torch", action="store_true", help="with --gpt2-layers: profile PyTorch eager too")
+    parser.add_argument("--signal", help="export this family of export_models.py --signals (e.g. vit_base_16) and profile it")
+    parser.add_argument("--torch", action="store_true", help="with --gpt2-layers or --signal: profile PyTorch eager too")
     args = parser.parse_args()
     import torch
 
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     module = None
     model = args.model
     if args.gpt2_layers:
         from gpu_bench import export_gpt2
 
-        torch.backends.cuda.matmul.allow_tf32 = False
         _, module, path = export_gpt2(torch, args.gpt2_layers, Path(tempfile.mkdtemp(prefix="xhip-profile-")))
         model = str(path)
+    elif args.signal:
+        from export_models import SIGNAL_EXPORTS, build_signal, export_signal
+
+        spec = next((s for s in SIGNAL_EXPORTS if s.name == args.signal), None)
+        if spec is None:
+            parser.error(f"--signal: one of {', '.join(s.name for s in SIGNAL_EXPORTS)}")
+        module = build_signal(spec)
+        model = str(export_signal(spec, Path(tempfile.mkdtemp(prefix="xhip-profile-")), module))
     if model is None:
-        parser.error("name a model or --gpt2-layers")
+        parser.error("name a model, --gpt2-layers or --signal")
     executable = xhip.compile(model, args.pipeline, backend="cuda", graphs=False)
     shapes = dict(parse_shape(text) for text in args.shape)
     host_feeds = random_feeds(executable.inputs, shapes, seed=0)

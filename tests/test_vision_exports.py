@@ -50,3 +50,22 @@ def test_the_image_exports_match_float64_at_run_time_image_sizes(name, pipeline)
         assert outputs["logits"].shape == output_shape(shape[0], *shape[2:])
         result = check_outputs(outputs, references(model, feeds), "reference", executable.compute_dtype)
         assert result.passed, result.summary()
+
+
+@pytest.mark.parametrize("pipeline", [None, "fp16"])
+def test_vit_reads_no_attention_mask_and_matches_float64(pipeline):
+    """examples/vit_tiny.onnx (export_models.py --small: transformers' ViT at width 32, 2
+    layers, dynamic batch) broadcasts an all-true keep mask per batch: hip-fuse-attention
+    drops it, so each fused attention reads q, k and v only and nothing expands the mask."""
+    model = onnx.load(EXAMPLES / "vit_tiny.onnx")
+    executable = xhip.compile(model, pipeline, backend="reference")
+    attentions = [op for op in executable.module.walk() if op.name == "hip.attention"]
+    assert len(attentions) == 2
+    assert all(len(op.inputs) == 3 and op.mask_kind.data == "none" for op in attentions)
+    assert not any(op.name in ("hip.where", "hip.expand") and "i1" in str(op.inputs[0].type) for op in executable.module.walk())
+    for batch in (2, 1, 3):
+        feeds = {"pixel_values": np.random.default_rng(batch).standard_normal((batch, 3, 32, 32)).astype(np.float32)}
+        outputs = executable.run(feeds)
+        assert outputs["last_hidden_state"].shape == (batch, 17, 32)
+        result = check_outputs(outputs, references(model, feeds), "reference", executable.compute_dtype)
+        assert result.passed, result.summary()

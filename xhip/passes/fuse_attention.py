@@ -23,7 +23,9 @@ was there, as in the exports, whose Kᵀ comes out of reshapes around a 3-d tran
 A mask made by `Where(cond, a, b)` of scalar constants (the exports' `Where(cond, 0,
 min)`, one shared by every layer) becomes a keep mask once only fused attentions read
 it: they take the i1 `cond` and add `a` or `b` themselves, which is what the Where and
-the Add computed, and the float mask buffer and its kernel go.
+the Add computed, and the float mask buffer and its kernel go. Where `cond` is a constant
+that is true everywhere (ViT's and DeiT's exports broadcast an all-true [1, 1, S, 1]) and
+`a` is 0, the mask adds 0 to every score: the attentions read no mask at all.
 
 hip-fold-attention-layouts, run next, folds the Transposes and copies that split and
 merge heads around each fused attention into its operand layouts.
@@ -51,6 +53,7 @@ from xhip.dialects.hip import (
     AddOp,
     AttentionOp,
     DivOp,
+    ExpandOp,
     IsNaNOp,
     MatmulOp,
     MulOp,
@@ -61,7 +64,7 @@ from xhip.dialects.hip import (
 from xhip.dialects.hip.common import rank_of, shape_of
 from xhip.passes.contracts import function_body
 from xhip.rewrite_rules.dead_operands import erase_with_dead_operands
-from xhip.rewrite_rules.scalar_constants import unit_float_constant
+from xhip.rewrite_rules.scalar_constants import uniform_constant, unit_float_constant
 
 PASS = "hip-fuse-attention"
 
@@ -304,6 +307,12 @@ def fold_select_masks(block: Block) -> None:
         if select is None or not _reads_as_additive_mask(mask):
             continue
         cond, kept, masked = select
+        if kept == 0.0 and uniform_constant(cond) == 1.0:
+            for use in list(mask.uses):
+                _without_mask(use.operation)  # type: ignore[arg-type]
+            _erase(where)
+            _erase_if_dead(cond.owner)
+            continue
         for use in list(mask.uses):
             attention = use.operation
             attention.properties.update(
@@ -311,6 +320,25 @@ def fold_select_masks(block: Block) -> None:
             )
         mask.replace_all_uses_with(cond)
         _erase(where)
+
+
+def _without_mask(attention: AttentionOp) -> None:
+    """`attention` with no mask input: its additive mask is 0 everywhere."""
+    properties = {**attention.properties, "mask_kind": StringAttr("none")}
+    plain = AttentionOp(attention.ctx, list(attention.inputs[:3]), list(attention.outputs), properties=properties)
+    plain.attributes.update(attention.attributes)
+    plain.location = attention.location
+    Rewriter.replace_op(attention, plain)
+
+
+def _erase_if_dead(op: Operation | Block) -> None:
+    """Erases the broadcasts of a constant that nothing reads any more, down to the constant."""
+    while isinstance(op, ExpandOp | arith.ConstantOp) and op.parent is not None and not op.results[0].uses:
+        source = op.inputs[0].owner if isinstance(op, ExpandOp) else None
+        _erase(op)
+        if source is None:
+            return
+        op = source
 
 
 @dataclass(frozen=True)

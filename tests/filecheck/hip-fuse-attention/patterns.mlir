@@ -117,3 +117,46 @@ func.func @select_mask(%ctx: !hip.context, %q: tensor<2x4x8x16xf32>, %kt: tensor
 // CHECK-NEXT:    %[[Y3:.*]] = hip.attention(%{{.*}}) ins(%{{.*}}, %{{.*}}, %{{.*}}, %[[OTHER]] : {{.*}}, tensor<2x1x8x8xf32>)
 // CHECK-SAME:      {mask_kind = "additive", k_transposed = true}
 // CHECK-NEXT:    func.return %[[Y1]], %[[Y2]], %[[Y3]], %[[OTHER]]
+
+// -----
+
+// ViT's export: the Where's cond is a constant true everywhere, broadcast per batch, and
+// the kept value is 0: the mask adds 0 to every score, so the attentions read none. The
+// Where, the broadcast and the constant go. A cond with one false key stays a keep mask.
+
+func.func @all_true_mask(%ctx: !hip.context, %q: tensor<?x4x8x16xf32>, %kt: tensor<?x4x16x8xf32>, %v: tensor<?x4x8x16xf32>) -> (tensor<?x4x8x16xf32>, tensor<?x4x8x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %q, %c0 : tensor<?x4x8x16xf32>
+  %true = arith.constant dense<true> : tensor<1x1x8x1xi1>
+  %e_c = tensor.empty(%b) : tensor<?x1x8x8xi1>
+  %cond = hip.expand(%ctx) ins(%true : tensor<1x1x8x1xi1>) outs(%e_c : tensor<?x1x8x8xi1>) -> tensor<?x1x8x8xi1>
+  %zero = arith.constant dense<0.000000e+00> : tensor<f32>
+  %min = arith.constant dense<-3.40282347e+38> : tensor<f32>
+  %e_m = tensor.empty(%b) : tensor<?x1x8x8xf32>
+  %mask = hip.where(%ctx) ins(%cond, %zero, %min : tensor<?x1x8x8xi1>, tensor<f32>, tensor<f32>) outs(%e_m : tensor<?x1x8x8xf32>) -> tensor<?x1x8x8xf32>
+  %e_s = tensor.empty(%b) : tensor<?x4x8x8xf32>
+  %e_y = tensor.empty(%b) : tensor<?x4x8x16xf32>
+  %s1 = hip.matmul(%ctx) ins(%q, %kt : tensor<?x4x8x16xf32>, tensor<?x4x16x8xf32>) outs(%e_s : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  %a1 = hip.add(%ctx) ins(%s1, %mask : tensor<?x4x8x8xf32>, tensor<?x1x8x8xf32>) outs(%e_s : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  %p1 = hip.softmax(%ctx) ins(%a1 : tensor<?x4x8x8xf32>) outs(%e_s : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  %y1 = hip.matmul(%ctx) ins(%p1, %v : tensor<?x4x8x8xf32>, tensor<?x4x8x16xf32>) outs(%e_y : tensor<?x4x8x16xf32>) -> tensor<?x4x8x16xf32>
+  %partly = arith.constant dense<[[[[true], [true], [true], [true], [true], [true], [true], [false]]]]> : tensor<1x1x8x1xi1>
+  %cond2 = hip.expand(%ctx) ins(%partly : tensor<1x1x8x1xi1>) outs(%e_c : tensor<?x1x8x8xi1>) -> tensor<?x1x8x8xi1>
+  %mask2 = hip.where(%ctx) ins(%cond2, %zero, %min : tensor<?x1x8x8xi1>, tensor<f32>, tensor<f32>) outs(%e_m : tensor<?x1x8x8xf32>) -> tensor<?x1x8x8xf32>
+  %s2 = hip.matmul(%ctx) ins(%y1, %kt : tensor<?x4x8x16xf32>, tensor<?x4x16x8xf32>) outs(%e_s : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  %a2 = hip.add(%ctx) ins(%s2, %mask2 : tensor<?x4x8x8xf32>, tensor<?x1x8x8xf32>) outs(%e_s : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  %p2 = hip.softmax(%ctx) ins(%a2 : tensor<?x4x8x8xf32>) outs(%e_s : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  %y2 = hip.matmul(%ctx) ins(%p2, %v : tensor<?x4x8x8xf32>, tensor<?x4x8x16xf32>) outs(%e_y : tensor<?x4x8x16xf32>) -> tensor<?x4x8x16xf32>
+  func.return %y1, %y2 : tensor<?x4x8x16xf32>, tensor<?x4x8x16xf32>
+}
+// CHECK-LABEL: func.func @all_true_mask
+// CHECK-NOT:     dense<true>
+// CHECK-NOT:     hip.where
+// CHECK:         %[[Y1:.*]] = hip.attention(%{{.*}}) ins(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}} : tensor<?x4x8x16xf32>, tensor<?x4x16x8xf32>, tensor<?x4x8x16xf32>)
+// CHECK-SAME:      {k_transposed = true}
+// CHECK-NEXT:    %[[PARTLY:.*]] = arith.constant dense<{{.*}}false{{.*}}> : tensor<1x1x8x1xi1>
+// CHECK-NEXT:    %[[COND2:.*]] = hip.expand(%{{.*}}) ins(%[[PARTLY]] :
+// CHECK:         hip.attention(%{{.*}}) ins(%[[Y1]], %{{.*}}, %{{.*}}, %[[COND2]] : {{.*}}, tensor<?x1x8x8xi1>)
+// CHECK-SAME:      {mask_kind = "keep", k_transposed = true, masked_value = -3.40282{{[0-9]*}}e+38 : f64}
+// CHECK-NOT:     hip.where
+// CHECK-NOT:     hip.expand
