@@ -103,6 +103,9 @@ def _cases() -> dict[str, tuple[dict, list[np.ndarray], tuple[int, ...]]]:
             [_floats(17, 2, 130, 64), _floats(17, 2, 64, 130), _floats(17, 2, 130, 64), np.tril(np.ones((1, 1, 130, 130), bool))],
             (17, 2, 130, 64),
         ),
+        # ViT's 197 tokens in the 64-row form: a last query tile of 5 rows (7 of its 8 warps
+        # past Sq) and a last key tile of 5 keys (one live key column).
+        "tiled_vit_partial_tiles": ({"scale": 0.125}, [_floats(18, 197, 64), _floats(18, 197, 64), _floats(18, 197, 64)], (18, 197, 64)),
         "tiled_fully_masked_row_keeps_every_tile": (
             {"scale": 0.2, "mask_kind": "keep", "kept_value": 0.0, "masked_value": -3.4028234663852886e38},
             [_floats(1, 70, 64), _floats(1, 100, 64), _floats(1, 100, 64), _row_masked_causal(70, 100, row=5)],
@@ -151,7 +154,10 @@ def _launched_rows(attributes: dict, inputs: list[np.ndarray], out: np.ndarray) 
     return [rows for rows, v in zip(ATTENTION_TILED_ROWS, values, strict=True) if v["tiles"]]
 
 
-@pytest.mark.parametrize(("name", "rows"), [("tiled_64_rows_over_many_tiles", 64), ("tiled_causal_keep_64_rows", 64), ("seed_37", 16), ("tiled_three_query_tiles", 16)])
+@pytest.mark.parametrize(
+    ("name", "rows"),
+    [("tiled_64_rows_over_many_tiles", 64), ("tiled_causal_keep_64_rows", 64), ("tiled_vit_partial_tiles", 64), ("seed_37", 16), ("tiled_three_query_tiles", 16)],
+)
 def test_few_tiles_of_64_rows_take_16_row_tiles(name, rows):
     """Grids of fewer than ATTENTION_FEW_TILES 64-row tiles run the 16-row form (4x the blocks)."""
     attributes, inputs, shape = CASES[name]
