@@ -139,6 +139,26 @@ def test_equal_timings_give_no_false_alarm_over_a_suite_of_rows():
     assert alarms <= 4
 
 
+def test_a_pipeline_that_compiles_to_the_same_ir_has_the_same_latency_whatever_its_samples():
+    """A pipeline whose IR is A's after every pass runs A's program: its latency change is
+    "same" by construction, not by a noise test that a loaded machine can fail."""
+    from xhip.compare.measure import CompiledModel, MeasuredModel, Measurement, Row, model_result
+    from xhip.compare.report import row_changes
+
+    def measured(latencies):
+        return Measurement(pool_bytes=64, lower_bound_bytes=None, in_place_lower_bound_bytes=None, launches=1, readbacks=0,
+                           syncs=0, compile_s=0.1, latency_ms=latencies, check_passed=True)  # fmt: skip
+
+    fast, slow = [1.0, 1.01, 0.99, 1.0, 1.02], [2.0, 2.1, 1.9, 2.05, 1.95]
+    stages = (("import", "x\n"), ("cse", "y\n"))
+    compiled = [CompiledModel("", None, 0.1, stages), CompiledModel("", None, 0.1, stages), CompiledModel("", None, 0.1, (*stages[:1], ("cse", "z\n")))]
+    row = Row("m", "x=1", [measured(fast), measured(slow), measured(slow)])
+    result = model_result(SuiteModel("m.onnx"), compiled, MeasuredModel("reference", [row]))
+    assert result.divergences[0] is None and result.divergences[1] is not None
+    assert row_changes(row, 1)["latency"] == "same"
+    assert row_changes(row, 2)["latency"] == "worse"
+
+
 def test_verdict_words():
     assert overall(["same", "same"]) == "same"
     assert overall(["same", "worse"]) == "worse (1 of 2 rows)"

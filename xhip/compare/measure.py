@@ -76,6 +76,9 @@ class Measurement:
     problems: tuple[str, ...] = ()
     max_abs_err_vs_baseline: float = 0.0
     identical_to_baseline: bool = True
+    same_program_as_baseline: bool = False
+    """The pipeline's IR is pipeline A's after every pass: the same program, so whatever
+    its latency samples say, the difference is the machine's noise."""
 
     def as_dict(self) -> dict[str, object]:
         return {**vars(self), "problems": list(self.problems)}
@@ -115,6 +118,9 @@ def model_result(model: SuiteModel, compiled: Sequence[CompiledModel], measured:
         first_divergence(list(compiled[0].stages), list(entry.stages), ("A", pipeline_letter(index)))
         for index, entry in enumerate(compiled[1:], 1)
     ]
+    for index, divergence in enumerate(divergences, 1):
+        for row in measured.rows:
+            row.measurements[index].same_program_as_baseline = divergence is None
     return ModelResult(model.label, measured.backend, measured.rows, divergences)
 
 
