@@ -332,13 +332,14 @@ def _without_mask(attention: AttentionOp) -> None:
 
 
 def _erase_if_dead(op: Operation | Block) -> None:
-    """Erases the broadcasts of a constant that nothing reads any more, down to the constant."""
-    while isinstance(op, ExpandOp | arith.ConstantOp) and op.parent is not None and not op.results[0].uses:
-        source = op.inputs[0].owner if isinstance(op, ExpandOp) else None
+    """Erases the broadcasts of a constant that nothing reads any more, down to the constant
+    (`_erase` takes a constant that only the last broadcast read with it)."""
+    while isinstance(op, ExpandOp) and not op.results[0].uses:
+        source = op.inputs[0].owner
         _erase(op)
-        if source is None:
-            return
         op = source
+    if isinstance(op, arith.ConstantOp) and op.parent is not None and not op.results[0].uses:
+        _erase(op)
 
 
 @dataclass(frozen=True)

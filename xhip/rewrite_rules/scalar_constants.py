@@ -3,6 +3,8 @@ one value that every element of a (broadcast) constant holds."""
 
 from __future__ import annotations
 
+import math
+
 from xdsl.dialects import arith, builtin
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import SSAValue
@@ -38,8 +40,10 @@ def uniform_constant(value: SSAValue) -> float | None:
         owner = owner.inputs[0].owner
     if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, DenseIntOrFPElementsAttr):
         return None
+    if not 0 < math.prod(owner.value.get_shape()) <= UNIFORM_CHECK_LIMIT:  # before reading any element
+        return None
     values = owner.value.get_values()
-    if not values or len(values) > UNIFORM_CHECK_LIMIT or values.count(values[0]) != len(values):
+    if values.count(values[0]) != len(values):
         return None
     if owner.value.get_element_type() == builtin.i1:
         return float(values[0] != 0)
