@@ -37,10 +37,15 @@ they save (a launch ~5 us, a cuBLAS call ~15 us on the H200) do not.
 Columns, per model and backend: launches per run; `new` = host us per launch of a run at
 an input shape the executable has never run (after a first run at the largest shape, so
 pools are allocated: a new shape plans its pools but does not grow them), median over
-`--samples` shapes; `repeated` = the same at one shape run again and again; `no-op kernels`
-(reference only) = `new` with the NumPy kernels replaced by no-ops; then the
-share of the host time each stage took, from a further pass over new shapes (those past
-the first `--samples`, where the model has more) with every step timed: `launch`
+`--samples` shapes, through traced runs (`xhip.runtime.trace`: one Python function per
+class of shapes, traced from the second run of a new class on); the runs that traced a
+class are not in it but in `trace ms` (median ms of such a run) and `classes` (how many
+the new shapes made); `interpreted` = `new` of a second executable whose runs all go
+through the interpreted launch program; `repeated` = `new` at one shape run again and
+again; `no-op kernels` (reference only) = `new` with the NumPy kernels replaced by no-ops;
+then the share of the interpreted program's host time each stage took, from a further
+pass over new shapes (those past the first `--samples`, where the model has more) with
+every step timed: `launch`
 (hip compute ops: shape contracts, argument values, packing, the driver or NumPy call),
 `views` (memref view ops), `pools` (hip.get_pool, hip.plan_pool: the run-time planner
 at new sizes), `arith` (host index arithmetic), and `run` (signature checks, inputs,
@@ -129,26 +134,42 @@ def _run_once(exe, feeds) -> tuple[float, float]:
     return time.perf_counter() - start, stats.device_seconds - device_before
 
 
-def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
-    """Host us per launch at new shapes (each of feeds_list[1:] run once, after a first run
-    at feeds_list[0]) and at a repeated shape (feeds_list[0]); then the stages' shares, from
-    a second pass over the shapes with each step timed (the timers are not in the figures)."""
+def _new_shapes(model, feeds_list: list[dict], backend: str, samples: int, traced: bool):  # type: ignore[no-untyped-def]
+    """A fresh executable run at feeds_list[0], then once at each of the next `samples`
+    shapes: (the executable, device feeds, launches, host us per launch of each new shape,
+    ms of each run that traced a class of its own)."""
     exe = xhip.compile(model, backend=_backend(backend), graphs=False)
-    if backend == "null" and _reads_back(exe):
-        return {"skipped": "reads device data on the host (a readback): the null driver has none to read"}
-    host_feeds = feeds_list
+    exe.traced_runs.enabled = traced
     feeds_list = [{k: exe.to_device(v, k) for k, v in feeds.items()} for feeds in feeds_list]
     _run_once(exe, feeds_list[0])
     launches = max(exe.report.kernel_launches, 1)
-    new_shapes = feeds_list[1 : samples + 1]
-    new = []
-    for feeds in new_shapes:
+    new, tracing = [], []
+    for feeds in feeds_list[1 : samples + 1]:
+        classes = len(exe.traced_runs.runs)
         wall, device = _run_once(exe, feeds)
-        new.append((wall - device) / launches * 1e6)
+        (tracing if len(exe.traced_runs.runs) > classes else new).append((wall - device) / launches * 1e6)
+    return exe, feeds_list, launches, new, [us * launches / 1e3 for us in tracing]
+
+
+def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
+    """Host us per launch at new shapes (each of feeds_list[1:] run once, after a first run
+    at feeds_list[0]), traced and, on an executable of its own, interpreted; at a repeated
+    shape (feeds_list[0]); then the interpreter's stages' shares, from a second pass over
+    the shapes with each step timed (the timers are not in the figures)."""
+    probe = xhip.compile(model, backend=_backend(backend), graphs=False)
+    if backend == "null" and _reads_back(probe):
+        return {"skipped": "reads device data on the host (a readback): the null driver has none to read"}
+    del probe
+    host_feeds = feeds_list
+    _, _, _, interpreted, _ = _new_shapes(model, host_feeds, backend, samples, traced=False)
+    exe, feeds_list, launches, new, tracing = _new_shapes(model, host_feeds, backend, samples, traced=True)
+    new_shapes = feeds_list[1 : samples + 1]
     repeated = []
     for _ in range(samples):
         wall, device = _run_once(exe, feeds_list[0])
         repeated.append((wall - device) / launches * 1e6)
+    classes, why_not = len(exe.traced_runs.runs), exe.traced_runs.why_not
+    exe.traced_runs.enabled = False  # the stages are the interpreted program's
     clock = StageClock(exe.bound.program, exe.backend.stats)
     stage_seconds: dict[str, float] = defaultdict(float)
     for feeds in feeds_list[samples + 1 : 2 * samples + 1] or new_shapes:
@@ -168,9 +189,14 @@ def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
         "noop_kernels_new_us_per_launch": statistics.median(noop) if noop else None,
         "noop_kernels_samples": noop,
         "new_us_per_launch": statistics.median(new) if new else None,
+        "interpreted_new_us_per_launch": statistics.median(interpreted) if interpreted else None,
+        "traced_classes": classes,
+        "trace_ms": tracing,
+        "why_not_traced": why_not,
         "repeated_us_per_launch": statistics.median(repeated),
         "stages": {stage: stage_seconds.get(stage, 0.0) / total for stage in STAGES},
         "new_samples": new,
+        "interpreted_new_samples": interpreted,
         "repeated_samples": repeated,
     }
 
@@ -205,8 +231,10 @@ def _noop_kernels_new(model, feeds_list: list[dict], samples: int) -> list[float
     launches = max(exe.report.kernel_launches, 1)
     new = []
     for feeds in feeds_list[1 : samples + 1]:
+        classes = len(exe.traced_runs.runs)
         wall, device = _run_once(exe, feeds)
-        new.append((wall - device) / launches * 1e6)
+        if len(exe.traced_runs.runs) == classes:  # a run that traces its class is `trace ms`'s
+            new.append((wall - device) / launches * 1e6)
     return new
 
 
@@ -278,17 +306,30 @@ def decode_measure(model, backend: str, graphs: bool, steps: int, batch: int = 4
     }  # fmt: skip
 
 
+def _us(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
 def print_table(rows: list[dict]) -> None:
-    print(f"{'model':<22} {'backend':<10} {'launches':>8} {'new us/launch':>14} {'repeated':>9} {'no-op kernels':>14}  " + " ".join(f"{s:>6}" for s in STAGES))
+    print(
+        f"{'model':<22} {'backend':<10} {'launches':>8} {'new us/launch':>14} {'interpreted':>11} {'repeated':>9} "
+        f"{'no-op kernels':>14} {'classes':>7} {'trace ms':>9}  " + " ".join(f"{s:>6}" for s in STAGES)
+    )
     for row in rows:
         if "error" in row or "skipped" in row:
             print(f"{row['model']:<22} {row['backend']:<10} {'error: ' + row['error'] if 'error' in row else row['skipped']}")
             continue
-        new = "-" if row["new_us_per_launch"] is None else f"{row['new_us_per_launch']:.1f}"
         stages = " ".join(f"{row['stages'][s] * 100:>5.0f}%" for s in STAGES) if row["stages"] else f"steps: {row.get('steps_by_graph')}"
-        noop = "-" if row.get("noop_kernels_new_us_per_launch") is None else f"{row['noop_kernels_new_us_per_launch']:.1f}"
-        repeated = "-" if row["repeated_us_per_launch"] is None else f"{row['repeated_us_per_launch']:.1f}"
-        print(f"{row['model']:<22} {row['backend']:<10} {row['launches']:>8} {new:>14} {repeated:>9} {noop:>14}  {stages}")
+        traces = row.get("trace_ms") or []
+        trace = f"{statistics.median(traces):.1f}" if traces else "-"
+        print(
+            f"{row['model']:<22} {row['backend']:<10} {row['launches']:>8} {_us(row['new_us_per_launch']):>14} "
+            f"{_us(row.get('interpreted_new_us_per_launch')):>11} {_us(row['repeated_us_per_launch']):>9} "
+            f"{_us(row.get('noop_kernels_new_us_per_launch')):>14} {row.get('traced_classes', '-'):>7} {trace:>9}  {stages}"
+        )
+    for row in rows:
+        if row.get("why_not_traced"):
+            print(f"  {row['model']} on {row['backend']}: interpreted: {row['why_not_traced']}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,6 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from xhip.index.symbolic import as_int
+
 ArgValue = int | float | Sequence[int]
 
 # C scalar types a `VALUE` parameter may have, with their struct codes.
@@ -241,7 +243,7 @@ class KernelABI:
             per_block = self.per_thread * self.block if self.launch is Launch.ELEMENTS else 1
 
             def blocks(values: Mapping[str, ArgValue]) -> tuple[int, int, int]:
-                count = int(values[count_name])  # type: ignore[arg-type]  # a count is an int
+                count = as_int(values[count_name])
                 # ceil(ceil(count / per_thread) / block) is ceil(count / (per_thread * block)).
                 needed = -(-count // per_block)
                 return (min(needed, MAX_BLOCKS), 1, 1) if needed > 0 else (0, 0, 0)
@@ -254,10 +256,10 @@ class KernelABI:
         if self.launch is Launch.SINGLE_BLOCK:
             return (1, 1, 1)
         batch = math.prod(values.get("batch_extents", ()) or (1,))  # type: ignore[arg-type]
-        m, n = int(values["m"]), int(values["n"])  # type: ignore[arg-type]
+        m, n = as_int(values["m"]), as_int(values["n"])
         if 0 in (m, n, batch):
             return (0, 0, 0)
-        return (math.ceil(n / TILE), math.ceil(m / TILE), batch)
+        return (-(-n // TILE), -(-m // TILE), batch)
 
     def block_shape(self) -> tuple[int, int, int]:
         return (TILE, TILE, 1) if self.launch is Launch.TILES else (self.block, 1, 1)

@@ -79,7 +79,7 @@ def attention_mma_fits(dtype: np.dtype, head_dim: int, value_dim: int) -> bool:
 
 def attention_query_rows(batch: int, sq: int, tiled: bool) -> int:
     """The query rows per block a launch uses (see ATTENTION_TILED_ROWS)."""
-    if tiled and batch * math.ceil(sq / ATTENTION_QUERY_ROWS) < ATTENTION_FEW_TILES:
+    if tiled and batch * -(-sq // ATTENTION_QUERY_ROWS) < ATTENTION_FEW_TILES:
         return ATTENTION_TILED_ROWS[1]
     return ATTENTION_QUERY_ROWS
 

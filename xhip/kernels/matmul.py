@@ -161,7 +161,7 @@ def gemm_call(values: Values, dtype: np.dtype, c_dtype: np.dtype | None = None) 
     m, n, k, a_row, a_col, b_row, b_col, c_row, c_col, a_address, b_address, c_address = _gemm_ints(values)
     a = _matrix_layout(a_row, a_col)
     b = _matrix_layout(b_row, b_col)
-    if a is None or b is None or c_col not in (1, 0) or min(m, n, k) < 1:
+    if a is None or b is None or c_col not in (1, 0) or m < 1 or n < 1 or k < 1:
         return None
     strides: list[int | None]
     if batch:
@@ -170,7 +170,7 @@ def gemm_call(values: Values, dtype: np.dtype, c_dtype: np.dtype | None = None) 
             return None
     else:
         strides = [0, 0, 0]
-    a_batch, b_batch, c_batch = (int(s or 0) for s in strides)
+    a_batch, b_batch, c_batch = (0 if s is None else s for s in strides)
     lda, trans_a = a
     ldb, trans_b = b
     ldc = c_row if m > 1 else n

@@ -60,26 +60,39 @@ MAX_EXPRESSION_VALUES = 256
 """How many host values a proof evaluates before it gives up (and leaves the op to a check)."""
 
 
-def dps_contract(op: DPSOp, slot: Callable[[SSAValue], int], symbols: Mapping[RootDim, str]) -> Check | None:
+def dps_contract(op: DPSOp, slot: Callable[[SSAValue], int], symbols: Mapping[RootDim, str]) -> ShapeCheck | None:
     """The run-time check of `op`'s operands against its shape rule, or None when the rule
     needs none (the outs define the extents) or it holds for every shape (module doc).
     `symbols` names the dims of function inputs that share an `onnx.dim_params` symbol."""
     fits = _expand_fits(op) if isinstance(op, ExpandOp) else _rule_fits(op)
     if fits is None or _proved(op, fits, symbols):
         return None
-    slots, location = [slot(value) for value in (*op.inputs, *op.outputs)], op_location(op)
-    passed: set[Extents] = set()
+    return ShapeCheck([slot(value) for value in (*op.inputs, *op.outputs)], fits, op_location(op))
 
-    def check(regs: Registers) -> None:
-        extents = tuple(tuple(regs[s].shape) for s in slots)  # type: ignore[attr-defined]
-        if extents in passed:
+
+class ShapeCheck:
+    """An op's contract checked at run time, on its operands' extents (each set of extents
+    once: the set that passed is remembered)."""
+
+    __slots__ = ("slots", "_fits", "_location", "_passed")
+
+    def __init__(self, slots: Sequence[int], fits: Fits, location: str):
+        self.slots = tuple(slots)
+        """The registers of the op's operands (inputs, then outputs)."""
+        self._fits, self._location = fits, location
+        self._passed: set[Extents] = set()
+
+    def __call__(self, regs: Registers) -> None:
+        self.extents(tuple([tuple(regs[s].shape) for s in self.slots]))  # type: ignore[attr-defined]
+
+    def extents(self, extents: Extents) -> None:
+        """Raises the located error of operands of these extents that do not fit."""
+        if extents in self._passed:
             return
-        message = fits(extents)
+        message = self._fits(extents)
         if message is not None:
-            raise XhipError(message, location)
-        passed.add(extents)
-
-    return check
+            raise XhipError(message, self._location)
+        self._passed.add(extents)
 
 
 def _rule_fits(op: DPSOp) -> Fits | None:

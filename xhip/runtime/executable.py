@@ -48,6 +48,7 @@ from xhip.runtime.program import RunState, Session
 from xhip.runtime.replay import Captured, GraphReplays
 from xhip.runtime.report import MemoryFigures, Report
 from xhip.runtime.signature import Bound, TensorSpec, out_param_dims
+from xhip.runtime.trace import TracedClasses, TracedRegisters
 
 __all__ = ["Executable", "Report", "TensorSpec", "compute_dtype"]
 
@@ -112,6 +113,14 @@ class Executable:
         self._last = threading.local()
         """Per thread: `report`, `registers` (the final register file) and `run_symbols` of
         that thread's last run."""
+        self.traced_runs = TracedClasses(
+            self.bound.program, self.session.layouts,
+            [None] * signature.takes_context + [spec.shape if spec.is_memref else None for spec, _ in signature.arguments],
+            list(self.bound.pooled.values()), getattr(getattr(self.backend, "driver", None), "launch", None),
+            "deferred and sanitized runs are interpreted" if getattr(self.backend, "deferred", False) else None,
+        )  # fmt: skip
+        """Runs that neither capture nor record a graph go through a traced run per class of
+        shapes (`xhip.runtime.trace`): `why_not` says why they are interpreted instead."""
         # The bound program and the IR behind it live as long as the executable and are never
         # garbage: keep the collector's passes off them (they were a tenth of a run's host time).
         gc.freeze()
@@ -129,10 +138,10 @@ class Executable:
         return getattr(self._last, "run_symbols", {})
 
     @property
-    def _registers(self) -> list[object]:
+    def _registers(self) -> Sequence[object]:
         return getattr(self._last, "registers", [])
 
-    def _remember(self, report: Report, registers: list[object], run_symbols: dict[str, int]) -> None:
+    def _remember(self, report: Report, registers: Sequence[object], run_symbols: dict[str, int]) -> None:
         self._last.report, self._last.registers, self._last.run_symbols = report, registers, run_symbols
 
     # -- inputs --------------------------------------------------------------------------
@@ -291,7 +300,7 @@ class Executable:
         try:
             recording = self.backend.recording
             if recording is None:
-                results, registers = self.bound.program.execute(arguments)
+                results, registers = self.traced_runs.execute(arguments) if not capture else self.bound.program.execute(arguments)
             else:
                 results, registers = self.bound.program.execute_recorded(arguments, recording, stats)
         except BaseException:
@@ -321,6 +330,7 @@ class Executable:
         report.syncs = stats.syncs - before[2]
         report.event_waits = stats.event_waits - before[3]
         report.class_graph, report.graph_nodes_updated = class_graph, nodes_updated
+        report.traced = isinstance(registers, TracedRegisters)
         report.pool_bytes = self.session.run.pool_bytes
         report.host_scratch_bytes = self.session.run.scratch_bytes
         report.cache_bytes = sum(self.session.run.caches.values())

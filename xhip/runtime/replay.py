@@ -37,7 +37,7 @@ class Captured:
     """Graph input name -> the device buffer the graph reads it from."""
     produced: Sequence[tuple[object, object]]
     """(output spec, value) in the order the run returns them."""
-    registers: list[object]
+    registers: Sequence[object]
     """The capturing run's final registers: where it put each pooled buffer (memory reports
     read them after a replay too)."""
     run_symbols: dict[str, int]

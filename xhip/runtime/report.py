@@ -49,6 +49,9 @@ class Report:
     other input shapes with `graph_nodes_updated` of its nodes set to this run's launches,
     "captured" when it was captured into such a graph, "" when it was queued launch by launch."""
     graph_nodes_updated: int = 0
+    traced: bool = False
+    """Whether the run went through a traced run of its class of shapes (`xhip.runtime.trace`)
+    rather than the interpreted launch program."""
     replay: str = ""
     """Why runs of this executable never replay ("" when they can, or graphs are off)."""
     memory: MemoryFigures | None = field(default=None, repr=False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from xhip.memory.greedy import PoolPlanner
 from xhip.runtime.backends.base import Launcher
 from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, contiguous_strides
 from xhip.runtime.program import Layouts, Registers, Session, Step
+from xhip.index.symbolic import as_int
 
 Slot = int
 Shape = Callable[[Registers], tuple[int, ...]]
@@ -58,18 +60,18 @@ def mixed(static: Sequence[int | None], dynamic: Sequence[Slot]) -> Shape:
         slots = tuple(dynamic)
         if len(slots) == 1:
             (only,) = slots
-            return lambda regs: (int(regs[only]),)  # type: ignore[call-overload]
-        return lambda regs: tuple([int(regs[s]) for s in slots])  # type: ignore[call-overload]
+            return lambda regs: (as_int(regs[only]),)  # type: ignore[call-overload]
+        return lambda regs: tuple([as_int(regs[s]) for s in slots])  # type: ignore[call-overload]
     if len(positions) == 1:  # the common view: one `?` among static extents
         (position,), (slot,) = positions, dynamic
         before, after = pattern[:position], pattern[position + 1 :]
-        return lambda regs: (*before, int(regs[slot]), *after)  # type: ignore[call-overload]
+        return lambda regs: (*before, as_int(regs[slot]), *after)  # type: ignore[call-overload]
     pairs = tuple(zip(positions, dynamic))
 
     def values(regs: Registers) -> tuple[int, ...]:
         filled = list(pattern)
         for position, slot in pairs:
-            filled[position] = int(regs[slot])  # type: ignore[call-overload]
+            filled[position] = as_int(regs[slot])  # type: ignore[call-overload]
         return tuple(filled)
 
     return values
@@ -80,7 +82,7 @@ def mixed(static: Sequence[int | None], dynamic: Sequence[Slot]) -> Shape:
 
 def integer_binary(fold: Callable[[int, int], int], lhs: Slot, rhs: Slot, out: Slot) -> Step:
     def step(regs: Registers) -> None:
-        regs[out] = fold(int(regs[lhs]), int(regs[rhs]))  # type: ignore[call-overload]
+        regs[out] = fold(as_int(regs[lhs]), as_int(regs[rhs]))  # type: ignore[call-overload]
 
     return step
 
@@ -94,14 +96,14 @@ def select(cond: Slot, a: Slot, b: Slot, out: Slot) -> Step:
 
 def signed_cast(source: Slot, out: Slot, width: int) -> Step:
     def step(regs: Registers) -> None:
-        regs[out] = canonical(int(regs[source]), width)  # type: ignore[call-overload]
+        regs[out] = canonical(as_int(regs[source]), width)  # type: ignore[call-overload]
 
     return step
 
 
 def unsigned_extension(source: Slot, out: Slot, source_width: int, width: int) -> Step:
     def step(regs: Registers) -> None:
-        regs[out] = canonical(to_unsigned(int(regs[source]), source_width), width)  # type: ignore[call-overload]
+        regs[out] = canonical(to_unsigned(as_int(regs[source]), source_width), width)  # type: ignore[call-overload]
 
     return step
 
@@ -162,6 +164,9 @@ def allocation(session: Session, shape: Shape, size: SizeCheck, dtype: np.dtype,
             session.run.outputs[output_index] = view
         regs[out] = view
 
+    # What a trace (xhip.runtime.trace) knows of the result without the run: row-major
+    # extents of these registers, at offset 0 of a buffer of its own.
+    step.allocated = Allocated(shape, dtype)  # type: ignore[attr-defined]
     return step
 
 
@@ -174,7 +179,7 @@ def view(shape: Shape, source: Slot, shift: Slot, dtype: np.dtype, owner: Owner,
     def step(regs: Registers) -> None:
         pool: MemRef = regs[source]  # type: ignore[assignment]
         dims = shape(regs)
-        start = pool.offset + int(regs[shift])  # type: ignore[call-overload]
+        start = pool.offset + as_int(regs[shift])  # type: ignore[call-overload]
         key = (pool, start, dims)
         if key != last.key:
             last.key, last.value = key, MemRef(pool.buffer, start, dims, strides or contiguous_strides(dims), dtype, owner, start)
@@ -374,6 +379,7 @@ def get_pool(session: Session, domain: int, size: Slot, out: Slot, owner: Owner,
             last.key, last.value = key, MemRef(pool, 0, (nbytes,), (1,), uint8, owner, 0)
         regs[out] = last.value
 
+    step.allocated = Allocated(lambda regs: (regs[size],), uint8)  # type: ignore[attr-defined]
     return step
 
 
@@ -430,10 +436,31 @@ def launch(launcher: Launcher, inputs: Sequence[Slot], outputs: Sequence[Slot], 
         def step(regs: Registers) -> None:
             launcher(ins(regs), outs(regs), host(regs))  # type: ignore[arg-type]
 
-        return step
+    else:
 
-    def checked(regs: Registers) -> None:
-        contract(regs)
-        launcher(ins(regs), outs(regs), host(regs))  # type: ignore[arg-type]
+        def step(regs: Registers) -> None:
+            contract(regs)
+            launcher(ins(regs), outs(regs), host(regs))  # type: ignore[arg-type]
 
-    return checked
+    # What a trace (xhip.runtime.trace) runs instead: the contract and the launcher's choices
+    # over traced operands, nothing launched.
+    step.launch = Launch(launcher, ins, outs, host, contract)  # type: ignore[attr-defined]
+    return step
+
+
+class Allocated(NamedTuple):
+    """What a step that allocates makes, from its registers: a buffer of its own, viewed
+    row-major at offset 0 with these extents."""
+
+    shape: Callable[[Registers], tuple[object, ...]]
+    dtype: np.dtype
+
+
+class Launch(NamedTuple):
+    """A launch step's parts."""
+
+    launcher: Launcher
+    inputs: Callable[..., Sequence[object]]
+    outputs: Callable[..., Sequence[object]]
+    scalars: Callable[..., Sequence[object]]
+    contract: Check | None

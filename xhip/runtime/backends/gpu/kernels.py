@@ -19,7 +19,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from xhip.kernels.abi import GemmCall
 from xhip.kernels.matmul import gemm_call, warmup_calls
 from xhip.kernels.render import Target, render, render_unit
 from xhip.kernels.spec_types import KernelSpec
-from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs
+from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs, PreparedGemm
 from xhip.runtime.backends.gpu.graph_updates import Recording
 from xhip.runtime.backends.gpu.launch_plans import GemmPlan, Plan, PlanGroup, Planner, QueuedGemm, fill
 from xhip.runtime.backends.stats import DeviceStats
@@ -166,25 +166,56 @@ class GpuLauncher:
             if plan is not None:
                 self._queue_plan(plan, [*map(_ADDRESS, inputs), *map(_ADDRESS, outputs)])  # type: ignore[arg-type]
                 return
+        launches = self.launches(inputs, outputs, scalars)
+        if isinstance(launches, Gemm):
+            call, run = launches
+            self._queued = QueuedGemm(run, call._replace(a=0, b=0, c=0), call.a, call.b, call.c)
+            return
+        index, kernels = launches
+        queued = []
+        for position, kernel, grid, flat in kernels:
+            args, pack = self._buffers[index, position]
+            pack(*flat)
+            queued.append((kernel, grid, args))
+        self._queued = queued
+
+    def launches(
+        self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float],
+        prepare_gemm: Callable[[GemmCall], PreparedGemm | None] | None = None,
+    ) -> Gemm | tuple[int, list[KernelLaunch]]:
+        """What a launch of these operands runs: a vendor BLAS call, or its form and each
+        kernel's (position in the form, kernel, grid, flat arguments). A trace asks it of
+        operands whose extents and addresses are `xhip.index.symbolic` values, with its own
+        `prepare_gemm` (the driver's by default)."""
         all_values = self._values(inputs, outputs, scalars)
         if self._blas:
             call = gemm_call(all_values[0], *self._dtype)  # type: ignore[arg-type, misc]
-            run = None if call is None else self._driver.prepare_gemm(call)
+            run = None if call is None else (prepare_gemm or self._driver.prepare_gemm)(call)
             if run is not None:
-                self._queued = QueuedGemm(run, call._replace(a=0, b=0, c=0), call.a, call.b, call.c)  # type: ignore[union-attr]
-                return
+                return Gemm(call, run)  # type: ignore[arg-type]
         index = self._form(inputs, outputs) if self._form is not None else 0
-        queued = []
+        kernels = []
         for position, (kernel, values) in enumerate(zip(self._forms[index], all_values)):
             grid = kernel.grid(values)
             if 0 in grid:
                 continue
             if kernel.status:
                 values["status"] = self._status
-            args, pack = self._buffers[index, position]
-            pack(*kernel.flatten(values))
-            queued.append((kernel, grid, args))
-        self._queued = queued
+            kernels.append((position, kernel, grid, kernel.flatten(values)))
+        return index, kernels
+
+    @property
+    def prepare_gemm(self) -> Callable[[GemmCall], PreparedGemm | None]:
+        return self._driver.prepare_gemm
+
+    @property
+    def stream(self) -> StreamState:
+        return self._stream
+
+    @property
+    def buffers(self) -> Mapping[tuple[int, int], tuple[PackedArgs, Callable[..., None]]]:
+        """The argument buffer and packer of each (form, position)."""
+        return self._buffers
 
     def _queue_plan(self, plan: Plan, addresses: list[int]) -> None:
         if isinstance(plan, GemmPlan):
@@ -197,6 +228,16 @@ class GpuLauncher:
             queued.append((form[kernel.position], kernel.grid, args))
         self._queued = queued
 
+
+class Gemm(NamedTuple):
+    """A launch on the vendor BLAS: the call and the driver's prepared run of its shape."""
+
+    call: GemmCall
+    run: PreparedGemm
+
+
+KernelLaunch = tuple[int, LoadedKernel, tuple[int, int, int], list[int | float]]
+"""(position in its form, kernel, grid, flat arguments) of one kernel of a launch."""
 
 _UNPLANNED = object()
 _LAYOUT = operator.attrgetter("shape", "strides")

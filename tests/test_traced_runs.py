@@ -1,0 +1,215 @@
+"""Traced runs (xhip.runtime.trace) do on the device exactly what the interpreted program does.
+
+On a driver that records every vendor call (kernels with their grid and argument bytes,
+BLAS calls, copies and fills), each shape of each model runs through its traced class and
+then interpreted; the two logs must be the same call for call, byte for byte, once the
+buffers each run allocates for itself (its outputs) are matched up in the order the runs
+allocated them (a traced run allocates before its first launch: the poison fills of fresh
+buffers are compared as a set). Reports (pool bytes, the merged bound) agree too. A program a trace cannot
+follow says why and runs interpreted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xhip
+from xhip.diagnostics import XhipError
+from xhip.runtime.backends.gpu.backend import GpuBackend
+from xhip.testing.models import EXAMPLES, MODELS, SHAPE_VARIANTS, feeds_at
+from xhip.testing.null_driver import NullDriver
+
+EXTRA_SHAPES = {
+    "attention": ({"X": (2, 64, 64)}, {"X": (5, 200, 64)}),
+    "gpt2": ({"input_ids": (3, 20)}, {"input_ids": (2, 33)}, {"input_ids": (1, 7)}),
+    "concat_split": ({"x": (9, 3), "z": (9, 5)},),
+    "reshape_flatten": ({"x": (5, 2, 6)},),
+}
+
+
+class RecordingDriver(NullDriver):
+    """The no-op driver, logging what it is asked to do; allocations never overlap."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._next = 1 << 40
+        self.allocations: list[tuple[int, int]] = []
+        """The buffers the backend handed out (its allocator may reuse freed memory)."""
+        self.log: list[tuple[object, ...]] = []
+
+    def malloc(self, nbytes: int) -> int:
+        address = self._next
+        self._next += -(-max(int(nbytes), 1) // 4096) * 4096 + 4096
+        return address
+
+    def launch(self, function, grid, block, shared_bytes, args) -> None:  # type: ignore[no-untyped-def]
+        super().launch(function, grid, block, shared_bytes, args)
+        self.log.append(("kernel", function, tuple(grid), tuple(block), shared_bytes, args.snapshot()))
+
+    def prepare_gemm(self, call):  # type: ignore[no-untyped-def]
+        shape = call._replace(a=0, b=0, c=0)
+
+        def run(a: int, b: int, c: int) -> None:
+            self.log.append(("gemm", shape, a, b, c))
+
+        return run
+
+    def copy(self, target: int, source: int, nbytes: int) -> None:
+        self.log.append(("copy", target, source, nbytes))
+
+    def fill(self, address: int, byte: int, nbytes: int) -> None:
+        self.log.append(("fill", address, byte, nbytes))
+
+    def take(self) -> tuple[list[tuple[object, ...]], list[tuple[int, int]]]:
+        taken = self.log, self.allocations
+        self.log, self.allocations = [], []
+        return taken
+
+
+class RecordingBackend(GpuBackend):
+    def __init__(self, driver: RecordingDriver):
+        super().__init__(driver)
+        self.recorder = driver
+
+    def allocate(self, nbytes, label, kind):  # type: ignore[no-untyped-def]
+        buffer = super().allocate(nbytes, label, kind)
+        self.recorder.allocations.append((buffer.address, int(nbytes)))
+        return buffer
+
+
+def _translated(log: list[tuple[object, ...]], moves: dict[int, tuple[int, int]]) -> list[tuple[object, ...]]:
+    """`log` with every address inside an allocation of `moves` (start -> (size, new start))
+    moved to the same offset of its new allocation: argument bytes are scanned as aligned
+    8-byte words (pointers are 8-aligned in the packed C layout, and fake addresses are far
+    above any extent)."""
+    starts = sorted(moves)
+
+    def move(address: int) -> int:
+        for start in starts:
+            size, new = moves[start]
+            if start <= address < start + max(size, 1):
+                return new + address - start
+        return address
+
+    out = []
+    for entry in log:
+        if entry[0] == "kernel":
+            raw = bytearray(entry[-1])  # type: ignore[arg-type]
+            for at in range(0, len(raw) - 7, 8):
+                word = int.from_bytes(raw[at : at + 8], "little")
+                raw[at : at + 8] = move(word).to_bytes(8, "little")
+            out.append((*entry[:-1], bytes(raw)))
+        elif entry[0] == "gemm":
+            out.append((entry[0], entry[1], *map(move, entry[2:])))  # type: ignore[arg-type]
+        elif entry[0] == "copy":
+            out.append((entry[0], move(entry[1]), move(entry[2]), entry[3]))  # type: ignore[arg-type]
+        else:
+            out.append((entry[0], move(entry[1]), *entry[2:]))  # type: ignore[arg-type]
+    return out
+
+
+def _run(exe, feeds, traced: bool):  # type: ignore[no-untyped-def]
+    classes = exe.traced_runs
+    classes.enabled = traced
+    before = classes.traced
+    try:
+        outputs = exe.run(feeds)
+    finally:
+        classes.enabled = True
+    return outputs, classes.traced > before
+
+
+def _compare_at(exe, driver: RecordingDriver, feeds) -> bool:  # type: ignore[no-untyped-def]
+    """Runs `feeds` traced (twice: a class traced now leaves allocations of its trace) and
+    interpreted; asserts the same device work; whether the run was traced."""
+    _run(exe, feeds, traced=True)
+    driver.take()
+    traced_outputs, was_traced = _run(exe, feeds, traced=True)
+    traced_log, traced_allocations = driver.take()
+    traced_report = exe.report
+    interpreted_outputs, _ = _run(exe, feeds, traced=False)
+    interpreted_log, interpreted_allocations = driver.take()
+    assert [n for _, n in traced_allocations] == [n for _, n in interpreted_allocations]
+    moves = {old: (n, new) for (old, n), (new, _) in zip(interpreted_allocations, traced_allocations)}
+    # Allocations run before any launch in a traced run (their poison fills with them): fills
+    # of fresh buffers are compared as a set, every other call in order.
+    expected = _translated(interpreted_log, moves)
+    assert [e for e in traced_log if e[0] != "fill"] == [e for e in expected if e[0] != "fill"]
+    assert sorted(e for e in traced_log if e[0] == "fill") == sorted(e for e in expected if e[0] == "fill")
+    assert traced_report.kernel_launches == exe.report.kernel_launches
+    assert traced_report.pool_bytes == exe.report.pool_bytes
+    assert traced_report.memory.merged == exe.report.memory.merged
+    for name, value in interpreted_outputs.items():
+        assert np.shape(traced_outputs[name]) == np.shape(value)
+    return was_traced
+
+
+@pytest.mark.parametrize("name", [n for n in MODELS if n != "nonzero"])
+def test_traced_runs_launch_what_the_interpreter_launches(name):
+    driver = RecordingDriver()
+    rng = np.random.default_rng(7)
+    shapes = (*SHAPE_VARIANTS[name], *EXTRA_SHAPES.get(name, ()))
+    model, first = feeds_at(name, shapes[0], rng)
+    exe = xhip.compile(model, backend=RecordingBackend(driver), graphs=False)
+    exe.run(first)  # the first run of a program is interpreted
+    assert exe.traced_runs.why_not is None
+    traced = [_compare_at(exe, driver, feeds_at(name, shape, rng)[1]) for shape in shapes]
+    assert all(traced), exe.traced_runs.why_not
+    assert exe.traced_runs.why_not is None
+
+
+def test_a_program_that_reads_device_data_is_interpreted_and_says_why():
+    """NonZero reads a count back through host scratch to size its output: a trace cannot
+    follow host reads (the no-op driver reads zeros, so the run itself may fail on the
+    sizes it read)."""
+    driver = RecordingDriver()
+    rng = np.random.default_rng(3)
+    model, feeds = feeds_at("nonzero", SHAPE_VARIANTS["nonzero"][0], rng)
+    exe = xhip.compile(model, backend=RecordingBackend(driver), graphs=False)
+    for shape in SHAPE_VARIANTS["nonzero"]:
+        try:
+            exe.run(feeds_at("nonzero", shape, rng)[1])
+        except XhipError:
+            pass
+    assert "a step a trace cannot follow" in (exe.traced_runs.why_not or ""), exe.traced_runs.why_not
+    assert exe.traced_runs.traced == 0
+
+
+def test_one_class_serves_many_shapes_of_gpt2():
+    """GPT-2 (2 layers): after its first class is traced, new (batch, seq) shapes of the
+    same kernel forms run traced, with no trace of their own."""
+    import onnx
+
+    driver = RecordingDriver()
+    exe = xhip.compile(onnx.load(EXAMPLES / "gpt2_2layer.onnx"), backend=RecordingBackend(driver), graphs=False)
+    rng = np.random.default_rng(5)
+    shapes = [(1, 9), (2, 17), (3, 11), (2, 30), (4, 25), (1, 40), (3, 5)]
+    for b, s in shapes:
+        exe.run({"input_ids": rng.integers(0, 256, (b, s)).astype(np.int64)})
+    classes = exe.traced_runs
+    assert classes.why_not is None
+    # Two classes: batch 1 (operands that broadcast along it) and larger batches.
+    assert len(classes.runs) == 2
+    assert classes.traced == len(shapes) - 1
+
+
+@pytest.mark.parametrize("name", [n for n in MODELS if n != "nonzero"])
+def test_traced_runs_compute_what_the_interpreter_computes_on_the_reference_backend(name):
+    """The reference backend's NumPy kernels run the traced launches: every output equals
+    the interpreted run's bit for bit, at every shape of the model's variants."""
+    rng = np.random.default_rng(11)
+    shapes = (*SHAPE_VARIANTS[name], *EXTRA_SHAPES.get(name, ()))
+    model, first = feeds_at(name, shapes[0], rng)
+    exe = xhip.compile(model, backend="reference", graphs=False)
+    exe.run(first)
+    for shape in shapes:
+        feeds = feeds_at(name, shape, rng)[1]
+        exe.run(feeds)  # traces the class where it is new
+        traced, was_traced = _run(exe, feeds, traced=True)
+        assert was_traced and exe.report.traced, exe.traced_runs.why_not
+        interpreted, _ = _run(exe, feeds, traced=False)
+        assert not exe.report.traced
+        assert traced.keys() == interpreted.keys()
+        for key, value in interpreted.items():
+            np.testing.assert_array_equal(traced[key], value, err_msg=f"{name} {shape} {key}")

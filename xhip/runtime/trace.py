@@ -1,0 +1,493 @@
+"""Traced runs: a launch program turned, once per class of shapes, into one Python function.
+
+Interpreting a program costs every step its closure's work at every new shape: views build
+memrefs, launchers derive argument values from extents. But a program's launches, their
+grids and argument bytes are functions of a few numbers: the inputs' extents and addresses,
+and what its pool plans and allocations return. A trace runs the program once over those
+numbers as `xhip.index.symbolic` values: view steps run unchanged, each launcher says what
+it would launch (`GpuLauncher.launches`), and the steps that decide at run time (the pool
+planner, allocations) run for real, their results becoming atoms read back in each run.
+What comes out is straight-line code: read the atoms, check the guards (the answers the
+trace's questions got), plan the pools, then pack and launch every kernel at fixed buffers.
+A run whose inputs fail a guard is another class: it is traced anew (up to `LIMIT`
+classes) or interpreted.
+
+Only what a trace can follow is traced: GPU launchers, device copies, views and host index
+arithmetic, pools, pool plans and allocations. A program with any other step (host reads
+and writes of device data, KV cache appends, tensor-stage ops) is interpreted.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xhip.diagnostics import XhipError
+from xhip.index.symbolic import Sym, Tracer
+from xhip.kernels.abi import GemmCall
+from xhip.runtime.backends.gpu.driver import DriverError, PackedArgs, PreparedGemm
+from xhip.runtime.backends.gpu.kernels import Gemm, GpuLauncher
+from xhip.runtime.buffers import MemRef, contiguous_strides
+from xhip.runtime.program import DEVICE, PURE, Layouts, Program
+
+LIMIT = 8
+"""Classes traced per program before a run at a shape of no traced class is interpreted."""
+
+OPAQUE = frozenset({"hip.get_pool", "hip.plan_pool", "hip.alloc_output", "hip.alloc", "memref.alloc", "memref.alloca"})
+"""Ops whose steps a traced run calls as they are (on this run's values): what they return
+decides, at run time, what later steps compute."""
+
+
+class Untraceable(Exception):
+    """The program has a step a trace cannot follow (the message says which)."""
+
+
+class Code:
+    """An object a traced run reads afresh each run (a buffer, an owner): its expression, and
+    what it is in the run being traced."""
+
+    __slots__ = ("code", "real", "address")
+
+    def __init__(self, code: str, real: object, address: object = None):
+        self.code, self.real, self.address = code, real, address
+
+
+@dataclass
+class TracedRun:
+    """One class of shapes of a program, as a function of the run's arguments."""
+
+    function: Callable[..., tuple[list[object], dict[str, object]] | None]
+    source: str
+    guards: int
+    specialized: int
+    launches: int
+    registers: Callable[[int], str | None]
+    """The expression of a register a report may read back (a pooled view) over the
+    function's locals, written when first asked (None: the trace does not name it)."""
+    constants: list[object] = field(repr=False, default_factory=list)
+
+
+class TracedRegisters(Sequence[object]):
+    """The register file a traced run leaves, as reports read it: each register computed
+    when first asked (from the run's locals), None for one the trace does not name."""
+
+    def __init__(self, traced: TracedRun, env: dict[str, object], count: int):
+        self._traced, self._env, self._count = traced, env, count
+        self._values: dict[int, object] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, slot: int) -> object:  # type: ignore[override]
+        if slot not in self._values:
+            code = self._traced.registers(slot)
+            self._values[slot] = None if code is None else eval(code, {"K": self._traced.constants, "_M": MemRef}, self._env)  # noqa: S307 -- our own expressions
+        return self._values[slot]
+
+
+class _Trace:
+    """Builds one traced run while it walks the program's steps."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.tracer = Tracer()
+        self.constants: list[object] = []
+        self._constant_index: dict[int, int] = {}
+        self.launch_lines: list[str] = []
+        self.launch_count = 0
+        """Launches of GPU launchers (whose count the traced run adds to the stats)."""
+        self.launches = 0
+        self._materialized: dict[int, tuple[object, str]] = {}
+        self.stream: object = None
+        self._names = 0
+
+    # -- values as code ----------------------------------------------------------------
+
+    def const(self, value: object) -> str:
+        index = self._constant_index.get(id(value))
+        if index is None:
+            index = self._constant_index[id(value)] = len(self.constants)
+            self.constants.append(value)
+        return f"K[{index}]"
+
+    def code(self, value: object) -> str:
+        if isinstance(value, Sym) or type(value) in (int, bool, float):
+            return self.tracer.code(value)
+        if isinstance(value, Code):
+            return value.code
+        if isinstance(value, MemRef):
+            return self.memref_code(value)
+        if isinstance(value, tuple):
+            return "(" + "".join(f"{self.code(v)}, " for v in value) + ")"
+        return self.const(value)
+
+    def inline(self, value: object) -> str:
+        """`code` with every polynomial written out over atoms (it adds no line)."""
+        if isinstance(value, Sym):
+            return self.tracer.inline(value.terms)
+        if isinstance(value, MemRef):
+            return self.memref_code(value, self.inline)
+        if isinstance(value, tuple):
+            return "(" + "".join(f"{self.inline(v)}, " for v in value) + ")"
+        return self.code(value)
+
+    def memref_code(self, view: MemRef, code: Callable[[object], str] | None = None) -> str:
+        """A memref as an expression: a constant where nothing of it changes between runs."""
+        if not _is_traced(view):
+            return self.const(view)
+        code = code or self.code
+        return (
+            f"_M({code(view.buffer)}, {code(view.offset)}, {code(tuple(view.shape))}, "
+            f"{code(tuple(view.strides))}, {self.const(view.dtype)}, {code(view.owner)}, {code(view.base)})"
+        )
+
+    def name(self, prefix: str) -> str:
+        self._names += 1
+        return f"{prefix}{self._names}"
+
+    # -- values read each run ----------------------------------------------------------
+
+    def traced_memref(self, code: str, real: MemRef, static: Sequence[object] | None = None) -> MemRef:
+        """A memref read each run at `code`: its address, offset, extents (but those
+        `static` fixes) and strides are atoms."""
+        atom = self.tracer.atom
+        buffer = Code(f"{code}.buffer", real.buffer, atom(f"{code}.buffer.address", real.buffer.address))
+        shape = tuple(
+            extent if static is not None and isinstance(static[d], int) else atom(f"{code}.shape[{d}]", extent)
+            for d, extent in enumerate(real.shape)
+        )
+        strides = tuple(atom(f"{code}.strides[{d}]", stride) for d, stride in enumerate(real.strides))
+        return MemRef(
+            buffer, atom(f"{code}.offset", real.offset), shape, strides, real.dtype,  # type: ignore[arg-type]
+            Code(f"{code}.owner", real.owner), atom(f"{code}.base", real.base),  # type: ignore[arg-type]
+        )  # fmt: skip
+
+    def read_back(self, code: str, value: object) -> object:
+        """What an opaque step left at `code` (a register of `R`), as later steps read it."""
+        if value is None:
+            return None
+        local = self.name("r")
+        self.tracer.lines.append(f"{local} = {code}")
+        if type(value) is int:
+            return self.tracer.atom(local, value)
+        if isinstance(value, MemRef):
+            return self.traced_memref(local, value)
+        raise Untraceable(f"a step returns a {type(value).__name__}")
+
+    # -- steps -------------------------------------------------------------------------
+
+    def opaque(self, index: int, regs: list[object]) -> None:
+        """Run step `index` on this run's values; later steps read what it returns as atoms."""
+        program = self.program
+        reads, writes = program.reads[index], program.writes[index]
+        concrete: list[object] = [None] * len(regs)
+        for slot in reads:
+            concrete[slot] = hint_of(regs[slot])
+        program.steps[index](concrete)
+        assigns = "".join(f"R[{slot}] = {self.code(regs[slot])}; " for slot in reads)
+        step = program.steps[index]
+        self.tracer.lines.append(f"{assigns}{self.const(step)}(R)")
+        allocated = getattr(step, "allocated", None)
+        for slot in writes:
+            value = concrete[slot]
+            if allocated is not None and isinstance(value, MemRef):
+                # A buffer of its own: only its address is new; its extents are the traced ones.
+                local = self.name("r")
+                self.tracer.lines.append(f"{local} = R[{slot}]")
+                dims = tuple(allocated.shape(regs))
+                buffer = Code(f"{local}.buffer", value.buffer, self.tracer.atom(f"{local}.buffer.address", value.buffer.address))
+                owner = Code(f"{local}.owner", value.owner)
+                regs[slot] = MemRef(buffer, 0, dims, _row_major(dims), allocated.dtype, owner, 0)  # type: ignore[arg-type]
+                continue
+            regs[slot] = self.read_back(f"R[{slot}]", value)
+        # The scratch registers keep nothing alive between runs (an output buffer the caller dropped).
+        self.tracer.lines.append("; ".join(f"R[{slot}] = None" for slot in (*reads, *writes)) or "pass")
+
+    def materialized(self, value: object) -> str:
+        """`value` as launches and copies read it: a traced memref built once per run, as a
+        local of the launch section (the reference backend's kernels take memrefs)."""
+        if not isinstance(value, MemRef):
+            return self.code(value)
+        if not _is_traced(value):
+            return self.const(value)
+        known = self._materialized.get(id(value))
+        if known is None:
+            known = self._materialized[id(value)] = (value, self.name("v"))  # kept: ids stay unique
+            self.launch_lines.append(f"{known[1]} = {self.memref_code(value)}")
+        return known[1]
+
+    def device_copy(self, index: int, regs: list[object]) -> None:
+        program = self.program
+        assigns = "".join(f"R[{slot}] = {self.materialized(regs[slot])}; " for slot in program.reads[index])
+        self.launch_lines.append(f"{assigns}{self.const(program.steps[index])}(R)")
+
+    def launch(self, index: int, regs: list[object]) -> None:
+        parts = self.program.steps[index].launch  # type: ignore[attr-defined]
+        launcher = parts.launcher
+        contract = parts.contract
+        if contract is not None:
+            # The contract's rule runs on plain extents: at this run's here, at each run's
+            # in the traced function (a run that does not fit fails there, located).
+            extents = tuple(tuple(regs[s].shape) for s in contract.slots)  # type: ignore[attr-defined]
+            contract.extents(hint_of(extents))
+            self.tracer.lines.append(f"{self.const(contract.extents)}({self.code(extents)})")
+        ins, outs, scalars = parts.inputs(regs), parts.outputs(regs), parts.scalars(regs)
+        for operand in (*ins, *outs):
+            if not isinstance(operand, MemRef):
+                raise Untraceable(f"'{self.program.names[index]}' launches over a {type(operand).__name__}")
+        at = f"_at = {index}; "
+        if not isinstance(launcher, GpuLauncher):
+            # A launcher of memrefs (the reference backend's NumPy kernels): called as it is,
+            # on this run's memrefs; it counts its own launches.
+            operands = [f"({''.join(f'{self.materialized(v)}, ' for v in group)})" for group in (ins, outs, scalars)]
+            self.launch_lines.append(f"{at}{self.const(launcher)}({', '.join(operands)})")
+            self.launches += 1
+            return
+        # Whether the vendor BLAS takes a call is asked of this run's values (the drivers
+        # decide by its types); each run prepares its own shape (`_PreparedGemms`).
+        launches = launcher.launches(ins, outs, scalars, lambda call: launcher.prepare_gemm(hint_of(call)))  # type: ignore[arg-type]
+        self.stream = launcher.stream
+        if isinstance(launches, Gemm):
+            call = launches.call
+            shape = call._replace(a=0, b=0, c=0)
+            gemm = self.name("g")
+            prepare = _PreparedGemms(launcher.prepare_gemm)
+            fields = ", ".join(self.code(v) if isinstance(v, Sym) or type(v) in (int, bool, float) else self.const(v) for v in shape)
+            self.tracer.lines.append(f"{gemm} = {self.const(prepare)}({self.const(type(shape))}({fields}))")
+            self.tracer.lines.append(f"if {gemm} is None: return None")
+            self.launch_lines.append(f"{at}{gemm}({self.code(call.a)}, {self.code(call.b)}, {self.code(call.c)})")
+            self.launch_count += 1
+            self.launches += 1
+            return
+        form, kernels = launches
+        for _position, kernel, grid, flat in kernels:
+            args, pack = PackedArgs.for_abi(kernel.abi)
+            values = ", ".join(self.code(v) for v in flat)
+            self.launch_lines.append(
+                f"{at}{self.const(pack)}({values}); "
+                f"L({self.const(kernel.function)}, {self.code(tuple(grid))}, {self.const(kernel.block)}, 0, {self.const(args)})"
+            )
+            self.launch_count += 1
+            self.launches += 1
+
+    # -- the function ------------------------------------------------------------------
+
+    def source(self, results: Sequence[int], regs: list[object]) -> str:
+        returned = ", ".join(self.code(regs[slot]) for slot in results)
+        body = [*_hoisted(self.tracer.lines), "try:", *(f"    {line}" for line in self.launch_lines or ["pass"])]
+        body += ["except _DriverError as err:", "    raise _XhipError(err.message, LOCATIONS[_at]) from None"]
+        if self.launch_count:
+            body.append(f"{self.const(self.stream)}.queued = True")
+            body.append(f"{self.const(self.stream)}.stats.kernel_launches += {self.launch_count}")
+        body.append(f"return [{returned}], locals()")
+        return "def traced(A, R, L):\n" + "".join(f"    {line}\n" for line in body)
+
+
+class _PreparedGemms:
+    """A BLAS site's prepared calls by shape, as its traced runs ask for them (a bounded
+    number: serving at many shapes keeps the latest)."""
+
+    LIMIT = 64
+
+    def __init__(self, prepare: Callable[[GemmCall], PreparedGemm | None]):
+        self._prepare = prepare
+        self._prepared: dict[GemmCall, PreparedGemm | None] = {}
+
+    def __call__(self, call: GemmCall) -> PreparedGemm | None:
+        run = self._prepared.get(call)
+        if run is None:
+            if len(self._prepared) >= self.LIMIT:
+                self._prepared.clear()
+            run = self._prepared[call] = self._prepare(call)
+        return run
+
+
+def _row_major(dims: tuple[object, ...]) -> tuple[object, ...]:
+    """`contiguous_strides` of traced extents (each stride the product of the later extents,
+    an empty dim counted as 1)."""
+    if not any(isinstance(d, Sym) for d in dims):
+        return contiguous_strides(dims)  # type: ignore[arg-type]
+    strides: list[object] = []
+    step: object = 1
+    for extent in reversed(dims):
+        strides.append(step)
+        step = step * (extent if extent >= 1 else 1)  # type: ignore[operator]
+    return tuple(reversed(strides))
+
+
+_NAME = re.compile(r"\b[a-z]\d+\b")
+_PURE_LINE = re.compile(r"^(?:[at]\d+ = (?!.*\b(?:R|K)\[)|if )")
+
+
+def _hoisted(lines: Sequence[str]) -> list[str]:
+    """`lines` with every pure line (an atom or subexpression of earlier values, a guard)
+    moved before the steps with effects (opaque calls, contract checks) that it does not
+    depend on: a run of another class fails its guards before it allocates or plans."""
+    epochs: dict[str, int] = {}
+    groups: list[list[str]] = [[]]
+    barriers: list[str] = []
+    for line in lines:
+        names = _NAME.findall(line)
+        if _PURE_LINE.match(line):
+            defined = line.split(" = ", 1)[0] if not line.startswith("if ") else None
+            epoch = max((epochs.get(name, 0) for name in names if name != defined), default=0)
+            groups[epoch].append(line)
+            if defined is not None:
+                epochs[defined] = epoch
+            continue
+        barriers.append(line)
+        groups.append([])
+        for name in names:  # what a line with effects defines is there after it
+            epochs.setdefault(name, len(barriers))
+    ordered = list(groups[0])
+    for barrier, group in zip(barriers, groups[1:]):
+        ordered += [barrier, *group]
+    return ordered
+
+
+def _is_traced(view: MemRef) -> bool:
+    """Whether anything of a memref is read afresh each run."""
+    return isinstance(view.buffer, Code) or isinstance(view.owner, Code) or any(
+        isinstance(f, Sym) for f in (view.offset, *view.shape, *view.strides, view.base)
+    )
+
+
+def hint_of(value: object) -> object:
+    """What a traced value is in the run being traced."""
+    if isinstance(value, Sym):
+        return value.hint
+    if isinstance(value, Code):
+        return value.real
+    if isinstance(value, MemRef) and _is_traced(value):
+        return MemRef(
+            hint_of(value.buffer), hint_of(value.offset), tuple(map(hint_of, value.shape)), tuple(map(hint_of, value.strides)),  # type: ignore[arg-type]
+            value.dtype, hint_of(value.owner), hint_of(value.base),  # type: ignore[arg-type]
+        )  # fmt: skip
+    if isinstance(value, tuple):
+        items = [hint_of(v) for v in value]
+        if hasattr(value, "_fields"):  # a NamedTuple (GemmCall) stays one
+            return type(value)(*items)  # type: ignore[arg-type]
+        return tuple(items)
+    return value
+
+
+def trace(program: Program, layouts: Layouts, arguments: Sequence[object], static_shapes: Sequence[Sequence[object] | None], pooled: Sequence[int]) -> TracedRun:
+    """The traced run of the class of `arguments` (module doc); raises Untraceable.
+
+    `static_shapes`: per argument, its declared extents (an int is fixed for every run), or
+    None; `pooled`: the registers a report reads back."""
+    state = _Trace(program)
+    regs: list[object] = list(program.initial)
+    for position, (slot, value, static) in enumerate(zip(program.arguments, arguments, static_shapes)):
+        if isinstance(value, MemRef):
+            regs[slot] = state.traced_memref(f"A[{position}]", value, static)
+        elif value is None:
+            regs[slot] = None
+        else:
+            raise Untraceable("an argument is a host scalar")
+    # View steps share the layouts they derive (`Layouts`): the trace's, keyed by traced
+    # extents, are its own and go when it ends.
+    saved = dict(layouts.table)
+    try:
+        for index, step in enumerate(program.steps):
+            name, kind = program.names[index], program.kinds[index]
+            if name in OPAQUE:
+                state.opaque(index, regs)
+            elif hasattr(step, "launch"):
+                state.launch(index, regs)
+            elif kind == PURE:
+                step(regs)  # type: ignore[arg-type]
+            elif kind == DEVICE and name == "memref.copy":
+                state.device_copy(index, regs)
+            else:
+                raise Untraceable(f"'{name}' is a step a trace cannot follow")
+    finally:
+        layouts.table.clear()
+        layouts.table.update(saved)
+    source = state.source(program.results, regs)
+    # A report's registers are computed when read, from the run's locals: no temporaries.
+    pooled_values = {slot: regs[slot] for slot in pooled if isinstance(regs[slot], MemRef)}
+
+    @functools.cache
+    def register_code(slot: int) -> str | None:
+        return state.inline(pooled_values[slot]) if slot in pooled_values else None
+
+    namespace: dict[str, object] = {
+        "K": state.constants, "_M": MemRef, "_EMPTY": [], "_DriverError": DriverError, "_XhipError": XhipError,
+        "LOCATIONS": program.locations,
+    }  # fmt: skip
+    exec(compile(source, "<traced run>", "exec"), namespace)  # noqa: S102 -- code of our own making
+    return TracedRun(
+        namespace["traced"], source, state.tracer.guards, state.tracer.specialized, state.launches,  # type: ignore[arg-type]
+        register_code, state.constants,
+    )  # fmt: skip
+
+
+
+
+class TracedClasses:
+    """A program's traced runs, tried in turn. A run that fits none is interpreted the first
+    time, traced from the second on (a class of its own, up to `LIMIT`), and interpreted
+    again once the limit is reached or the program proves untraceable (`why_not`)."""
+
+    def __init__(
+        self, program: Program, layouts: Layouts, static_shapes: Sequence[Sequence[object] | None], pooled: Sequence[int],
+        launch: Callable[..., None] | None, why_not: str | None,
+    ):  # fmt: skip
+        self.program, self.layouts, self.static_shapes, self.pooled, self.launch = program, layouts, static_shapes, pooled, launch
+        self.runs: list[TracedRun] = []
+        self.why_not = why_not
+        """Why runs are interpreted (None: they are traced)."""
+        self.traced = self.interpreted = 0
+        """Runs of each kind so far."""
+        self.enabled = True
+        """False: every run is interpreted (what benchmarks and tests compare traced runs with)."""
+        self._scratch: list[object] = [None] * len(program.initial)
+        self._missed = False
+
+    def execute(self, arguments: Sequence[object]) -> tuple[list[object], Sequence[object]]:
+        """`Program.execute`, through a traced run where one fits."""
+        if not self.enabled:
+            self.interpreted += 1
+            return self.program.execute(arguments)
+        scratch, launch = self._scratch, self.launch
+        for run in self.runs:
+            try:
+                done = run.function(arguments, scratch, launch)
+            except XhipError:
+                raise  # the run's own error (a contract, a driver error), located
+            except Exception as err:  # noqa: BLE001 -- a traced run that breaks is not used again
+                self.why_not, self.runs = f"a traced run failed ({type(err).__name__}: {err})", []
+                break
+            if done is not None:
+                self.traced += 1
+                return done[0], TracedRegisters(run, done[1], len(self._scratch))
+        if self.why_not is None and len(self.runs) < LIMIT:
+            if self._missed:
+                done_run = self._trace(arguments)
+                if done_run is not None:
+                    return done_run
+            self._missed = True
+        self.interpreted += 1
+        return self.program.execute(arguments)
+
+    def _trace(self, arguments: Sequence[object]) -> tuple[list[object], Sequence[object]] | None:
+        try:
+            run = trace(self.program, self.layouts, arguments, self.static_shapes, self.pooled)
+        except Untraceable as err:
+            self.why_not = str(err)
+            return None
+        except XhipError:
+            return None  # the interpreter says it, located
+        except Exception as err:  # noqa: BLE001 -- a trace never fails a run: it is interpreted
+            self.why_not = f"the trace failed ({type(err).__name__}: {err})"
+            return None
+        done = run.function(arguments, self._scratch, self.launch)
+        if done is None:
+            self.why_not = "a traced run failed its own guards"
+            return None
+        self.runs.append(run)
+        self.traced += 1
+        return done[0], TracedRegisters(run, done[1], len(self._scratch))
