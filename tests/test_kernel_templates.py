@@ -4,6 +4,7 @@ compiler) and the on-disk compile cache."""
 
 from __future__ import annotations
 
+import math
 import re
 import struct
 
@@ -419,3 +420,44 @@ def test_contiguous_elementwise_moves_aligned_vectors_and_the_rest_element_by_el
         out.view(np.uint8)[...] = 0xA5
         emulator.launch(spec.name, {"n": count, "in0": a.ctypes.data, "in1": b.ctypes.data, "out": out.ctypes.data})
         np.testing.assert_array_equal(out, a + b)
+
+
+def test_a_row_broadcast_along_leading_dims_is_read_as_a_row():
+    """A bias of the output's trailing dims (static, contiguous) is a row the output repeats:
+    read at i % period, in vectors when the period is a multiple of one; a period that is
+    not, a column broadcast and a dynamic row stay strided."""
+    out = Operand(F32, (None, 17, 96), True)
+
+    def add(x: Operand, row: Operand) -> str:  # the form a launch of equal shapes takes
+        return specs_for_launch(hip.AddOp, {}, [x, row], [x], assume_equal=True)[0].name
+
+    assert add(out, Operand(F32, (96,), True)).endswith("_r3_c_p96_oc_v4")
+    assert add(out, Operand(F32, (1, 17, 96), True)).endswith("_r3_c_p1632_oc_v4")
+    assert _add(out, Operand(F32, (96,), True), out=out).name.endswith("_r3_sxxx_sbbx_oc_v1")  # x itself strided
+    odd = Operand(F32, (None, 17, 6), True)
+    assert add(odd, Operand(F32, (6,), True)).endswith("_r3_c_sbbx_oc_v1")
+    assert "_sxb_" in _add(_dense(4, 8), _dense(4, 1), out=_dense(4, 8)).name
+    dynamic = Operand(F32, (None, None), True)
+    assert "_p" not in _add(dynamic, Operand(F32, (None,), True), out=dynamic).name
+
+
+@pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
+def test_a_row_operand_moves_in_vectors_and_repeats_along_the_leading_dims():
+    """x [5, 3, 12] + bias [12]: every output element (poisoned before) is NumPy's sum,
+    exactly, with the operands aligned (vectors) and one element off (element by element)."""
+    x_type, bias_type = Operand(F32, (None, 3, 12), True), Operand(F32, (12,), True)
+    (spec,) = specs_for_launch(hip.AddOp, {}, [x_type, bias_type], [x_type], assume_equal=True)
+    assert spec.name.endswith("_c_p12_oc_v4")
+    emulator = emulate.HostEmulator(render(spec).source_for("hip"), [spec.abi])
+    rng = np.random.default_rng(5)
+    shape = (5, 3, 12)
+    count = math.prod(shape)
+    for shift in (0, 1):
+        storage = [np.empty(count + 4, np.float32) for _ in range(3)]
+        x, bias, out = storage[0][shift : shift + count], storage[1][shift : shift + 12], storage[2][shift : shift + count]
+        x[...] = rng.standard_normal(count)
+        bias[...] = rng.standard_normal(12)
+        out.view(np.uint8)[...] = 0xA5
+        values = {"n": count, "extents": shape, "in0": x.ctypes.data, "in1": bias.ctypes.data, "out": out.ctypes.data}
+        emulator.launch(spec.name, values)
+        np.testing.assert_array_equal(out.reshape(shape), x.reshape(shape) + bias)

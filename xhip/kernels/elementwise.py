@@ -49,7 +49,9 @@ TEMPLATES = ("elementwise",)
 
 # ---- kernels ------------------------------------------------------------------------------
 
-CONTIGUOUS, SCALAR, STRIDED = "c", "0", "s"
+CONTIGUOUS, SCALAR, STRIDED, ROW = "c", "0", "s", "r"
+"""How an input is read: at the output's index, one element, through strides, or as a row
+(`_row_period`) repeated along the output's leading dims."""
 
 VECTOR_BYTES = 16
 """What one thread of a contiguous elementwise kernel moves per operand: one 128-bit access."""
@@ -84,6 +86,19 @@ def _layout(x: Operand, out: Operand, assume_equal: bool) -> tuple[str, tuple[in
     return STRIDED, broadcast
 
 
+def _row_period(x: Operand, out: Operand) -> int | None:
+    """The element count of an input that is the output's trailing dims, contiguous and of
+    static extents, broadcast along the rest (a bias, a position table): element i of the
+    output reads element i % period of it. None for any other input."""
+    dims = list(x.shape)
+    while dims and dims[0] == 1:
+        dims.pop(0)
+    tail = list(out.shape[len(out.shape) - len(dims) :]) if dims else []
+    if not dims or len(dims) >= out.rank or not x.contiguous or dims != tail or None in dims:
+        return None
+    return math.prod(dims)  # type: ignore[arg-type]
+
+
 def elementwise_spec(
     steps: Sequence[ChainStep],
     inputs: Sequence[Operand],
@@ -97,10 +112,18 @@ def elementwise_spec(
     at run time): the specialization a launch with equal shapes picks."""
     rank = out.rank
     layouts = [_layout(x, out, assume_equal) for x in inputs]
-    vector = all(kind != STRIDED for kind, _ in layouts) and out.contiguous
     widest = max(x.dtype.itemsize for x in [*inputs, out])
     # 16 bytes of the widest operand per thread (4 floats, 8 halves), moved as one vector.
-    vec = min(VECTOR_BYTES // widest, MAX_VEC) if vector and widest <= 4 else 1
+    vec = min(VECTOR_BYTES // widest, MAX_VEC) if widest <= 4 and out.contiguous else 1
+    # Strided inputs that are rows whose length vectors divide are read as rows where that
+    # leaves nothing strided: a vector of the output then reads a vector of each row (i %
+    # period stays within one). Otherwise they stay strided, and nothing moves in vectors.
+    periods = [_row_period(x, out) if kind == STRIDED else None for x, (kind, _) in zip(inputs, layouts)]
+    if vec > 1 and all(kind != STRIDED or (p is not None and p % vec == 0) for (kind, _), p in zip(layouts, periods)):
+        layouts = [(ROW, ()) if p is not None else layout for p, layout in zip(periods, layouts)]
+    else:
+        periods = [None] * len(inputs)
+        vec = vec if all(kind != STRIDED for kind, _ in layouts) else 1
     strided = [kind == STRIDED for kind, _ in layouts]
     params: list[Param] = [index("n")]
     if any(strided) or not out.contiguous:
@@ -112,7 +135,10 @@ def elementwise_spec(
     params.append(pointer("out", ctype(out.dtype).c, const=False))
     if not out.contiguous:
         params.append(dims("out_strides", rank))
-    codes = [kind + "".join("b" if d in axes else "x" for d in range(rank)) if kind == STRIDED else kind for kind, axes in layouts]
+    codes = [
+        kind + "".join("b" if d in axes else "x" for d in range(rank)) if kind == STRIDED else f"p{period}" if kind == ROW else kind
+        for (kind, axes), period in zip(layouts, periods)
+    ]
     name = kernel_name(
         "ew",
         "_".join(dict.fromkeys(s.op for s in steps)),
@@ -125,10 +151,10 @@ def elementwise_spec(
     )
     abi = KernelABI(name, tuple(params), Launch.ELEMENTS, per_thread=vec, may_alias_input=may_alias_input)
     operands = [
-        (f"in{i}", ctype(x.dtype).compute, ctype(x.dtype).c, kind, tuple(d for d in range(rank) if d not in axes))
-        for i, (x, (kind, axes)) in enumerate(zip(inputs, layouts))
+        (f"in{i}", ctype(x.dtype).compute, ctype(x.dtype).c, kind, tuple(d for d in range(rank) if d not in axes), period or 0)
+        for i, (x, (kind, axes), period) in enumerate(zip(inputs, layouts, periods))
     ]
-    indexed = [(f"in{i}", f"in{i}_strides", axes) for i, (*_, kind, axes) in enumerate(operands) if kind == STRIDED]
+    indexed = [(f"in{i}", f"in{i}_strides", axes) for i, (*_, kind, axes, _) in enumerate(operands) if kind == STRIDED]
     if not out.contiguous:
         indexed.append(("out", "out_strides", tuple(range(rank))))
     context = (
