@@ -74,6 +74,11 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return _contiguous_strides(tuple(shape))
 
 
+def forget_strides() -> None:
+    """Empty `contiguous_strides`' cache (a trace leaves traced extents in it)."""
+    _contiguous_strides.cache_clear()
+
+
 @functools.lru_cache(maxsize=4096)
 def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     # Cached: the views of one run share a few shapes, and each run's views are many.

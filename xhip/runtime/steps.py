@@ -18,12 +18,12 @@ import numpy as np
 
 from xhip.diagnostics import XhipError
 from xhip.index.host_eval import canonical, to_unsigned
+from xhip.index.symbolic import as_int
 from xhip.kernels.family import picker
 from xhip.memory.greedy import PoolPlanner
 from xhip.runtime.backends.base import Launcher
 from xhip.runtime.buffers import DeviceBuffer, MemRef, Owner, contiguous_strides
 from xhip.runtime.program import Layouts, Registers, Session, Step
-from xhip.index.symbolic import as_int
 
 Slot = int
 Shape = Callable[[Registers], tuple[int, ...]]
@@ -60,18 +60,18 @@ def mixed(static: Sequence[int | None], dynamic: Sequence[Slot]) -> Shape:
         slots = tuple(dynamic)
         if len(slots) == 1:
             (only,) = slots
-            return lambda regs: (as_int(regs[only]),)  # type: ignore[call-overload]
-        return lambda regs: tuple([as_int(regs[s]) for s in slots])  # type: ignore[call-overload]
+            return lambda regs: (as_int(regs[only]),)
+        return lambda regs: tuple([as_int(regs[s]) for s in slots])
     if len(positions) == 1:  # the common view: one `?` among static extents
         (position,), (slot,) = positions, dynamic
         before, after = pattern[:position], pattern[position + 1 :]
-        return lambda regs: (*before, as_int(regs[slot]), *after)  # type: ignore[call-overload]
+        return lambda regs: (*before, as_int(regs[slot]), *after)
     pairs = tuple(zip(positions, dynamic))
 
     def values(regs: Registers) -> tuple[int, ...]:
         filled = list(pattern)
         for position, slot in pairs:
-            filled[position] = as_int(regs[slot])  # type: ignore[call-overload]
+            filled[position] = as_int(regs[slot])
         return tuple(filled)
 
     return values
@@ -82,7 +82,7 @@ def mixed(static: Sequence[int | None], dynamic: Sequence[Slot]) -> Shape:
 
 def integer_binary(fold: Callable[[int, int], int], lhs: Slot, rhs: Slot, out: Slot) -> Step:
     def step(regs: Registers) -> None:
-        regs[out] = fold(as_int(regs[lhs]), as_int(regs[rhs]))  # type: ignore[call-overload]
+        regs[out] = fold(as_int(regs[lhs]), as_int(regs[rhs]))
 
     return step
 
@@ -96,14 +96,14 @@ def select(cond: Slot, a: Slot, b: Slot, out: Slot) -> Step:
 
 def signed_cast(source: Slot, out: Slot, width: int) -> Step:
     def step(regs: Registers) -> None:
-        regs[out] = canonical(as_int(regs[source]), width)  # type: ignore[call-overload]
+        regs[out] = canonical(as_int(regs[source]), width)
 
     return step
 
 
 def unsigned_extension(source: Slot, out: Slot, source_width: int, width: int) -> Step:
     def step(regs: Registers) -> None:
-        regs[out] = canonical(to_unsigned(as_int(regs[source]), source_width), width)  # type: ignore[call-overload]
+        regs[out] = canonical(to_unsigned(as_int(regs[source]), source_width), width)
 
     return step
 
@@ -179,7 +179,7 @@ def view(shape: Shape, source: Slot, shift: Slot, dtype: np.dtype, owner: Owner,
     def step(regs: Registers) -> None:
         pool: MemRef = regs[source]  # type: ignore[assignment]
         dims = shape(regs)
-        start = pool.offset + as_int(regs[shift])  # type: ignore[call-overload]
+        start = pool.offset + as_int(regs[shift])
         key = (pool, start, dims)
         if key != last.key:
             last.key, last.value = key, MemRef(pool.buffer, start, dims, strides or contiguous_strides(dims), dtype, owner, start)

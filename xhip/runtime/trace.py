@@ -29,7 +29,7 @@ from xhip.index.symbolic import Sym, Tracer
 from xhip.kernels.abi import GemmCall
 from xhip.runtime.backends.gpu.driver import DriverError, PackedArgs, PreparedGemm
 from xhip.runtime.backends.gpu.kernels import Gemm, GpuLauncher
-from xhip.runtime.buffers import MemRef, contiguous_strides
+from xhip.runtime.buffers import MemRef, contiguous_strides, forget_strides
 from xhip.runtime.program import DEVICE, PURE, Layouts, Program
 
 LIMIT = 8
@@ -406,6 +406,7 @@ def trace(program: Program, layouts: Layouts, arguments: Sequence[object], stati
     finally:
         layouts.table.clear()
         layouts.table.update(saved)
+        forget_strides()
     source = state.source(program.results, regs)
     # A report's registers are computed when read, from the run's locals: no temporaries.
     pooled_values = {slot: regs[slot] for slot in pooled if isinstance(regs[slot], MemRef)}

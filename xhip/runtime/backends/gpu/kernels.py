@@ -212,11 +212,6 @@ class GpuLauncher:
     def stream(self) -> StreamState:
         return self._stream
 
-    @property
-    def buffers(self) -> Mapping[tuple[int, int], tuple[PackedArgs, Callable[..., None]]]:
-        """The argument buffer and packer of each (form, position)."""
-        return self._buffers
-
     def _queue_plan(self, plan: Plan, addresses: list[int]) -> None:
         if isinstance(plan, GemmPlan):
             self._queued = plan.at(addresses)
