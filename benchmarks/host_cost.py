@@ -28,9 +28,9 @@ inputs and outputs is the bus's work, not the launch program's.
 
 `--decoder STEP.onnx` (a benchmarks/decoder_step.py export) adds rows of its decode steps at
 batch 4 from a cache of 128, each fed the last step's `present_*` and reading its logits, on
-each GPU backend asked for, with graphs off and on (`+graphs`: each step through graphs
-captured at earlier steps with the changed nodes updated, the launch program re-running only
-what changed). `new` is then host us per launch of a step (median of 3 x `--samples` steps
+each GPU backend asked for: with graphs off (traced; `+interp`: interpreted) and on
+(`+graphs`: each step through graphs captured at earlier steps with the changed nodes
+updated, the launch program re-running only what changed). `new` is then host us per launch of a step (median of 3 x `--samples` steps
 after 8); on the no-op driver the graphs' recording shows as a cost, on a GPU the driver calls
 they save (a launch ~5 us, a cuBLAS call ~15 us on the H200) do not.
 
@@ -278,12 +278,14 @@ def _gpt2_case(path: Path) -> tuple[str, object, list[dict]]:
     return "gpt2-124m", onnx.load(path), feeds_list
 
 
-def decode_measure(model, backend: str, graphs: bool, steps: int, batch: int = 4, past: int = 128) -> dict:
+def decode_measure(model, backend: str, graphs: bool, steps: int, batch: int = 4, past: int = 128, traced: bool = True) -> dict:
     """Host us per launch of a decoder step (decoder_step.py's export) fed its own `present_*`,
     every step a new shape: with graphs on a GPU backend, each step runs through graphs
     captured at earlier steps with the changed nodes updated and the launch program re-runs
-    only what changed (xhip.runtime.backends.gpu.graph_updates, Program.execute_recorded)."""
+    only what changed (xhip.runtime.backends.gpu.graph_updates, Program.execute_recorded);
+    with graphs off, through its traced class (`traced`) or interpreted."""
     exe = xhip.compile(model, backend=_backend(backend), graphs=graphs)
+    exe.traced_runs.enabled = traced
     caches = [i for i in model.graph.input if i.name.startswith("past_")]
     names = [i.name for i in caches]
     _, heads, _, head_dim = (d.dim_value for d in caches[0].type.tensor_type.shape.dim)
@@ -299,7 +301,7 @@ def decode_measure(model, backend: str, graphs: bool, steps: int, batch: int = 4
         fed = {n: outputs[n.replace("past", "present")] for n in names}
         if step >= 8:
             per_launch.append(wall / max(exe.report.kernel_launches, 1) * 1e6)
-            ran[exe.report.class_graph or "launched"] += 1
+            ran["traced" if exe.report.traced else exe.report.class_graph or "launched"] += 1
     return {
         "launches": exe.report.kernel_launches, "new_us_per_launch": statistics.median(per_launch),
         "repeated_us_per_launch": None, "stages": None, "new_samples": per_launch, "steps_by_graph": dict(ran),
@@ -370,9 +372,9 @@ def main(argv: list[str] | None = None) -> int:
 
         decoder = onnx.load(args.decoder)
         for backend in [b for b in args.backends if b != "reference"]:
-            for graphs in (False, True):
-                row = {"model": "decoder step b4", "backend": backend + ("+graphs" if graphs else "")}
-                row.update(decode_measure(decoder, backend, graphs, args.samples * 3))
+            for graphs, traced in ((False, True), (False, False), (True, True)):
+                row = {"model": "decoder step b4", "backend": backend + ("+graphs" if graphs else "" if traced else "+interp")}
+                row.update(decode_measure(decoder, backend, graphs, args.samples * 3, traced=traced))
                 rows.append(row)
     print_table(rows)
     if args.json:

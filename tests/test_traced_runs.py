@@ -213,3 +213,29 @@ def test_traced_runs_compute_what_the_interpreter_computes_on_the_reference_back
         assert traced.keys() == interpreted.keys()
         for key, value in interpreted.items():
             np.testing.assert_array_equal(traced[key], value, err_msg=f"{name} {shape} {key}")
+
+
+def test_a_decoder_appending_to_its_caches_runs_traced_and_computes_what_the_interpreter_does():
+    """examples/decoder_tiny.onnx (present = Concat(past, new), appended in place): 6 steps
+    fed their own presents, traced and interpreted on executables of their own, give the
+    same logits and presents bit for bit; the traced steps extend the caller's buffers."""
+    import onnx
+
+    model = onnx.load(EXAMPLES / "decoder_tiny.onnx")
+    traced, interpreted = (xhip.compile(model, backend="reference", graphs=False) for _ in range(2))
+    interpreted.traced_runs.enabled = False
+    names = [f"past_{kind}_{i}" for i in range(2) for kind in ("key", "value")]
+    rng = np.random.default_rng(9)
+    host = {name: rng.standard_normal((2, 4, 5, 16)).astype(np.float32) for name in names}
+    fed = {exe: exe.cache_buffers(host, capacity=16) for exe in (traced, interpreted)}
+    buffers = {name: fed[traced][name]._memref.buffer for name in names}
+    for step in range(6):
+        tokens = {"input_ids": rng.integers(0, 256, (2, 1)).astype(np.int64), "position_ids": np.full((2, 1), 5 + step, np.int64)}
+        outputs = {exe: exe.run({**tokens, **fed[exe]}, on_device=True) for exe in (traced, interpreted)}
+        for name, value in outputs[interpreted].items():
+            np.testing.assert_array_equal(np.asarray(outputs[traced][name]), np.asarray(value), err_msg=f"step {step} {name}")
+        fed = {exe: {past: outputs[exe][present] for past, present in exe.cache_inputs.items()} for exe in fed}
+    assert traced.traced_runs.why_not is None and traced.traced_runs.traced >= 4
+    assert traced.report.traced and not interpreted.report.traced
+    for past, present in traced.cache_inputs.items():
+        assert outputs[traced][present]._memref.buffer is buffers[past]  # extended in place

@@ -46,10 +46,22 @@ def allocate_cache(session: Session, like: Sequence[int], dtype: np.dtype, axis:
 
 def append(session: Session, past_slot: Slot, new_slot: Slot, declared: Shape, out: Slot, axis: int, label: str, location: str) -> Step:
     """The `hip.cache_append` step (module docstring); `declared` gives the result's extents
-    as the op's size operands state them (what the readers' contracts were proved on)."""
+    as the op's size operands state them (what the readers' contracts were proved on).
+
+    Its parts are the step's `place`, `write` and `in_place` too: where the rows go (a host
+    decision, with the copy of a past that moves: a graph input, which no launch of the run
+    writes) needs only the new rows' extents, and a trace (xhip.runtime.trace) makes it
+    before the run's launches; the copy of the new rows, after the launches that compute
+    them; and whether the rows go into past's own cache (a trace is made of such a run)."""
     backend = session.backend
 
-    def step(regs: Registers) -> None:
+    def in_place(regs: Registers) -> bool:
+        past: MemRef = regs[past_slot]  # type: ignore[assignment]
+        new: MemRef = regs[new_slot]  # type: ignore[assignment]
+        cache = past.buffer.cache
+        return cache is not None and cache.extended_by(past) and past.shape[axis] + new.shape[axis] <= cache.capacity
+
+    def place(regs: Registers) -> None:
         past: MemRef = regs[past_slot]  # type: ignore[assignment]
         new: MemRef = regs[new_slot]  # type: ignore[assignment]
         rows, added = past.shape[axis], new.shape[axis]
@@ -63,8 +75,6 @@ def append(session: Session, past_slot: Slot, new_slot: Slot, declared: Shape, o
             cache = allocate_cache(session, past.shape, past.dtype, axis, capacity, label)
             if rows:
                 backend.copy(past, cache.rows(0, rows), location)
-        if added:
-            backend.copy(new, cache.rows(rows, rows + added), location)
         cache.length = rows + added
         present = cache.rows(0, rows + added)
         if present.shape != tuple(declared(regs)):
@@ -72,4 +82,16 @@ def append(session: Session, past_slot: Slot, new_slot: Slot, declared: Shape, o
         session.run.caches[label] = present.buffer.nbytes
         regs[out] = cache.written = present
 
+    def write(regs: Registers) -> None:
+        new: MemRef = regs[new_slot]  # type: ignore[assignment]
+        present: MemRef = regs[out]  # type: ignore[assignment]
+        added, length = new.shape[axis], present.shape[axis]
+        if added:
+            backend.copy(new, present.buffer.cache.rows(length - added, length), location)  # type: ignore[union-attr]
+
+    def step(regs: Registers) -> None:
+        place(regs)
+        write(regs)
+
+    step.place, step.write, step.in_place = place, write, in_place  # type: ignore[attr-defined]
     return step

@@ -12,9 +12,9 @@ trace's questions got), plan the pools, then pack and launch every kernel at fix
 A run whose inputs fail a guard is another class: it is traced anew (up to `LIMIT`
 classes) or interpreted.
 
-Only what a trace can follow is traced: GPU launchers, device copies, views and host index
-arithmetic, pools, pool plans and allocations. A program with any other step (host reads
-and writes of device data, KV cache appends, tensor-stage ops) is interpreted.
+Only what a trace can follow is traced: launchers, device copies, views and host index
+arithmetic, pools, pool plans, allocations and KV cache appends. A program with any other
+step (host reads and writes of device data, tensor-stage ops) is interpreted.
 """
 
 from __future__ import annotations
@@ -42,6 +42,10 @@ decides, at run time, what later steps compute."""
 
 class Untraceable(Exception):
     """The program has a step a trace cannot follow (the message says which)."""
+
+
+class NotNow(Exception):
+    """This run is not one to trace (a later run of no class is)."""
 
 
 class Code:
@@ -178,16 +182,22 @@ class _Trace:
 
     # -- steps -------------------------------------------------------------------------
 
-    def opaque(self, index: int, regs: list[object]) -> None:
-        """Run step `index` on this run's values; later steps read what it returns as atoms."""
+    def opaque(self, index: int, regs: list[object], step: Callable[[list[object]], None] | None = None) -> None:
+        """Run step `index` (or `step`, a part of it) on this run's values; later steps read
+        what it returns as atoms. KV caches it extends are left as they were: the traced
+        run itself appends."""
         program = self.program
         reads, writes = program.reads[index], program.writes[index]
+        step = step or program.steps[index]
         concrete: list[object] = [None] * len(regs)
         for slot in reads:
             concrete[slot] = hint_of(regs[slot])
-        program.steps[index](concrete)
+        caches = [v.buffer.cache for v in concrete if isinstance(v, MemRef) and v.buffer.cache is not None]
+        kept = [(cache, cache.length, cache.written) for cache in caches]
+        step(concrete)
+        for cache, length, written in kept:
+            cache.length, cache.written = length, written
         assigns = "".join(f"R[{slot}] = {self.code(regs[slot])}; " for slot in reads)
-        step = program.steps[index]
         self.tracer.lines.append(f"{assigns}{self.const(step)}(R)")
         allocated = getattr(step, "allocated", None)
         for slot in writes:
@@ -218,10 +228,23 @@ class _Trace:
             self.launch_lines.append(f"{known[1]} = {self.memref_code(value)}")
         return known[1]
 
-    def device_copy(self, index: int, regs: list[object]) -> None:
+    def device_copy(self, index: int, regs: list[object], step: Callable[[list[object]], None] | None = None) -> None:
+        """Step `index` (or `step`, a part of it) among the launches, on this run's memrefs."""
         program = self.program
-        assigns = "".join(f"R[{slot}] = {self.materialized(regs[slot])}; " for slot in program.reads[index])
-        self.launch_lines.append(f"{assigns}{self.const(program.steps[index])}(R)")
+        slots = (*program.reads[index], *(s for s in program.writes[index] if step is not None))
+        assigns = "".join(f"R[{slot}] = {self.materialized(regs[slot])}; " for slot in slots)
+        self.launch_lines.append(f"{assigns}{self.const(step or program.steps[index])}(R)")
+
+    def cache_append(self, index: int, regs: list[object]) -> None:
+        """Where the rows go, before the launches (a past that moves is a graph input: no
+        launch writes it); the copy of the new rows among them, after what computes them.
+        A run whose rows do not go into past's own cache is not traced: placing them then
+        allocates and copies, which the trace would do once more than the run."""
+        step = self.program.steps[index]
+        if not step.in_place([hint_of(value) for value in regs]):  # type: ignore[attr-defined]
+            raise NotNow("a KV cache moves at this run")
+        self.opaque(index, regs, step.place)  # type: ignore[attr-defined]
+        self.device_copy(index, regs, step.write)  # type: ignore[attr-defined]
 
     def launch(self, index: int, regs: list[object]) -> None:
         parts = self.program.steps[index].launch  # type: ignore[attr-defined]
@@ -395,6 +418,8 @@ def trace(program: Program, layouts: Layouts, arguments: Sequence[object], stati
             name, kind = program.names[index], program.kinds[index]
             if name in OPAQUE:
                 state.opaque(index, regs)
+            elif hasattr(step, "place"):
+                state.cache_append(index, regs)
             elif hasattr(step, "launch"):
                 state.launch(index, regs)
             elif kind == PURE:
@@ -479,6 +504,8 @@ class TracedClasses:
             run = trace(self.program, self.layouts, arguments, self.static_shapes, self.pooled)
         except Untraceable as err:
             self.why_not = str(err)
+            return None
+        except NotNow:
             return None
         except XhipError:
             return None  # the interpreter says it, located
