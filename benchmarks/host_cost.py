@@ -301,7 +301,7 @@ def decode_measure(model, backend: str, graphs: bool, steps: int, batch: int = 4
         fed = {n: outputs[n.replace("past", "present")] for n in names}
         if step >= 8:
             per_launch.append(wall / max(exe.report.kernel_launches, 1) * 1e6)
-            ran["traced" if exe.report.traced else exe.report.class_graph or "launched"] += 1
+            ran[("traced " if exe.report.traced else "") + (exe.report.class_graph or "launched")] += 1
     return {
         "launches": exe.report.kernel_launches, "new_us_per_launch": statistics.median(per_launch),
         "repeated_us_per_launch": None, "stages": None, "new_samples": per_launch, "steps_by_graph": dict(ran),

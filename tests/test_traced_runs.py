@@ -239,3 +239,19 @@ def test_a_decoder_appending_to_its_caches_runs_traced_and_computes_what_the_int
     assert traced.report.traced and not interpreted.report.traced
     for past, present in traced.cache_inputs.items():
         assert outputs[traced][present]._memref.buffer is buffers[past]  # extended in place
+
+
+def test_recorded_runs_go_through_traced_runs_too():
+    """With graphs on, a run at a new shape is recorded (graphs across shapes); its work comes
+    from its traced class all the same, into the recording (tests/test_graph_updates.py's
+    decode loops, traced from their second step, check that each graph runs exactly the
+    recorded work)."""
+    import onnx
+
+    driver = RecordingDriver()
+    exe = xhip.compile(onnx.load(EXAMPLES / "gpt2_2layer.onnx"), backend=RecordingBackend(driver), graphs=True)
+    rng = np.random.default_rng(4)
+    for b, s in [(2, 9), (2, 17), (3, 11), (2, 30), (4, 25)]:
+        exe.run({"input_ids": rng.integers(0, 256, (b, s)).astype(np.int64)}, on_device=True)
+    assert exe.traced_runs.traced >= 3 and exe.report.traced
+    assert exe.report.class_graph in ("updated", "captured", "")

@@ -22,6 +22,7 @@ raises): never another run's values.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import math
 import threading
@@ -116,7 +117,7 @@ class Executable:
         self.traced_runs = TracedClasses(
             self.bound.program, self.session.layouts,
             [None] * signature.takes_context + [spec.shape if spec.is_memref else None for spec, _ in signature.arguments],
-            list(self.bound.pooled.values()), getattr(getattr(self.backend, "driver", None), "launch", None),
+            list(self.bound.pooled.values()), self.backend,
             "deferred and sanitized runs are interpreted" if getattr(self.backend, "deferred", False) else None,
         )  # fmt: skip
         """Runs that neither capture nor record a graph go through a traced run per class of
@@ -299,10 +300,14 @@ class Executable:
             self.backend.begin_recording()
         try:
             recording = self.backend.recording
-            if recording is None:
-                results, registers = self.traced_runs.execute(arguments) if not capture else self.bound.program.execute(arguments)
+            registers: Sequence[object]
+            if capture:
+                results, registers = self.bound.program.execute(arguments)
+            elif recording is None:
+                results, registers = self.traced_runs.execute(arguments)
             else:
-                results, registers = self.bound.program.execute_recorded(arguments, recording, stats)
+                recorded = functools.partial(self.bound.program.execute_recorded, recording=recording, stats=stats)
+                results, registers = self.traced_runs.execute(arguments, recorded)
         except BaseException:
             if record:
                 self.backend.drop_recording()

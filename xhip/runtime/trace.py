@@ -189,17 +189,23 @@ class _Trace:
         program = self.program
         reads, writes = program.reads[index], program.writes[index]
         step = step or program.steps[index]
+        allocated = getattr(step, "allocated", None)
         concrete: list[object] = [None] * len(regs)
         for slot in reads:
             concrete[slot] = hint_of(regs[slot])
-        caches = [v.buffer.cache for v in concrete if isinstance(v, MemRef) and v.buffer.cache is not None]
-        kept = [(cache, cache.length, cache.written) for cache in caches]
-        step(concrete)
-        for cache, length, written in kept:
-            cache.length, cache.written = length, written
+        if allocated is not None and allocated.fresh:
+            # A fresh buffer (an output, an alloc) is not allocated now: the traced run does.
+            # Its address stands in for any other, far from every real one.
+            (out,) = writes
+            concrete[out] = MemRef(_Unallocated(), 0, (), (), allocated.dtype, None, 0)  # type: ignore[arg-type]
+        else:
+            caches = [v.buffer.cache for v in concrete if isinstance(v, MemRef) and v.buffer.cache is not None]
+            kept = [(cache, cache.length, cache.written) for cache in caches]
+            step(concrete)
+            for cache, length, written in kept:
+                cache.length, cache.written = length, written
         assigns = "".join(f"R[{slot}] = {self.code(regs[slot])}; " for slot in reads)
         self.tracer.lines.append(f"{assigns}{self.const(step)}(R)")
-        allocated = getattr(step, "allocated", None)
         for slot in writes:
             value = concrete[slot]
             if allocated is not None and isinstance(value, MemRef):
@@ -275,12 +281,12 @@ class _Trace:
         if isinstance(launches, Gemm):
             call = launches.call
             shape = call._replace(a=0, b=0, c=0)
-            gemm = self.name("g")
+            gemm, gemm_call = self.name("g"), self.name("c")
             prepare = _PreparedGemms(launcher.prepare_gemm)
             fields = ", ".join(self.code(v) if isinstance(v, Sym) or type(v) in (int, bool, float) else self.const(v) for v in shape)
-            self.tracer.lines.append(f"{gemm} = {self.const(prepare)}({self.const(type(shape))}({fields}))")
+            self.tracer.lines.append(f"{gemm_call} = {self.const(type(shape))}({fields}); {gemm} = {self.const(prepare)}({gemm_call})")
             self.tracer.lines.append(f"if {gemm} is None: return None")
-            self.launch_lines.append(f"{at}{gemm}({self.code(call.a)}, {self.code(call.b)}, {self.code(call.c)})")
+            self.launch_lines.append(f"{at}G({gemm}, {gemm_call}, {self.code(call.a)}, {self.code(call.b)}, {self.code(call.c)})")
             self.launch_count += 1
             self.launches += 1
             return
@@ -290,7 +296,7 @@ class _Trace:
             values = ", ".join(self.code(v) for v in flat)
             self.launch_lines.append(
                 f"{at}{self.const(pack)}({values}); "
-                f"L({self.const(kernel.function)}, {self.code(tuple(grid))}, {self.const(kernel.block)}, 0, {self.const(args)})"
+                f"L({self.const(kernel.function)}, {self.code(tuple(grid))}, {self.const(kernel.block)}, {self.const(args)})"
             )
             self.launch_count += 1
             self.launches += 1
@@ -299,13 +305,28 @@ class _Trace:
 
     def source(self, results: Sequence[int], regs: list[object]) -> str:
         returned = ", ".join(self.code(regs[slot]) for slot in results)
-        body = [*_hoisted(self.tracer.lines), "try:", *(f"    {line}" for line in self.launch_lines or ["pass"])]
+        # Where launches go is asked once the steps with effects are done (a pool that grows
+        # ends a recording): the driver, or the run's recording (graphs across shapes).
+        sink = ["L, G = SINK()"] if self.launch_count else []
+        body = [*_hoisted(self.tracer.lines), *sink, "try:", *(f"    {line}" for line in self.launch_lines or ["pass"])]
         body += ["except _DriverError as err:", "    raise _XhipError(err.message, LOCATIONS[_at]) from None"]
         if self.launch_count:
             body.append(f"{self.const(self.stream)}.queued = True")
             body.append(f"{self.const(self.stream)}.stats.kernel_launches += {self.launch_count}")
         body.append(f"return [{returned}], locals()")
-        return "def traced(A, R, L):\n" + "".join(f"    {line}\n" for line in body)
+        return "def traced(A, R, SINK):\n" + "".join(f"    {line}\n" for line in body)
+
+
+class _Unallocated:
+    """The buffer a fresh allocation stands for while a trace runs: an address of its own,
+    above every real one (the traced run allocates the real buffer)."""
+
+    _next = 1 << 62
+
+    def __init__(self) -> None:
+        _Unallocated._next += 1 << 40
+        self.address = _Unallocated._next
+        self.cache = None
 
 
 class _PreparedGemms:
@@ -460,9 +481,10 @@ class TracedClasses:
 
     def __init__(
         self, program: Program, layouts: Layouts, static_shapes: Sequence[Sequence[object] | None], pooled: Sequence[int],
-        launch: Callable[..., None] | None, why_not: str | None,
+        backend: object, why_not: str | None,
     ):  # fmt: skip
-        self.program, self.layouts, self.static_shapes, self.pooled, self.launch = program, layouts, static_shapes, pooled, launch
+        self.program, self.layouts, self.static_shapes, self.pooled = program, layouts, static_shapes, pooled
+        self.backend = backend
         self.runs: list[TracedRun] = []
         self.why_not = why_not
         """Why runs are interpreted (None: they are traced)."""
@@ -472,16 +494,28 @@ class TracedClasses:
         """False: every run is interpreted (what benchmarks and tests compare traced runs with)."""
         self._scratch: list[object] = [None] * len(program.initial)
         self._missed = False
+        driver_launch = getattr(getattr(backend, "driver", None), "launch", None)
 
-    def execute(self, arguments: Sequence[object]) -> tuple[list[object], Sequence[object]]:
-        """`Program.execute`, through a traced run where one fits."""
+        def launch(function: object, grid: tuple[int, int, int], block: tuple[int, int, int], args: object) -> None:
+            driver_launch(function, grid, block, 0, args)  # type: ignore[misc]
+
+        def sink() -> tuple[Callable[..., None], Callable[..., None]]:
+            recording = getattr(backend, "recording", None)
+            return (launch, _run_gemm) if recording is None else (recording.kernel, recording.gemm)
+
+        self._sink = sink
+
+    def execute(self, arguments: Sequence[object], interpret: Callable[[Sequence[object]], tuple[list[object], Sequence[object]]] | None = None) -> tuple[list[object], Sequence[object]]:
+        """`interpret(arguments)` (`Program.execute` by default), through a traced run where
+        one fits. Launches go to the backend's recording where a run is recorded."""
+        interpret = interpret or self.program.execute
         if not self.enabled:
             self.interpreted += 1
-            return self.program.execute(arguments)
-        scratch, launch = self._scratch, self.launch
+            return interpret(arguments)
+        scratch, sink = self._scratch, self._sink
         for run in self.runs:
             try:
-                done = run.function(arguments, scratch, launch)
+                done = run.function(arguments, scratch, sink)
             except XhipError:
                 raise  # the run's own error (a contract, a driver error), located
             except Exception as err:  # noqa: BLE001 -- a traced run that breaks is not used again
@@ -497,9 +531,14 @@ class TracedClasses:
                     return done_run
             self._missed = True
         self.interpreted += 1
-        return self.program.execute(arguments)
+        return interpret(arguments)
 
     def _trace(self, arguments: Sequence[object]) -> tuple[list[object], Sequence[object]] | None:
+        # What the trace's own steps queue (an allocation's fill) goes to the stream, not into
+        # a recording of the run.
+        recording = getattr(self.backend, "recording", None)
+        if recording is not None:
+            self.backend.recording = None  # type: ignore[attr-defined]
         try:
             run = trace(self.program, self.layouts, arguments, self.static_shapes, self.pooled)
         except Untraceable as err:
@@ -512,10 +551,17 @@ class TracedClasses:
         except Exception as err:  # noqa: BLE001 -- a trace never fails a run: it is interpreted
             self.why_not = f"the trace failed ({type(err).__name__}: {err})"
             return None
-        done = run.function(arguments, self._scratch, self.launch)
+        finally:
+            if recording is not None and not recording.stopped:
+                self.backend.recording = recording  # type: ignore[attr-defined]
+        done = run.function(arguments, self._scratch, self._sink)
         if done is None:
             self.why_not = "a traced run failed its own guards"
             return None
         self.runs.append(run)
         self.traced += 1
         return done[0], TracedRegisters(run, done[1], len(self._scratch))
+
+
+def _run_gemm(run: PreparedGemm, call: GemmCall, a: int, b: int, c: int) -> None:
+    run(a, b, c)
