@@ -90,3 +90,13 @@ def test_as_int_converts_numbers_and_keeps_traced_values():
     _, b, _ = _atoms()
     assert as_int(np.int64(3)) == 3 and type(as_int(np.int64(3))) is int
     assert as_int(b) is b
+
+
+def test_values_of_two_traces_are_never_equal_and_ask_nothing():
+    """A step's cache may hold a value of an earlier trace: comparing it with a value of the
+    current one is identity (unequal), recorded in neither."""
+    first, b1, _ = _atoms()
+    second, b2, _ = _atoms()
+    assert (b1 == b2) is False and (b1 != b2) is True
+    assert (b1, 3) != (b2, 3)
+    assert first.guards == second.guards == 0

@@ -257,6 +257,9 @@ class Sym:
     # -- questions -----------------------------------------------------------------------
 
     def _compare(self, other: object, op: str) -> bool:
+        if isinstance(other, Sym) and other.tracer is not self.tracer:
+            # A value of an earlier trace (left in a step's cache): unrelated, never equal.
+            return NotImplemented  # type: ignore[return-value]
         terms = _terms(other)
         if terms is None:
             return _COMPARE[op](int(self), other) if isinstance(other, float) else NotImplemented  # type: ignore[return-value,arg-type]
