@@ -255,3 +255,27 @@ def test_recorded_runs_go_through_traced_runs_too():
         exe.run({"input_ids": rng.integers(0, 256, (b, s)).astype(np.int64)}, on_device=True)
     assert exe.traced_runs.traced >= 3 and exe.report.traced
     assert exe.report.class_graph in ("updated", "captured", "")
+
+
+def test_a_bert_serving_stream_runs_traced_across_its_classes():
+    """examples/bert_tiny_64.onnx over requests of several batches and lengths: several classes
+    (batch 1 broadcasts), each traced once; later classes' traces meet the view steps' caches
+    an earlier trace left (a subview of a constant). Every request's driver calls equal the
+    interpreted run's."""
+    import onnx
+
+    driver = RecordingDriver()
+    exe = xhip.compile(onnx.load(EXAMPLES / "bert_tiny_64.onnx"), backend=RecordingBackend(driver), graphs=False)
+    rng = np.random.default_rng(12)
+
+    def request(batch: int, seq: int) -> dict[str, np.ndarray]:
+        return {
+            "input_ids": rng.integers(0, 100, (batch, seq)).astype(np.int64),
+            "attention_mask": (rng.random((batch, seq)) < 0.9).astype(np.int64),
+            "token_type_ids": rng.integers(0, 2, (batch, seq)).astype(np.int64),
+        }
+
+    exe.run(request(3, 40))
+    for batch, seq in [(2, 17), (1, 9), (4, 64), (1, 33), (3, 5)]:
+        assert _compare_at(exe, driver, request(batch, seq)), exe.traced_runs.why_not
+    assert exe.traced_runs.why_not is None and len(exe.traced_runs.runs) >= 2
