@@ -282,9 +282,10 @@ class _Trace:
             call = launches.call
             shape = call._replace(a=0, b=0, c=0)
             gemm, gemm_call = self.name("g"), self.name("c")
-            prepare = _PreparedGemms(launcher.prepare_gemm)
-            fields = ", ".join(self.code(v) if isinstance(v, Sym) or type(v) in (int, bool, float) else self.const(v) for v in shape)
-            self.tracer.lines.append(f"{gemm_call} = {self.const(type(shape))}({fields}); {gemm} = {self.const(prepare)}({gemm_call})")
+            varying = [name for name, value in zip(shape._fields, shape) if isinstance(value, Sym)]
+            prepare = _PreparedGemms(launcher.prepare_gemm, hint_of(shape), varying)  # type: ignore[arg-type]
+            values = "".join(f"{self.code(getattr(shape, name))}, " for name in varying)
+            self.tracer.lines.append(f"{gemm}, {gemm_call} = {self.const(prepare)}(({values}))")
             self.tracer.lines.append(f"if {gemm} is None: return None")
             self.launch_lines.append(f"{at}G({gemm}, {gemm_call}, {self.code(call.a)}, {self.code(call.b)}, {self.code(call.c)})")
             self.launch_count += 1
@@ -330,22 +331,24 @@ class _Unallocated:
 
 
 class _PreparedGemms:
-    """A BLAS site's prepared calls by shape, as its traced runs ask for them (a bounded
-    number: serving at many shapes keeps the latest)."""
+    """A BLAS site's prepared calls (and the calls, addresses 0) by the values of the fields
+    its class leaves open, as its traced runs ask for them (a bounded number: serving at
+    many shapes keeps the latest)."""
 
     LIMIT = 64
 
-    def __init__(self, prepare: Callable[[GemmCall], PreparedGemm | None]):
-        self._prepare = prepare
-        self._prepared: dict[GemmCall, PreparedGemm | None] = {}
+    def __init__(self, prepare: Callable[[GemmCall], PreparedGemm | None], traced: GemmCall, varying: Sequence[str]):
+        self._prepare, self._traced, self._varying = prepare, traced, tuple(varying)
+        self._prepared: dict[tuple[int, ...], tuple[PreparedGemm | None, GemmCall]] = {}
 
-    def __call__(self, call: GemmCall) -> PreparedGemm | None:
-        run = self._prepared.get(call)
-        if run is None:
+    def __call__(self, values: tuple[int, ...]) -> tuple[PreparedGemm | None, GemmCall]:
+        known = self._prepared.get(values)
+        if known is None:
             if len(self._prepared) >= self.LIMIT:
                 self._prepared.clear()
-            run = self._prepared[call] = self._prepare(call)
-        return run
+            call = self._traced._replace(**dict(zip(self._varying, values)))  # type: ignore[arg-type]  # the open fields are ints
+            known = self._prepared[values] = (self._prepare(call), call)
+        return known
 
 
 def _row_major(dims: tuple[object, ...]) -> tuple[object, ...]:
