@@ -17,6 +17,7 @@ import pytest
 import xhip
 from xhip.diagnostics import XhipError
 from xhip.runtime.backends.gpu.backend import GpuBackend
+from xhip.runtime.trace import INTERPRETED_FIRST
 from xhip.testing.models import EXAMPLES, MODELS, SHAPE_VARIANTS, feeds_at
 from xhip.testing.null_driver import NullDriver
 
@@ -121,9 +122,11 @@ def _run(exe, feeds, traced: bool):  # type: ignore[no-untyped-def]
 
 
 def _compare_at(exe, driver: RecordingDriver, feeds) -> bool:  # type: ignore[no-untyped-def]
-    """Runs `feeds` traced (twice: a class traced now leaves allocations of its trace) and
+    """Runs `feeds` traced (until its class is traced, then once more, logged) and
     interpreted; asserts the same device work; whether the run was traced."""
-    _run(exe, feeds, traced=True)
+    for _ in range(3):
+        if _run(exe, feeds, traced=True)[1]:
+            break
     driver.take()
     traced_outputs, was_traced = _run(exe, feeds, traced=True)
     traced_log, traced_allocations = driver.take()
@@ -152,7 +155,7 @@ def test_traced_runs_launch_what_the_interpreter_launches(name):
     shapes = (*SHAPE_VARIANTS[name], *EXTRA_SHAPES.get(name, ()))
     model, first = feeds_at(name, shapes[0], rng)
     exe = xhip.compile(model, backend=RecordingBackend(driver), graphs=False)
-    exe.run(first)  # the first run of a program is interpreted
+    exe.run(first)  # the first runs of a program are interpreted
     assert exe.traced_runs.why_not is None
     traced = [_compare_at(exe, driver, feeds_at(name, shape, rng)[1]) for shape in shapes]
     assert all(traced), exe.traced_runs.why_not
@@ -177,8 +180,8 @@ def test_a_program_that_reads_device_data_is_interpreted_and_says_why():
 
 
 def test_one_class_serves_many_shapes_of_gpt2():
-    """GPT-2 (2 layers): after its first class is traced, new (batch, seq) shapes of the
-    same kernel forms run traced, with no trace of their own."""
+    """GPT-2 (2 layers): after its first class is traced, new (batch, seq) shapes of the same
+    kernel forms run traced, with no trace of their own."""
     import onnx
 
     driver = RecordingDriver()
@@ -191,7 +194,7 @@ def test_one_class_serves_many_shapes_of_gpt2():
     assert classes.why_not is None
     # Two classes: batch 1 (operands that broadcast along it) and larger batches.
     assert len(classes.runs) == 2
-    assert classes.traced == len(shapes) - 1
+    assert classes.traced == len(shapes) - INTERPRETED_FIRST
 
 
 @pytest.mark.parametrize("name", [n for n in MODELS if n != "nonzero"])
@@ -235,7 +238,7 @@ def test_a_decoder_appending_to_its_caches_runs_traced_and_computes_what_the_int
         for name, value in outputs[interpreted].items():
             np.testing.assert_array_equal(np.asarray(outputs[traced][name]), np.asarray(value), err_msg=f"step {step} {name}")
         fed = {exe: {past: outputs[exe][present] for past, present in exe.cache_inputs.items()} for exe in fed}
-    assert traced.traced_runs.why_not is None and traced.traced_runs.traced >= 4
+    assert traced.traced_runs.why_not is None and traced.traced_runs.traced >= 6 - INTERPRETED_FIRST
     assert traced.report.traced and not interpreted.report.traced
     for past, present in traced.cache_inputs.items():
         assert outputs[traced][present]._memref.buffer is buffers[past]  # extended in place
@@ -253,7 +256,7 @@ def test_recorded_runs_go_through_traced_runs_too():
     rng = np.random.default_rng(4)
     for b, s in [(2, 9), (2, 17), (3, 11), (2, 30), (4, 25)]:
         exe.run({"input_ids": rng.integers(0, 256, (b, s)).astype(np.int64)}, on_device=True)
-    assert exe.traced_runs.traced >= 3 and exe.report.traced
+    assert exe.traced_runs.traced >= 5 - INTERPRETED_FIRST and exe.report.traced
     assert exe.report.class_graph in ("updated", "captured", "")
 
 

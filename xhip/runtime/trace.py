@@ -34,6 +34,11 @@ from xhip.runtime.program import DEVICE, PURE, Layouts, Program
 
 LIMIT = 8
 """Classes traced per program before a run at a shape of no traced class is interpreted."""
+INTERPRETED_FIRST = 1
+"""Runs of no traced class interpreted before one is traced: a trace costs tens of
+interpreted runs, which a program run once (a check) never pays back. (Graphs across
+shapes key their segments by the order of the work, in which a traced run puts its
+allocations' fills first: a later first trace is a later first graph.)"""
 
 OPAQUE = frozenset({"hip.get_pool", "hip.plan_pool", "hip.alloc_output", "hip.alloc", "memref.alloc", "memref.alloca"})
 """Ops whose steps a traced run calls as they are (on this run's values): what they return
@@ -479,8 +484,8 @@ def trace(program: Program, layouts: Layouts, arguments: Sequence[object], stati
 
 class TracedClasses:
     """A program's traced runs, tried in turn. A run that fits none is interpreted the first
-    time, traced from the second on (a class of its own, up to `LIMIT`), and interpreted
-    again once the limit is reached or the program proves untraceable (`why_not`)."""
+    `INTERPRETED_FIRST` times, then traced (a class of its own, up to `LIMIT`), and
+    interpreted again once the limit is reached or the program proves untraceable (`why_not`)."""
 
     def __init__(
         self, program: Program, layouts: Layouts, static_shapes: Sequence[Sequence[object] | None], pooled: Sequence[int],
@@ -496,7 +501,7 @@ class TracedClasses:
         self.enabled = True
         """False: every run is interpreted (what benchmarks and tests compare traced runs with)."""
         self._scratch: list[object] = [None] * len(program.initial)
-        self._missed = False
+        self._misses = 0
         driver_launch = getattr(getattr(backend, "driver", None), "launch", None)
 
         def launch(function: object, grid: tuple[int, int, int], block: tuple[int, int, int], args: object) -> None:
@@ -528,11 +533,11 @@ class TracedClasses:
                 self.traced += 1
                 return done[0], TracedRegisters(run, done[1], len(self._scratch))
         if self.why_not is None and len(self.runs) < LIMIT:
-            if self._missed:
+            if self._misses >= INTERPRETED_FIRST:
                 done_run = self._trace(arguments)
                 if done_run is not None:
                     return done_run
-            self._missed = True
+            self._misses += 1
         self.interpreted += 1
         return interpret(arguments)
 
