@@ -137,8 +137,11 @@ def _run_once(exe, feeds) -> tuple[float, float]:
 def _new_shapes(model, feeds_list: list[dict], backend: str, samples: int, traced: bool):  # type: ignore[no-untyped-def]
     """A fresh executable run at feeds_list[0], then once at each of the next `samples`
     shapes: (the executable, device feeds, launches, host us per launch of each new shape,
-    ms of each run that traced a class of its own)."""
+    ms of each run that traced a class of its own); None for a program the no-op driver
+    cannot run (it reads device data back)."""
     exe = xhip.compile(model, backend=_backend(backend), graphs=False)
+    if backend == "null" and _reads_back(exe):
+        return None
     exe.traced_runs.enabled = traced
     feeds_list = [{k: exe.to_device(v, k) for k, v in feeds.items()} for feeds in feeds_list]
     _run_once(exe, feeds_list[0])
@@ -156,13 +159,12 @@ def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
     at feeds_list[0]), traced and, on an executable of its own, interpreted; at a repeated
     shape (feeds_list[0]); then the interpreter's stages' shares, from a second pass over
     the shapes with each step timed (the timers are not in the figures)."""
-    probe = xhip.compile(model, backend=_backend(backend), graphs=False)
-    if backend == "null" and _reads_back(probe):
-        return {"skipped": "reads device data on the host (a readback): the null driver has none to read"}
-    del probe
     host_feeds = feeds_list
-    _, _, _, interpreted, _ = _new_shapes(model, host_feeds, backend, samples, traced=False)
-    exe, feeds_list, launches, new, tracing = _new_shapes(model, host_feeds, backend, samples, traced=True)
+    interpreted_run = _new_shapes(model, host_feeds, backend, samples, traced=False)
+    if interpreted_run is None:
+        return {"skipped": "reads device data on the host (a readback): the null driver has none to read"}
+    interpreted = interpreted_run[3]
+    exe, feeds_list, launches, new, tracing = _new_shapes(model, host_feeds, backend, samples, traced=True)  # type: ignore[misc]
     new_shapes = feeds_list[1 : samples + 1]
     repeated = []
     for _ in range(samples):

@@ -220,7 +220,7 @@ class _Trace:
                 dims = tuple(allocated.shape(regs))
                 buffer = Code(f"{local}.buffer", value.buffer, self.tracer.atom(f"{local}.buffer.address", value.buffer.address))
                 owner = Code(f"{local}.owner", value.owner)
-                regs[slot] = MemRef(buffer, 0, dims, _row_major(dims), allocated.dtype, owner, 0)  # type: ignore[arg-type]
+                regs[slot] = MemRef(buffer, 0, dims, contiguous_strides(dims), allocated.dtype, owner, 0)  # type: ignore[arg-type]
                 continue
             regs[slot] = self.read_back(f"R[{slot}]", value)
         # The scratch registers keep nothing alive between runs (an output buffer the caller dropped).
@@ -354,19 +354,6 @@ class _PreparedGemms:
             call = self._traced._replace(**dict(zip(self._varying, values)))  # type: ignore[arg-type]  # the open fields are ints
             known = self._prepared[values] = (self._prepare(call), call)
         return known
-
-
-def _row_major(dims: tuple[object, ...]) -> tuple[object, ...]:
-    """`contiguous_strides` of traced extents (each stride the product of the later extents,
-    an empty dim counted as 1)."""
-    if not any(isinstance(d, Sym) for d in dims):
-        return contiguous_strides(dims)  # type: ignore[arg-type]
-    strides: list[object] = []
-    step: object = 1
-    for extent in reversed(dims):
-        strides.append(step)
-        step = step * (extent if extent >= 1 else 1)  # type: ignore[operator]
-    return tuple(reversed(strides))
 
 
 _NAME = re.compile(r"\b[a-z]\d+\b")
