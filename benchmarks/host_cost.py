@@ -11,8 +11,10 @@ exported here when torch and transformers are importable (else that row is skipp
 Backends (graphs off: every run executes its launch program):
 - reference: the NumPy backend. What it spends on a device's work (`DeviceStats.device_seconds`:
   its NumPy kernels, device copies, the poison fill of fresh memory) is subtracted; the rest of
-  the run's wall time is host work. Large NumPy kernels evict the host code's caches, so the
-  same host code runs slower between them than without them (on GPT-2 124M about 2.5x): the
+  the run's wall time is host work. A large NumPy kernel leaves the core's caches and
+  predictors cold for the host code after it (on this 2-core VM a 200-step Python loop
+  takes 5.9 us alone and 23 us right after a 512x768x3072 matmul), so the same host code
+  runs slower between kernels than without them (on GPT-2 124M about 2.3x): the
   `no-op kernels` column is the host work of the same runs with every NumPy kernel replaced
   by one that does nothing (an ablation: the launch program's own cost; "-" for models that
   read device data on the host, whose values a no-op kernel does not make).

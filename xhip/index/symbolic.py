@@ -60,6 +60,10 @@ class Tracer:
         self._atoms[atom_id] = name
         return Sym(self, (((atom_id,), 1),), int(hint))
 
+    def atom_names(self) -> list[str]:
+        """Every atom's local name, in the order made."""
+        return list(self._atoms.values())
+
     def derived(self, key: tuple[object, ...], code: Callable[[], str], hint: int) -> Sym | int:
         """The atom an expression that is no polynomial defines (a floor division), made once
         per `key`: the same division in twelve layers is one value."""

@@ -100,6 +100,17 @@ class Owner:
     id: int = field(default_factory=lambda: next(_owner_ids))
 
 
+def host_view(host: np.ndarray, offset: int, shape: tuple[int, ...], byte_strides: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """The NumPy view of `shape` elements at byte `offset` of `host` (an empty array where
+    there are no elements); raises TypeError or ValueError for a view beyond the bytes."""
+    try:
+        return np.ndarray(shape, dtype, host, offset, byte_strides)
+    except (TypeError, ValueError):
+        if 0 in shape:
+            return np.empty(shape, dtype)
+        raise
+
+
 class MemRef:
     """A strided window (element strides) of `dtype` elements into a DeviceBuffer.
 
@@ -169,13 +180,7 @@ class MemRef:
                 f"memref of shape {list(self.shape)} at byte {self.offset} overruns "
                 f"its {self.buffer.nbytes}-byte buffer ({self.buffer.label})"
             )
-        self._array = np.ndarray(
-            self.shape,
-            self.dtype,
-            buffer=self.buffer.data,
-            offset=self.offset,
-            strides=tuple([s * itemsize for s in self.strides]),
-        )
+        self._array = host_view(self.buffer.data, self.offset, self.shape, tuple([s * itemsize for s in self.strides]), self.dtype)
         return self._array
 
     @property

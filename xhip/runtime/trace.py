@@ -29,7 +29,7 @@ from xhip.index.symbolic import Sym, Tracer
 from xhip.kernels.abi import GemmCall
 from xhip.runtime.backends.gpu.driver import DriverError, PackedArgs, PreparedGemm
 from xhip.runtime.backends.gpu.kernels import Gemm, GpuLauncher
-from xhip.runtime.buffers import MemRef, contiguous_strides, forget_strides
+from xhip.runtime.buffers import MemRef, contiguous_strides, forget_strides, host_view
 from xhip.runtime.program import DEVICE, PURE, Layouts, Program
 
 LIMIT = 8
@@ -67,24 +67,27 @@ class Code:
 class TracedRun:
     """One class of shapes of a program, as a function of the run's arguments."""
 
-    function: Callable[..., tuple[list[object], dict[str, object]] | None]
+    function: Callable[..., tuple[list[object], tuple[object, ...]] | None]
     source: str
     guards: int
     specialized: int
     launches: int
     registers: Callable[[int], str | None]
     """The expression of a register a report may read back (a pooled view) over the
-    function's locals, written when first asked (None: the trace does not name it)."""
+    function's `kept` locals, written when first asked (None: the trace does not name it)."""
+    kept: tuple[str, ...]
+    """The locals a run returns beside its results (its atoms and what they are read from)."""
     constants: list[object] = field(repr=False, default_factory=list)
 
 
 class TracedRegisters(Sequence[object]):
     """The register file a traced run leaves, as reports read it: each register computed
-    when first asked (from the run's locals), None for one the trace does not name."""
+    when first asked (from the run's kept locals), None for one the trace does not name."""
 
-    def __init__(self, traced: TracedRun, env: dict[str, object], count: int):
-        self._traced, self._env, self._count = traced, env, count
+    def __init__(self, traced: TracedRun, kept: tuple[object, ...], count: int):
+        self._traced, self._kept, self._count = traced, kept, count
         self._values: dict[int, object] = {}
+        self._env: dict[str, object] | None = None
 
     def __len__(self) -> int:
         return self._count
@@ -92,6 +95,8 @@ class TracedRegisters(Sequence[object]):
     def __getitem__(self, slot: int) -> object:  # type: ignore[override]
         if slot not in self._values:
             code = self._traced.registers(slot)
+            if self._env is None:
+                self._env = dict(zip(self._traced.kept, self._kept))
             self._values[slot] = None if code is None else eval(code, {"K": self._traced.constants, "_M": MemRef}, self._env)  # noqa: S307 -- our own expressions
         return self._values[slot]
 
@@ -109,8 +114,11 @@ class _Trace:
         """Launches of GPU launchers (whose count the traced run adds to the stats)."""
         self.launches = 0
         self._materialized: dict[int, tuple[object, str]] = {}
+        self._arrays: dict[int, tuple[object, str]] = {}
         self.stream: object = None
         self._names = 0
+        self.read_backs: list[str] = []
+        """The locals that hold what opaque steps left (atoms and views are read from them)."""
 
     # -- values as code ----------------------------------------------------------------
 
@@ -156,6 +164,13 @@ class _Trace:
         self._names += 1
         return f"{prefix}{self._names}"
 
+    def read_back_local(self, code: str) -> str:
+        """A new local holding `code` (a register an opaque step wrote)."""
+        local = self.name("r")
+        self.read_backs.append(local)
+        self.tracer.lines.append(f"{local} = {code}")
+        return local
+
     # -- values read each run ----------------------------------------------------------
 
     def traced_memref(self, code: str, real: MemRef, static: Sequence[object] | None = None) -> MemRef:
@@ -177,8 +192,7 @@ class _Trace:
         """What an opaque step left at `code` (a register of `R`), as later steps read it."""
         if value is None:
             return None
-        local = self.name("r")
-        self.tracer.lines.append(f"{local} = {code}")
+        local = self.read_back_local(code)
         if type(value) is int:
             return self.tracer.atom(local, value)
         if isinstance(value, MemRef):
@@ -209,14 +223,13 @@ class _Trace:
             step(concrete)
             for cache, length, written in kept:
                 cache.length, cache.written = length, written
-        assigns = "".join(f"R[{slot}] = {self.code(regs[slot])}; " for slot in reads)
+        assigns = "".join(f"R[{slot}] = {self.code(regs[slot])}; " for slot in dict.fromkeys(reads))
         self.tracer.lines.append(f"{assigns}{self.const(step)}(R)")
         for slot in writes:
             value = concrete[slot]
             if allocated is not None and isinstance(value, MemRef):
                 # A buffer of its own: only its address is new; its extents are the traced ones.
-                local = self.name("r")
-                self.tracer.lines.append(f"{local} = R[{slot}]")
+                local = self.read_back_local(f"R[{slot}]")
                 dims = tuple(allocated.shape(regs))
                 buffer = Code(f"{local}.buffer", value.buffer, self.tracer.atom(f"{local}.buffer.address", value.buffer.address))
                 owner = Code(f"{local}.owner", value.owner)
@@ -224,7 +237,7 @@ class _Trace:
                 continue
             regs[slot] = self.read_back(f"R[{slot}]", value)
         # The scratch registers keep nothing alive between runs (an output buffer the caller dropped).
-        self.tracer.lines.append("; ".join(f"R[{slot}] = None" for slot in (*reads, *writes)) or "pass")
+        self.tracer.lines.append("; ".join(f"R[{slot}] = None" for slot in dict.fromkeys((*reads, *writes))) or "pass")
 
     def materialized(self, value: object) -> str:
         """`value` as launches and copies read it: a traced memref built once per run, as a
@@ -237,6 +250,23 @@ class _Trace:
         if known is None:
             known = self._materialized[id(value)] = (value, self.name("v"))  # kept: ids stay unique
             self.launch_lines.append(f"{known[1]} = {self.memref_code(value)}")
+        return known[1]
+
+    def array(self, view: MemRef) -> str:
+        """The NumPy array of `view` (`MemRef.array`) as a local of the launch section, built
+        once per run over its buffer's host bytes (a view beyond its buffer raises there:
+        the run is interpreted and fails located)."""
+        if not _is_traced(view):
+            return self.const(view.array())
+        known = self._arrays.get(id(view))
+        if known is None:
+            known = self._arrays[id(view)] = (view, self.name("n"))  # kept: ids stay unique
+            itemsize = view.dtype.itemsize
+            byte_strides = tuple(stride * itemsize for stride in view.strides)
+            self.launch_lines.append(
+                f"{known[1]} = _ND({self.code(view.buffer)}.host, {self.code(view.offset)}, "
+                f"{self.code(tuple(view.shape))}, {self.code(byte_strides)}, {self.const(view.dtype)})"
+            )
         return known[1]
 
     def device_copy(self, index: int, regs: list[object], step: Callable[[list[object]], None] | None = None) -> None:
@@ -274,9 +304,13 @@ class _Trace:
         at = f"_at = {index}; "
         if not isinstance(launcher, GpuLauncher):
             # A launcher of memrefs (the reference backend's NumPy kernels): called as it is,
-            # on this run's memrefs; it counts its own launches.
-            operands = [f"({''.join(f'{self.materialized(v)}, ' for v in group)})" for group in (ins, outs, scalars)]
-            self.launch_lines.append(f"{at}{self.const(launcher)}({', '.join(operands)})")
+            # on this run's memrefs, or on their arrays where it takes them; it counts its
+            # own launches.
+            on_arrays = getattr(launcher, "on_arrays", None)
+            view = self.materialized if on_arrays is None else self.array
+            operands = [f"({''.join(f'{view(v)}, ' for v in group)})" for group in (ins, outs)]
+            operands.append(f"({''.join(f'{self.code(v)}, ' for v in scalars)})")
+            self.launch_lines.append(f"{at}{self.const(on_arrays or launcher)}({', '.join(operands)})")
             self.launches += 1
             return
         # Whether the vendor BLAS takes a call is asked of this run's values (the drivers
@@ -309,6 +343,10 @@ class _Trace:
 
     # -- the function ------------------------------------------------------------------
 
+    def kept(self) -> tuple[str, ...]:
+        """The locals a run returns for its registers to be read from (`TracedRun.kept`)."""
+        return ("A", *self.tracer.atom_names(), *self.read_backs)
+
     def source(self, results: Sequence[int], regs: list[object]) -> str:
         returned = ", ".join(self.code(regs[slot]) for slot in results)
         # Where launches go is asked once the steps with effects are done (a pool that grows
@@ -319,7 +357,7 @@ class _Trace:
         if self.launch_count:
             body.append(f"{self.const(self.stream)}.queued = True")
             body.append(f"{self.const(self.stream)}.stats.kernel_launches += {self.launch_count}")
-        body.append(f"return [{returned}], locals()")
+        body.append(f"return [{returned}], ({''.join(f'{name}, ' for name in self.kept())})")
         return "def traced(A, R, SINK):\n" + "".join(f"    {line}\n" for line in body)
 
 
@@ -457,13 +495,13 @@ def trace(program: Program, layouts: Layouts, arguments: Sequence[object], stati
         return state.inline(pooled_values[slot]) if slot in pooled_values else None
 
     namespace: dict[str, object] = {
-        "K": state.constants, "_M": MemRef, "_EMPTY": [], "_DriverError": DriverError, "_XhipError": XhipError,
+        "K": state.constants, "_M": MemRef, "_ND": host_view, "_EMPTY": [], "_DriverError": DriverError, "_XhipError": XhipError,
         "LOCATIONS": program.locations,
     }  # fmt: skip
     exec(compile(source, "<traced run>", "exec"), namespace)  # noqa: S102 -- code of our own making
     return TracedRun(
         namespace["traced"], source, state.tracer.guards, state.tracer.specialized, state.launches,  # type: ignore[arg-type]
-        register_code, state.constants,
+        register_code, state.kept(), state.constants,
     )  # fmt: skip
 
 

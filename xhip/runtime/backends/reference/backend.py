@@ -146,12 +146,15 @@ class ReferenceBackend:
     # -- device work ---------------------------------------------------------------------
 
     def load(self, site: Site, location: str) -> Launcher:
-        """A launcher that runs the family's NumPy kernel (on a stream's terms when deferred)."""
+        """A launcher that runs the family's NumPy kernel (on a stream's terms when deferred).
+
+        Where work runs at once (not deferred), the launcher also takes NumPy arrays as
+        they are (`on_arrays`): a traced run builds each view's array itself, once per run,
+        and calls the kernel with no memref in between."""
         kernel, props = kernel_of(site.facts.op_class, location), site.facts.props
         stats = self.stats
 
-        def compute(inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
-            arrays_in, arrays_out = [m.array() for m in inputs], [m.array() for m in outputs]
+        def compute(arrays_in: Sequence[np.ndarray], arrays_out: Sequence[np.ndarray], scalars: Sequence[int | float]) -> None:
             start = time.perf_counter()
             try:
                 kernel(KernelCall(kernel.name, arrays_in, arrays_out, props, scalars, location))
@@ -162,17 +165,31 @@ class ReferenceBackend:
         def launch(inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
             stats.kernel_launches += 1
             if not self.deferred and self._captured is None:  # at once: nothing to queue or check
-                compute(inputs, outputs, scalars)
+                compute([m.array() for m in inputs], [m.array() for m in outputs], scalars)
                 return
 
             def run() -> None:
                 self._check_reads(inputs, location)
-                compute(inputs, outputs, scalars)
+                compute([m.array() for m in inputs], [m.array() for m in outputs], scalars)
                 for out in outputs:
                     self._record_write(out)
 
             self._submit(run, list(inputs), list(outputs), location)
 
+        def on_arrays(arrays_in: Sequence[np.ndarray], arrays_out: Sequence[np.ndarray], scalars: Sequence[int | float]) -> None:
+            stats.kernel_launches += 1
+            if self._captured is None:  # `compute`, inline: a traced run's every launch comes here
+                start = time.perf_counter()
+                try:
+                    kernel(KernelCall(kernel.name, arrays_in, arrays_out, props, scalars, location))
+                except MemoryError:
+                    raise XhipError(f"'{kernel.name}' ran out of host memory for its temporaries", location) from None
+                stats.device_seconds += time.perf_counter() - start
+            else:  # a graph's work (not deferred: nothing asks which bytes it reads)
+                self._submit(lambda: compute(arrays_in, arrays_out, scalars), [], [], location)
+
+        if not self.deferred:
+            launch.on_arrays = on_arrays  # type: ignore[attr-defined]
         return launch
 
     def finish_loading(self) -> None:
