@@ -68,6 +68,10 @@ def main() -> int:
     parser.add_argument("--gpt2-layers", type=int, help="export GPT-2 with this many layers and profile it")
     parser.add_argument("--signal", help="export this family of export_models.py --signals (e.g. vit_base_16) and profile it")
     parser.add_argument("--torch", action="store_true", help="with --gpt2-layers or --signal: profile PyTorch eager too")
+    parser.add_argument(
+        "--torch-dtype", choices=["fp32", "fp16", "bf16"], default="fp32",
+        help="the precision PyTorch eager runs the module in (with --pipeline fp16 / bf16: the same as xhip's)",
+    )  # fmt: skip
     args = parser.parse_args()
     import torch
 
@@ -109,8 +113,10 @@ def main() -> int:
         for name, _, us in kernels[:per_run]:
             print(f"{us:9.1f} us  {name[:110]}")
     if args.torch and module is not None:
-        cuda_module = module.cuda()
+        dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.torch_dtype]
+        cuda_module = module.cuda().to(dtype)
         ids = tuple(torch.tensor(v, device="cuda") for v in host_feeds.values())
+        ids = tuple(t.to(dtype) if t.is_floating_point() else t for t in ids)
 
         def torch_run():
             with torch.no_grad():
@@ -118,7 +124,7 @@ def main() -> int:
             torch.cuda.synchronize()
 
         torch_run()
-        _table("torch eager, same weights", _profiled(torch_run, args.runs), args.runs, args.top)
+        _table(f"torch eager {args.torch_dtype}, same weights", _profiled(torch_run, args.runs), args.runs, args.top)
     return 0
 
 
