@@ -461,3 +461,55 @@ def test_a_row_operand_moves_in_vectors_and_repeats_along_the_leading_dims():
         values = {"n": count, "extents": shape, "in0": x.ctypes.data, "in1": bias.ctypes.data, "out": out.ctypes.data}
         emulator.launch(spec.name, values)
         np.testing.assert_array_equal(out.reshape(shape), x.reshape(shape) + bias)
+
+
+class _ArrayView:
+    """A NumPy array as a launch sees it (ViewLike): its address and element strides."""
+
+    def __init__(self, array: np.ndarray):
+        self.array, self.dtype, self.shape = array, array.dtype, array.shape
+        self.address = array.ctypes.data
+        self.strides = tuple(s // array.itemsize for s in array.strides)
+
+
+@pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
+def test_layer_norm_reads_contiguous_aligned_rows_in_vectors_and_every_other_row_element_by_element():
+    """Layer norm over the last dim, float32 (4 per vector): rows that start aligned and are
+    whole vectors take the vector path, with y over x as well; a row one element off,
+    a length of no whole vectors, a transposed x and a row longer than the registers
+    hold take the element path. Every output element (poisoned before) is NumPy's, to
+    float32 rounding of a sum in another order (rtol 1e-5, atol 1e-6 at |y| ~ 1)."""
+    from xhip.kernels.families import launch_values
+
+    x_type = Operand(F32, (None, None), True)
+    scale_type = Operand(F32, (None,), True)
+    (spec,) = specs_for_launch(hip.LayerNormOp, {"axis": 1, "epsilon": 1e-5}, [x_type, scale_type, scale_type], [x_type])
+    assert "vec" in dict(spec.context) and dict(spec.context)["vec"] == 4
+    emulator = emulate.HostEmulator(render(spec).source_for("hip"), [spec.abi])
+    rng = np.random.default_rng(11)
+
+    def check(x: np.ndarray, y: np.ndarray, scale: np.ndarray, bias: np.ndarray) -> None:
+        expected = x.astype(np.float64)
+        expected = (expected - expected.mean(1, keepdims=True)) / np.sqrt(expected.var(1, keepdims=True) + 1e-5) * scale + bias
+        if y is not x:
+            y.view(np.uint8)[...] = 0xA5
+        values = launch_values(hip.LayerNormOp, {"axis": 1, "epsilon": 1e-5}, [], [_ArrayView(v) for v in (x, scale, bias)], [_ArrayView(y)])
+        emulator.launch(spec.name, values[0])
+        np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
+
+    def operands(rows: int, length: int, shift: int = 0) -> tuple[np.ndarray, ...]:
+        storage = [np.empty(rows * length + 4, np.float32) for _ in range(2)] + [np.empty(length + 4, np.float32) for _ in range(2)]
+        x, y = (a[shift : shift + rows * length].reshape(rows, length) for a in storage[:2])
+        scale, bias = (a[shift : shift + length] for a in storage[2:])
+        for array in (x, scale, bias):
+            array[...] = rng.standard_normal(array.shape) + 0.5
+        return x, y, scale, bias
+
+    x, y, scale, bias = operands(6, 96)
+    check(x, y, scale, bias)  # aligned, whole vectors
+    check(x, x, scale, bias)  # y over x
+    check(*operands(6, 96, shift=1))  # one element off alignment
+    check(*operands(5, 30))  # 30 = 7 vectors and a half
+    x, y, scale, bias = operands(24, 24)
+    check(np.ascontiguousarray(x.T).T, y, scale, bias)  # x transposed: strided rows
+    check(*operands(2, 4 * 4 * 256 + 4))  # more than 4 vectors per thread of 256

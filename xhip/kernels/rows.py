@@ -27,6 +27,12 @@ SOFTMAX_CACHED = 8
 """Elements of a softmax row each thread keeps in registers: a row of up to this many
 times the block (2048 at 256 threads) is read from memory once, not three times."""
 
+LAYER_NORM_CACHED_VECTORS = 4
+"""16-byte vectors of a layer-norm row each thread keeps in registers where the row is
+contiguous (normalized over one dim): a row of up to this many times the block (8192
+halves or 4096 floats at 256 threads) is read once, in vectors, not three times element
+by element."""
+
 
 # ---- kernels ------------------------------------------------------------------------------
 
@@ -63,7 +69,10 @@ def layer_norm_spec(facts: OpFacts) -> KernelSpec:
     if has_bias:
         extra += [pointer("bias", ctype(x.dtype).c), dims("bias_strides", inner)]
     extra.append(value("epsilon", compute))
-    return _rows_spec("layer_norm", x, axis, inner, extra, {"bias": has_bias}, alias=facts.op_class.MAY_ALIAS_INPUT)
+    # One normalized dim may be contiguous at run time (the kernel checks): then vectors.
+    vec = 16 // x.dtype.itemsize if inner == 1 else 1
+    flags = {"bias": has_bias, "vec": vec, "cache": LAYER_NORM_CACHED_VECTORS}
+    return _rows_spec("layer_norm", x, axis, inner, extra, flags, alias=facts.op_class.MAY_ALIAS_INPUT)
 
 
 def site(facts: OpFacts) -> Site:
