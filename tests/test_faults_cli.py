@@ -383,13 +383,22 @@ SIGNALS = {"INT": (signal.SIGINT, "interrupted"), "TERM": (signal.SIGTERM, "term
 
 def interrupt(command: list[str], cwd: Path, signum: int, ready: Callable[[int], bool], delay: float = 0.0,
               env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, bool]:  # fmt: skip
-    """Start `command`, wait until `ready(pid)` (at most 60 s), wait `delay`, send `signum`."""
+    """Start `command`, wait until `ready(pid)` (at most 60 s), wait `delay`, send `signum`.
+
+    A command still running 60 s after the signal fails the test with every thread's stack
+    (faulthandler, dumped at a SIGABRT): where it hangs is what such a failure must say."""
+    env = {**(os.environ if env is None else env), "PYTHONFAULTHANDLER": "1"}
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     reached = wait_until(lambda: ready(process.pid) or process.poll() is not None, 60)
     reached = reached and process.poll() is None
     time.sleep(delay)
     process.send_signal(signum)
-    out, err = process.communicate(timeout=60)
+    try:
+        out, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        out, err = process.communicate(timeout=60)
+        raise AssertionError(f"{command[0]} still ran 60 s after signal {signum}; its threads:\n{err}") from None
     return subprocess.CompletedProcess(command, process.returncode, out, err), reached
 
 
