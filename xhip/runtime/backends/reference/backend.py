@@ -178,13 +178,8 @@ class ReferenceBackend:
 
         def on_arrays(arrays_in: Sequence[np.ndarray], arrays_out: Sequence[np.ndarray], scalars: Sequence[int | float]) -> None:
             stats.kernel_launches += 1
-            if self._captured is None:  # `compute`, inline: a traced run's every launch comes here
-                start = time.perf_counter()
-                try:
-                    kernel(KernelCall(kernel.name, arrays_in, arrays_out, props, scalars, location))
-                except MemoryError:
-                    raise XhipError(f"'{kernel.name}' ran out of host memory for its temporaries", location) from None
-                stats.device_seconds += time.perf_counter() - start
+            if self._captured is None:
+                compute(arrays_in, arrays_out, scalars)
             else:  # a graph's work (not deferred: nothing asks which bytes it reads)
                 self._submit(lambda: compute(arrays_in, arrays_out, scalars), [], [], location)
 
