@@ -427,6 +427,39 @@ def test_xhip_opt_interrupted_leaves_the_old_pair_and_no_temp(big_models, tmp_pa
     assert (tmp_path / "out.constants.bin").read_bytes() == b"old constants"
 
 
+SIGNAL_AS_A_WORKER_STARTS = """\
+import signal, sys, threading
+from xhip import background
+from xhip.tools import cli
+
+cli.handle_signals()
+start = threading.Thread.start
+
+
+def start_then_signal(self):  # the signal lands just after a worker starts, before it is registered
+    start(self)
+    signal.raise_signal(signal.SIGINT)
+
+
+threading.Thread.start = start_then_signal
+try:
+    background.submit(sum, [1, 2])
+except cli.Interrupted:
+    print("interrupted")
+    sys.exit(130)
+"""
+
+
+def test_a_signal_as_a_background_worker_starts_still_lets_the_process_exit():
+    """ThreadPoolExecutor registers a worker only after starting it; a signal raised in
+    between (the handler raises in the main thread) used to leave an idle worker nothing
+    tells to stop, and the exit waited for it forever (seen as an interrupted xhip-opt that
+    never ended). The signal now waits until the job is queued: the process exits at once."""
+    done = subprocess.run([sys.executable, "-c", SIGNAL_AS_A_WORKER_STARTS], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert done.stdout == "interrupted\n"
+
+
 @pytest.mark.parametrize("signame", SIGNALS)
 @pytest.mark.parametrize("phase", ["start-up", "compile", "run"])
 def test_xhip_run_interrupted_writes_nothing(big_models, tmp_path, phase, signame):

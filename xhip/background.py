@@ -15,6 +15,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+from xhip.deferred_signals import uninterrupted
+
 T = TypeVar("T")
 
 _workers: ThreadPoolExecutor | None = None
@@ -33,8 +35,11 @@ os.register_at_fork(after_in_child=_forget_parents_workers)
 
 
 def submit(job: Callable[..., T], *args: object) -> Future[T]:
-    """Run `job(*args)` on a background thread."""
+    """Run `job(*args)` on a background thread. A signal waits until the job is queued: the
+    executor registers a thread it starts only after starting it, and an unregistered
+    worker is never told to stop (the interpreter's exit would wait for it forever)."""
     global _workers
-    if _workers is None:
-        _workers = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="xhip-background")
-    return _workers.submit(job, *args)
+    with uninterrupted():
+        if _workers is None:
+            _workers = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="xhip-background")
+        return _workers.submit(job, *args)

@@ -30,7 +30,7 @@ Guarantees:
   which the runtime finds by the checksum the IR records,
   `xhip.constants_file.read_recorded`), never an IR beside another compile's constants.
 - The renames of a commit are not interrupted: SIGINT and SIGTERM, as the tools
-  handle them (`xhip.tools.cli`), wait until they are done (`defer_signal`).
+  handle them (`xhip.tools.cli`), wait until they are done (`xhip.deferred_signals`).
 - Nothing is left behind by a command that fails or is interrupted: its temp and
   pending files are removed, and a file this commit created (nothing was at its
   path) is removed again when a later output fails (a write-through to a full
@@ -47,19 +47,18 @@ import fcntl
 import hashlib
 import os
 import re
-import signal
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 from xhip import background
 from xhip.constants_file import CONTENT_NAME_DIGITS, PENDING_MARK, FileParts, checksum, chunks, pending_path
+from xhip.deferred_signals import uninterrupted
 from xhip.diagnostics import XhipError
 
 NEW_FILE_MODE = 0o666
@@ -108,36 +107,6 @@ def is_own_temp(name: str, output: str) -> bool:
         return False
     rest = name[len(prefix) :]
     return TEMP_SUFFIX.fullmatch(rest) is not None or PENDING_SUFFIX.fullmatch(rest) is not None
-
-
-# -- signals wait for the renames of a commit ---------------------------------------------------
-
-_commit_depth = 0
-_deferred: list[int] = []
-
-
-def defer_signal(signum: int) -> bool:
-    """Whether a commit's renames are under way: then `signum` is raised again once they are done.
-
-    For a signal handler (`xhip.tools.cli`): a SIGINT between the renames of a pair must not stop it."""
-    if _commit_depth:
-        _deferred.append(signum)
-        return True
-    return False
-
-
-@contextmanager
-def _uninterrupted() -> Iterator[None]:
-    global _commit_depth
-    _commit_depth += 1
-    try:
-        yield
-    finally:
-        _commit_depth -= 1
-        if not _commit_depth and _deferred:
-            signum = _deferred[0]
-            _deferred.clear()
-            signal.raise_signal(signum)  # its handler runs now, after the renames
 
 
 # -- one output file ------------------------------------------------------------------------
@@ -239,7 +208,8 @@ class OutputFiles:
         self.staged.append(entry)
         if early and not writes_through(target):
             entry.digest = hashlib.sha256() if hashed else None
-            entry.writer = background.submit(entry.write_temp)
+            with uninterrupted():  # a writer the entry does not know of would outlive `discard`
+                entry.writer = background.submit(entry.write_temp)
             return entry.writer if hashed else None
         return background.submit(checksum, entry.data) if hashed else None
 
@@ -249,7 +219,7 @@ class OutputFiles:
         try:
             for entry in self.staged:
                 entry.wait()
-            with _uninterrupted():
+            with uninterrupted():
                 self._rename_all()
             for entry in self.staged:
                 if entry.placed is None and entry.pending is None:
@@ -258,7 +228,7 @@ class OutputFiles:
                 then()
             written = [entry.placed for entry in self.staged if entry.placed is not None]
         except BaseException:
-            with _uninterrupted():
+            with uninterrupted():
                 self._roll_back()
             raise
         finally:

@@ -43,9 +43,9 @@ def _on_signal(signum: int, frame: object) -> None:
     global _received
     if _received is not None:
         return  # already on the way out: the cleanup must not be cut short
-    files = sys.modules.get("xhip.output_files")  # loaded, if a commit can be under way
-    if files is not None and files.defer_signal(signum):
-        return  # raised again when the commit's renames are done
+    sections = sys.modules.get("xhip.deferred_signals")  # loaded, if a section can be under way
+    if sections is not None and sections.defer(signum):
+        return  # raised again when the section (a commit's renames, a thread's start) is done
     _received = signum
     raise Interrupted(signum)
 
