@@ -12,6 +12,7 @@ handled, when the outermost section ends.
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -29,7 +30,12 @@ def defer(signum: int) -> bool:
 
 @contextmanager
 def uninterrupted() -> Iterator[None]:
+    """A section of the main thread a signal waits for; elsewhere nothing (a handler raises
+    only in the main thread, and the count is the main thread's alone)."""
     global _depth
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     _depth += 1
     try:
         yield
