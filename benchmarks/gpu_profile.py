@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import xhip  # noqa: E402
+from gpu_bench import TORCH_DTYPES  # noqa: E402
 from xhip.runtime.check import parse_shape, random_feeds  # noqa: E402
 
 
@@ -69,7 +70,7 @@ def main() -> int:
     parser.add_argument("--signal", help="export this family of export_models.py --signals (e.g. vit_base_16) and profile it")
     parser.add_argument("--torch", action="store_true", help="with --gpt2-layers or --signal: profile PyTorch eager too")
     parser.add_argument(
-        "--torch-dtype", choices=["fp32", "fp16", "bf16"], default="fp32",
+        "--torch-dtype", choices=list(TORCH_DTYPES), default="fp32",
         help="the precision PyTorch eager runs the module in (with --pipeline fp16 / bf16: the same as xhip's)",
     )  # fmt: skip
     args = parser.parse_args()
@@ -113,7 +114,7 @@ def main() -> int:
         for name, _, us in kernels[:per_run]:
             print(f"{us:9.1f} us  {name[:110]}")
     if args.torch and module is not None:
-        dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.torch_dtype]
+        dtype = TORCH_DTYPES[args.torch_dtype](torch)
         cuda_module = module.cuda().to(dtype)
         ids = tuple(torch.tensor(v, device="cuda") for v in host_feeds.values())
         ids = tuple(t.to(dtype) if t.is_floating_point() else t for t in ids)

@@ -246,11 +246,7 @@ class _Trace:
             return self.code(value)
         if not _is_traced(value):
             return self.const(value)
-        known = self._materialized.get(id(value))
-        if known is None:
-            known = self._materialized[id(value)] = (value, self.name("v"))  # kept: ids stay unique
-            self.launch_lines.append(f"{known[1]} = {self.memref_code(value)}")
-        return known[1]
+        return self._launch_local(self._materialized, value, "v", self.memref_code)
 
     def array(self, view: MemRef) -> str:
         """The NumPy array of `view` (`MemRef.array`) as a local of the launch section, built
@@ -258,15 +254,23 @@ class _Trace:
         the run is interpreted and fails located)."""
         if not _is_traced(view):
             return self.const(view.array())
-        known = self._arrays.get(id(view))
-        if known is None:
-            known = self._arrays[id(view)] = (view, self.name("n"))  # kept: ids stay unique
-            itemsize = view.dtype.itemsize
-            byte_strides = tuple(stride * itemsize for stride in view.strides)
-            self.launch_lines.append(
-                f"{known[1]} = _ND({self.code(view.buffer)}.host, {self.code(view.offset)}, "
-                f"{self.code(tuple(view.shape))}, {self.code(byte_strides)}, {self.const(view.dtype)})"
+
+        def host_view_code(view: MemRef) -> str:
+            byte_strides = tuple(stride * view.dtype.itemsize for stride in view.strides)
+            return (
+                f"_ND({self.code(view.buffer)}.host, {self.code(view.offset)}, {self.code(tuple(view.shape))}, "
+                f"{self.code(byte_strides)}, {self.const(view.dtype)})"
             )
+
+        return self._launch_local(self._arrays, view, "n", host_view_code)
+
+    def _launch_local(self, made: dict[int, tuple[object, str]], view: MemRef, prefix: str, code: Callable[[MemRef], str]) -> str:
+        """The local of the launch section that holds `code(view)`, assigned the first time
+        `view` is asked for (`made` remembers it, and keeps the view: ids stay unique)."""
+        known = made.get(id(view))
+        if known is None:
+            known = made[id(view)] = (view, self.name(prefix))
+            self.launch_lines.append(f"{known[1]} = {code(view)}")
         return known[1]
 
     def device_copy(self, index: int, regs: list[object], step: Callable[[list[object]], None] | None = None) -> None:

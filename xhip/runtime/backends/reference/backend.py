@@ -162,15 +162,18 @@ class ReferenceBackend:
                 raise XhipError(f"'{kernel.name}' ran out of host memory for its temporaries", location) from None
             stats.device_seconds += time.perf_counter() - start
 
+        def compute_views(inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
+            compute([m.array() for m in inputs], [m.array() for m in outputs], scalars)
+
         def launch(inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
             stats.kernel_launches += 1
             if not self.deferred and self._captured is None:  # at once: nothing to queue or check
-                compute([m.array() for m in inputs], [m.array() for m in outputs], scalars)
+                compute_views(inputs, outputs, scalars)
                 return
 
             def run() -> None:
                 self._check_reads(inputs, location)
-                compute([m.array() for m in inputs], [m.array() for m in outputs], scalars)
+                compute_views(inputs, outputs, scalars)
                 for out in outputs:
                     self._record_write(out)
 
