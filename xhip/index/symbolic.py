@@ -83,6 +83,18 @@ class Tracer:
             self.lines.append(f"if {self.code_of(terms)} {failing} 0: return None")
         return outcome
 
+    def known_equal(self, value: Sym, other: object) -> bool:
+        """Whether `value == other` holds in every run of this trace without a new guard: the
+        same polynomial, or two whose equality a guard of this trace already holds."""
+        terms = _terms(other)
+        if terms is None or (isinstance(other, Sym) and other.tracer is not self):
+            return False
+        if terms == value.terms:
+            return True
+        difference = tuple(sorted((m, c) for m, c in _add(value.terms, terms, -1).items() if c))
+        negated = tuple((m, -c) for m, c in difference)
+        return (difference, "==") in self._asked or (negated, "==") in self._asked
+
     def code_of(self, terms: Terms) -> str:
         """An expression of the polynomial, a local name when it is more than one atom."""
         if len(terms) == 1 and terms[0][1] == 1 and len(terms[0][0]) == 1:
@@ -319,7 +331,7 @@ def _hint(value: object) -> int:
     return value.hint if isinstance(value, Sym) else int(value)  # type: ignore[call-overload]
 
 
-__all__ = ["Sym", "Tracer", "as_int"]
+__all__ = ["Sym", "Tracer", "as_int", "same_extent"]
 
 
 def _floordiv(numerator: object, denominator: object) -> Sym | int:
@@ -349,3 +361,17 @@ def as_int(value: object) -> int:
     if type(value) is int or isinstance(value, Sym):
         return value  # type: ignore[return-value]
     return int(value)  # type: ignore[call-overload]
+
+
+def same_extent(a: object, b: object) -> bool:
+    """Whether two extents are known to be the same value, without asking: equal ints, the
+    same polynomial, or polynomials a guard holds equal (`Tracer.known_equal`). False says nothing (a static 1 against a run-time extent that is 1
+    in some runs): code that only needs "the same dim" asks this instead of `==`, so that a
+    trace does not split its class on a question whose answer changes nothing."""
+    if a is b:
+        return True
+    if isinstance(a, Sym):
+        return a.tracer.known_equal(a, b)
+    if isinstance(b, Sym):
+        return b.tracer.known_equal(b, a)
+    return bool(a == b)

@@ -25,6 +25,7 @@ from typing import Protocol
 import numpy as np
 
 from xhip.dialects.hip.properties import Props
+from xhip.index.symbolic import same_extent
 from xhip.kernels.abi import ArgValue, Param, dims, index, pointer
 from xhip.kernels.spec_types import KernelSpec, OpClass, Operand
 
@@ -68,16 +69,20 @@ class View:
 
 def broadcast_strides(view: ViewLike, shape: Sequence[int]) -> tuple[int, ...]:
     """`view`'s strides right-aligned to `shape`, 0 where it broadcasts."""
-    if view.shape == shape:  # the common case, on every launch's path: nothing broadcasts
-        return view.strides
-    return _broadcast(view.shape, view.strides, shape)
+    extents = view.shape
+    if len(extents) == len(shape) and all(map(same_extent, extents, shape)):
+        return view.strides  # the common case, on every launch's path: nothing broadcasts
+    return _broadcast(extents, view.strides, shape)
 
 
 def _broadcast(extents: Sequence[int], strides: Sequence[int], shape: Sequence[int]) -> tuple[int, ...]:
+    # A unit dim reads stride 0 unless it meets the very same extent: its stride is never
+    # stepped when the target is 1 too, so a traced run asks nothing of a run-time target
+    # that a static 1 meets (a class of its own for batch 1 would be a second trace).
     lead = len(shape) - len(extents)
     result = [0] * lead
     for extent, stride, target in zip(extents, strides, shape[lead:]):
-        result.append(0 if extent == 1 and target != 1 else stride)
+        result.append(stride if same_extent(extent, target) or extent != 1 else 0)
     return tuple(result)
 
 
@@ -88,7 +93,8 @@ def matrix_strides(view: ViewLike, batch: Sequence[int], vector_is_row: bool) ->
         stride = view.strides[0]
         return ((0,) * len(batch), *((0, stride) if vector_is_row else (stride, 0)))  # type: ignore[return-value]
     lead, strides = view.shape[:-2], view.strides
-    return (strides[:-2] if lead == batch else _broadcast(lead, strides[:-2], batch)), strides[-2], strides[-1]
+    same = len(lead) == len(batch) and all(map(same_extent, lead, batch))
+    return (strides[:-2] if same else _broadcast(lead, strides[:-2], batch)), strides[-2], strides[-1]
 
 
 def split_axes(values: Sequence[int], axes: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -18,6 +18,7 @@ import numpy as np
 
 from xhip.dialects import hip
 from xhip.dtypes import HALF_DTYPES
+from xhip.index.symbolic import same_extent
 from xhip.kernels.abi import GemmCall, KernelABI, Launch, Param, dims, index, pointer, value
 from xhip.kernels.family import OpFacts, Site, Values, View, ViewLike, broadcast_strides, matrix_strides
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, compute_scalar, register, shape_text
@@ -131,7 +132,8 @@ def _matrix_layout(row: int, col: int) -> tuple[int, bool] | None:
 
 def _batch_stride(strides: Sequence[int], extents: Sequence[int]) -> int | None:
     """The one stride that walks the flattened batch, or None if the batch dims do not nest."""
-    live = [(s, e) for s, e in zip(strides, extents) if e != 1]
+    # A dim only known to be 1 in some runs counts as live (asking would split the class).
+    live = [(s, e) for s, e in zip(strides, extents) if not same_extent(e, 1)]
     if not live:
         return 0
     if all(s == 0 for s, _ in live):
@@ -173,7 +175,7 @@ def gemm_call(values: Values, dtype: np.dtype, c_dtype: np.dtype | None = None) 
     a_batch, b_batch, c_batch = (0 if s is None else s for s in strides)
     lda, trans_a = a
     ldb, trans_b = b
-    ldc = c_row if m > 1 else n
+    ldc = n if same_extent(m, 1) else c_row  # a single row's stride is never stepped
     # A stride of 0 on a unit dim (a vector operand) is any valid leading dimension.
     lda = lda or (m if trans_a else k)
     ldb = ldb or (k if trans_b else n)
@@ -181,7 +183,7 @@ def gemm_call(values: Values, dtype: np.dtype, c_dtype: np.dtype | None = None) 
     if lda < (m if trans_a else k) or ldb < (k if trans_b else n) or ldc < n:
         return None
     batch_count = math.prod(batch)
-    if batch_count > 1 and b_batch == 0 and not trans_a and a_batch == m * lda and c_batch == m * ldc:
+    if b_batch == 0 and not trans_a and a_batch == m * lda and c_batch == m * ldc and batch_count != 0:
         # B broadcast over a batch of A whose matrices follow each other row after row (a
         # weight applied to [batch, seq, k] activations): one GEMM of batch * m rows, which
         # BLAS tiles far better than `batch` GEMMs of m rows.

@@ -52,7 +52,8 @@ def append(session: Session, past_slot: Slot, new_slot: Slot, declared: Shape, o
     decision, with the copy of a past that moves: a graph input, which no launch of the run
     writes) needs only the new rows' extents, and a trace (xhip.runtime.trace) makes it
     before the run's launches; the copy of the new rows, after the launches that compute
-    them; and whether the rows go into past's own cache (a trace is made of such a run)."""
+    them; and whether the rows go into past's own cache (a trace is made of such a run);
+    and `operands`, (past, new, result) slots and the axis."""
     backend = session.backend
 
     def in_place(regs: Registers) -> bool:
@@ -94,4 +95,5 @@ def append(session: Session, past_slot: Slot, new_slot: Slot, declared: Shape, o
         write(regs)
 
     step.place, step.write, step.in_place = place, write, in_place  # type: ignore[attr-defined]
+    step.operands = (past_slot, new_slot, out, axis)  # type: ignore[attr-defined]
     return step

@@ -119,6 +119,10 @@ class _Trace:
         self._names = 0
         self.read_backs: list[str] = []
         """The locals that hold what opaque steps left (atoms and views are read from them)."""
+        self.symbols: dict[str, object] = {}
+        """The atom of each named symbolic dim of the arguments: the signature check has made
+        every dim of one name equal before a traced run starts, so one atom stands for them
+        all (an attention mask's batch is the ids' batch, not a value to ask about)."""
 
     # -- values as code ----------------------------------------------------------------
 
@@ -178,10 +182,19 @@ class _Trace:
         `static` fixes) and strides are atoms."""
         atom = self.tracer.atom
         buffer = Code(f"{code}.buffer", real.buffer, atom(f"{code}.buffer.address", real.buffer.address))
-        shape = tuple(
-            extent if static is not None and isinstance(static[d], int) else atom(f"{code}.shape[{d}]", extent)
-            for d, extent in enumerate(real.shape)
-        )
+
+        def extent_at(d: int, extent: int) -> object:
+            declared = None if static is None else static[d]
+            if isinstance(declared, int):
+                return extent
+            if isinstance(declared, str):
+                known = self.symbols.get(declared)
+                if known is None:
+                    known = self.symbols[declared] = atom(f"{code}.shape[{d}]", extent)
+                return known
+            return atom(f"{code}.shape[{d}]", extent)
+
+        shape = tuple(extent_at(d, extent) for d, extent in enumerate(real.shape))
         strides = tuple(atom(f"{code}.strides[{d}]", stride) for d, stride in enumerate(real.strides))
         return MemRef(
             buffer, atom(f"{code}.offset", real.offset), shape, strides, real.dtype,  # type: ignore[arg-type]
@@ -289,6 +302,16 @@ class _Trace:
         if not step.in_place([hint_of(value) for value in regs]):  # type: ignore[attr-defined]
             raise NotNow("a KV cache moves at this run")
         self.opaque(index, regs, step.place)  # type: ignore[attr-defined]
+        # The rows' extents are past's with the axis grown by new's (place checks exactly
+        # that), not values read back: a question about them (batch 1?) is then one of the
+        # inputs, asked before anything with effects, and a run of another class never
+        # places its rows first and fails a guard after (its interpreted rerun would find
+        # the cache extended and move it).
+        past_slot, new_slot, out, axis = step.operands  # type: ignore[attr-defined]
+        past, new, rows = regs[past_slot], regs[new_slot], regs[out]
+        assert isinstance(past, MemRef) and isinstance(new, MemRef) and isinstance(rows, MemRef)
+        extents = tuple(p + n if d == axis else p for d, (p, n) in enumerate(zip(past.shape, new.shape)))
+        regs[out] = MemRef(rows.buffer, rows.offset, extents, rows.strides, rows.dtype, rows.owner, rows.base)
         self.device_copy(index, regs, step.write)  # type: ignore[attr-defined]
 
     def launch(self, index: int, regs: list[object]) -> None:
