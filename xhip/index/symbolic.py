@@ -365,9 +365,10 @@ def as_int(value: object) -> int:
 
 def same_extent(a: object, b: object) -> bool:
     """Whether two extents are known to be the same value, without asking: equal ints, the
-    same polynomial, or polynomials a guard holds equal (`Tracer.known_equal`). False says nothing (a static 1 against a run-time extent that is 1
-    in some runs): code that only needs "the same dim" asks this instead of `==`, so that a
-    trace does not split its class on a question whose answer changes nothing."""
+    same polynomial, or polynomials a guard holds equal (`Tracer.known_equal`). False says
+    nothing (a static 1 against a run-time extent that is 1 in some runs): code that only
+    needs "the same dim" asks this instead of `==`, so that a trace does not split its class
+    on a question whose answer changes nothing."""
     if a is b:
         return True
     if isinstance(a, Sym):
