@@ -91,7 +91,7 @@ class Tracer:
             return False
         if terms == value.terms:
             return True
-        difference = tuple(sorted((m, c) for m, c in _add(value.terms, terms, -1).items() if c))
+        difference = _normal(_add(value.terms, terms, -1))
         negated = tuple((m, -c) for m, c in difference)
         return (difference, "==") in self._asked or (negated, "==") in self._asked
 
@@ -142,8 +142,13 @@ def _terms(value: object) -> Terms | None:
     return None
 
 
+def _normal(terms: dict[Monomial, int]) -> Terms:
+    """A polynomial's one normal form: its nonzero terms, sorted."""
+    return tuple(sorted((m, c) for m, c in terms.items() if c))
+
+
 def _make(tracer: Tracer, terms: dict[Monomial, int], hint: int) -> Sym | int:
-    items = tuple(sorted((m, c) for m, c in terms.items() if c))
+    items = _normal(terms)
     if not items:
         return 0
     if len(items) == 1 and items[0][0] == ():

@@ -178,8 +178,9 @@ class _Trace:
     # -- values read each run ----------------------------------------------------------
 
     def traced_memref(self, code: str, real: MemRef, static: Sequence[object] | None = None) -> MemRef:
-        """A memref read each run at `code`: its address, offset, extents (but those
-        `static` fixes) and strides are atoms."""
+        """A memref read each run at `code`: its address, offset, extents and strides are
+        atoms, but for the extents `static` gives: per dim an int (fixed), a symbolic dim's
+        name (one atom per name) or a traced value (that value)."""
         atom = self.tracer.atom
         buffer = Code(f"{code}.buffer", real.buffer, atom(f"{code}.buffer.address", real.buffer.address))
 
@@ -192,6 +193,8 @@ class _Trace:
                 if known is None:
                     known = self.symbols[declared] = atom(f"{code}.shape[{d}]", extent)
                 return known
+            if isinstance(declared, Sym):
+                return declared
             return atom(f"{code}.shape[{d}]", extent)
 
         shape = tuple(extent_at(d, extent) for d, extent in enumerate(real.shape))
@@ -201,20 +204,24 @@ class _Trace:
             Code(f"{code}.owner", real.owner), atom(f"{code}.base", real.base),  # type: ignore[arg-type]
         )  # fmt: skip
 
-    def read_back(self, code: str, value: object) -> object:
-        """What an opaque step left at `code` (a register of `R`), as later steps read it."""
+    def read_back(self, code: str, value: object, extents: Sequence[object] | None = None) -> object:
+        """What an opaque step left at `code` (a register of `R`), as later steps read it; a
+        memref's `extents`, where given, are `traced_memref`'s `static`."""
         if value is None:
             return None
         local = self.read_back_local(code)
         if type(value) is int:
             return self.tracer.atom(local, value)
         if isinstance(value, MemRef):
-            return self.traced_memref(local, value)
+            return self.traced_memref(local, value, extents)
         raise Untraceable(f"a step returns a {type(value).__name__}")
 
     # -- steps -------------------------------------------------------------------------
 
-    def opaque(self, index: int, regs: list[object], step: Callable[[list[object]], None] | None = None) -> None:
+    def opaque(
+        self, index: int, regs: list[object], step: Callable[[list[object]], None] | None = None,
+        extents: dict[int, Sequence[object]] | None = None,
+    ) -> None:  # fmt: skip
         """Run step `index` (or `step`, a part of it) on this run's values; later steps read
         what it returns as atoms. KV caches it extends are left as they were: the traced
         run itself appends."""
@@ -248,7 +255,7 @@ class _Trace:
                 owner = Code(f"{local}.owner", value.owner)
                 regs[slot] = MemRef(buffer, 0, dims, contiguous_strides(dims), allocated.dtype, owner, 0)  # type: ignore[arg-type]
                 continue
-            regs[slot] = self.read_back(f"R[{slot}]", value)
+            regs[slot] = self.read_back(f"R[{slot}]", value, (extents or {}).get(slot))
         # The scratch registers keep nothing alive between runs (an output buffer the caller dropped).
         self.tracer.lines.append("; ".join(f"R[{slot}] = None" for slot in dict.fromkeys((*reads, *writes))) or "pass")
 
@@ -301,17 +308,16 @@ class _Trace:
         step = self.program.steps[index]
         if not step.in_place([hint_of(value) for value in regs]):  # type: ignore[attr-defined]
             raise NotNow("a KV cache moves at this run")
-        self.opaque(index, regs, step.place)  # type: ignore[attr-defined]
         # The rows' extents are past's with the axis grown by new's (place checks exactly
         # that), not values read back: a question about them (batch 1?) is then one of the
         # inputs, asked before anything with effects, and a run of another class never
         # places its rows first and fails a guard after (its interpreted rerun would find
         # the cache extended and move it).
         past_slot, new_slot, out, axis = step.operands  # type: ignore[attr-defined]
-        past, new, rows = regs[past_slot], regs[new_slot], regs[out]
-        assert isinstance(past, MemRef) and isinstance(new, MemRef) and isinstance(rows, MemRef)
-        extents = tuple(p + n if d == axis else p for d, (p, n) in enumerate(zip(past.shape, new.shape)))
-        regs[out] = MemRef(rows.buffer, rows.offset, extents, rows.strides, rows.dtype, rows.owner, rows.base)
+        past, new = regs[past_slot], regs[new_slot]
+        assert isinstance(past, MemRef) and isinstance(new, MemRef)
+        rows = tuple(p + n if d == axis else p for d, (p, n) in enumerate(zip(past.shape, new.shape)))
+        self.opaque(index, regs, step.place, {out: rows})  # type: ignore[attr-defined]
         self.device_copy(index, regs, step.write)  # type: ignore[attr-defined]
 
     def launch(self, index: int, regs: list[object]) -> None:
