@@ -42,7 +42,10 @@ pools are allocated: a new shape plans its pools but does not grow them), median
 `--samples` shapes, through traced runs (`xhip.runtime.trace`: one Python function per
 class of shapes, traced from the second run of a new class on); the runs that traced a
 class are not in it but in `trace ms` (median ms of such a run) and `classes` (how many
-the new shapes made); `interpreted` = `new` of a second executable whose runs all go
+there are after the new shapes: on a GPU backend, those traced at compile time, whose
+times are `ahead ms`, included); `first` = host us per launch of the executable's first
+run (at the largest shape: on a GPU backend, traced where a class traced at compile time
+takes it); `interpreted` = `new` of a second executable whose runs all go
 through the interpreted launch program; `repeated` = `new` at one shape run again and
 again; `no-op kernels` (reference only) = `new` with the NumPy kernels replaced by no-ops;
 then the share of the interpreted program's host time each stage took, from a further
@@ -138,22 +141,23 @@ def _run_once(exe, feeds) -> tuple[float, float]:
 
 def _new_shapes(model, feeds_list: list[dict], backend: str, samples: int, traced: bool):  # type: ignore[no-untyped-def]
     """A fresh executable run at feeds_list[0], then once at each of the next `samples`
-    shapes: (the executable, device feeds, launches, host us per launch of each new shape,
-    ms of each run that traced a class of its own); None for a program the no-op driver
-    cannot run (it reads device data back)."""
+    shapes: (the executable, device feeds, launches, host us per launch of the first run and
+    of each new shape, ms of each run that traced a class of its own); None for a program
+    the no-op driver cannot run (it reads device data back)."""
     exe = xhip.compile(model, backend=_backend(backend), graphs=False)
     if backend == "null" and _reads_back(exe):
         return None
     exe.traced_runs.enabled = traced
     feeds_list = [{k: exe.to_device(v, k) for k, v in feeds.items()} for feeds in feeds_list]
-    _run_once(exe, feeds_list[0])
+    wall, device = _run_once(exe, feeds_list[0])
     launches = max(exe.report.kernel_launches, 1)
+    first = (wall - device) / launches * 1e6
     new, tracing = [], []
     for feeds in feeds_list[1 : samples + 1]:
         classes = len(exe.traced_runs.runs)
         wall, device = _run_once(exe, feeds)
         (tracing if len(exe.traced_runs.runs) > classes else new).append((wall - device) / launches * 1e6)
-    return exe, feeds_list, launches, new, [us * launches / 1e3 for us in tracing]
+    return exe, feeds_list, launches, first, new, [us * launches / 1e3 for us in tracing]
 
 
 def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
@@ -165,8 +169,8 @@ def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
     interpreted_run = _new_shapes(model, host_feeds, backend, samples, traced=False)
     if interpreted_run is None:
         return {"skipped": "reads device data on the host (a readback): the null driver has none to read"}
-    interpreted = interpreted_run[3]
-    exe, feeds_list, launches, new, tracing = _new_shapes(model, host_feeds, backend, samples, traced=True)  # type: ignore[misc]
+    interpreted = interpreted_run[4]
+    exe, feeds_list, launches, first, new, tracing = _new_shapes(model, host_feeds, backend, samples, traced=True)  # type: ignore[misc]
     new_shapes = feeds_list[1 : samples + 1]
     repeated = []
     for _ in range(samples):
@@ -194,8 +198,10 @@ def measure(model, feeds_list: list[dict], backend: str, samples: int) -> dict:
         "noop_kernels_samples": noop,
         "new_us_per_launch": statistics.median(new) if new else None,
         "interpreted_new_us_per_launch": statistics.median(interpreted) if interpreted else None,
+        "first_us_per_launch": first,
         "traced_classes": classes,
         "trace_ms": tracing,
+        "ahead_ms": [seconds * 1e3 for seconds in exe.traced_runs.ahead_seconds],
         "why_not_traced": why_not,
         "repeated_us_per_launch": statistics.median(repeated),
         "stages": {stage: stage_seconds.get(stage, 0.0) / total for stage in STAGES},
@@ -319,7 +325,7 @@ def _us(value: float | None) -> str:
 def print_table(rows: list[dict]) -> None:
     print(
         f"{'model':<22} {'backend':<10} {'launches':>8} {'new us/launch':>14} {'interpreted':>11} {'repeated':>9} "
-        f"{'no-op kernels':>14} {'classes':>7} {'trace ms':>9}  " + " ".join(f"{s:>6}" for s in STAGES)
+        f"{'no-op kernels':>14} {'first':>6} {'classes':>7} {'trace ms':>9} {'ahead ms':>9}  " + " ".join(f"{s:>6}" for s in STAGES)
     )
     for row in rows:
         if "error" in row or "skipped" in row:
@@ -328,10 +334,12 @@ def print_table(rows: list[dict]) -> None:
         stages = " ".join(f"{row['stages'][s] * 100:>5.0f}%" for s in STAGES) if row["stages"] else f"steps: {row.get('steps_by_graph')}"
         traces = row.get("trace_ms") or []
         trace = f"{statistics.median(traces):.1f}" if traces else "-"
+        ahead = "+".join(f"{ms:.0f}" for ms in row.get("ahead_ms") or []) or "-"
         print(
             f"{row['model']:<22} {row['backend']:<10} {row['launches']:>8} {_us(row['new_us_per_launch']):>14} "
             f"{_us(row.get('interpreted_new_us_per_launch')):>11} {_us(row['repeated_us_per_launch']):>9} "
-            f"{_us(row.get('noop_kernels_new_us_per_launch')):>14} {row.get('traced_classes', '-'):>7} {trace:>9}  {stages}"
+            f"{_us(row.get('noop_kernels_new_us_per_launch')):>14} {_us(row.get('first_us_per_launch')):>6} "
+            f"{row.get('traced_classes', '-'):>7} {trace:>9} {ahead:>9}  {stages}"
         )
     for row in rows:
         if row.get("why_not_traced"):

@@ -24,6 +24,7 @@ import pytest
 import xhip
 from xhip.diagnostics import XhipError
 from xhip.runtime.backends.gpu.backend import GpuBackend
+from xhip.runtime.executable import AHEAD_EXTENTS
 from xhip.runtime.trace import INTERPRETED_FIRST
 from xhip.testing.models import EXAMPLES, MODELS, SHAPE_VARIANTS, feeds_at
 from xhip.testing.null_driver import NullDriver
@@ -195,6 +196,50 @@ def test_traced_runs_launch_what_the_interpreter_launches(name):
     assert exe.traced_runs.why_not is None
 
 
+@pytest.mark.parametrize("model", ["gpt2_2layer.onnx", "bert_tiny_64.onnx"])
+def test_classes_traced_at_compile_time_take_first_runs_and_launch_what_the_interpreter_launches(model):
+    """On a GPU backend an executable traces its common classes when it is made (every
+    symbolic dim at each of AHEAD_EXTENTS, over operands that exist nowhere): it allocates
+    nothing more than one that does not, and the first run at each never-seen shape,
+    batch 1 and long sequences among them, runs traced through one of those classes with no
+    trace of its own, its driver calls equal to the interpreted run's."""
+    import onnx
+
+    loaded = onnx.load(EXAMPLES / model)
+    sizes = {}
+    for ahead in (False, True):
+        driver = RecordingDriver()
+        exe = xhip.compile(loaded, backend=RecordingBackend(driver), graphs=False, trace_ahead=ahead)
+        sizes[ahead] = [n for _, n in driver.take()[1]]
+    assert sizes[True] == sizes[False]
+    assert len(exe.traced_runs.runs) == len(AHEAD_EXTENTS) and len(exe.traced_runs.ahead_seconds) == len(AHEAD_EXTENTS)
+    rng = np.random.default_rng(8)
+    for batch, seq in [(1, 64), (3, 5), (1, 1), (2, 40), (4, 17)]:
+        feeds = {spec.name: rng.integers(0, 2 if spec.name != "input_ids" else 100, (batch, seq)).astype(np.int64) for spec in exe.inputs}
+        _, was_traced = _run(exe, feeds, traced=True)
+        assert was_traced, f"{batch}x{seq}: {exe.traced_runs.why_not}"
+        assert _compare_at(exe, driver, feeds)
+    assert len(exe.traced_runs.runs) == len(AHEAD_EXTENTS) and exe.traced_runs.interpreted == 5
+
+
+def test_the_reference_backend_traces_ahead_when_asked_and_kv_cache_programs_at_run_time():
+    """The reference backend traces no class at compile time unless asked (its tests compare
+    traced and interpreted runs); asked, the first run is traced and computes what the
+    interpreter computes, bit for bit. A program that appends to KV caches traces its
+    classes at run time, on any backend (its pasts are views of caches no trace ahead has)."""
+    import onnx
+
+    assert not xhip.compile(EXAMPLES / "gpt2_2layer.onnx", backend="reference", graphs=False).traced_runs.runs
+    exe = xhip.compile(EXAMPLES / "gpt2_2layer.onnx", backend="reference", graphs=False, trace_ahead=True)
+    feeds = {"input_ids": np.random.default_rng(2).integers(0, 256, (2, 11)).astype(np.int64)}
+    traced, was_traced = _run(exe, feeds, traced=True)
+    interpreted, _ = _run(exe, feeds, traced=False)
+    assert was_traced
+    np.testing.assert_array_equal(traced["logits"], interpreted["logits"])
+    decoder = xhip.compile(onnx.load(EXAMPLES / "decoder_tiny.onnx"), backend=GpuBackend(NullDriver()), graphs=False)
+    assert decoder.cache_inputs and not decoder.traced_runs.runs
+
+
 def test_a_program_that_reads_device_data_is_interpreted_and_says_why():
     """NonZero reads a count back through host scratch to size its output: a trace cannot
     follow host reads (the no-op driver reads zeros, so the run itself may fail on the
@@ -213,12 +258,12 @@ def test_a_program_that_reads_device_data_is_interpreted_and_says_why():
 
 
 def test_one_class_serves_many_shapes_of_gpt2():
-    """GPT-2 (2 layers): after its first class is traced, new (batch, seq) shapes of the same
-    kernel forms run traced, with no trace of their own."""
+    """GPT-2 (2 layers), no class traced at compile time: after its first class is traced, new
+    (batch, seq) shapes of the same kernel forms run traced, with no trace of their own."""
     import onnx
 
     driver = RecordingDriver()
-    exe = xhip.compile(onnx.load(EXAMPLES / "gpt2_2layer.onnx"), backend=RecordingBackend(driver), graphs=False)
+    exe = xhip.compile(onnx.load(EXAMPLES / "gpt2_2layer.onnx"), backend=RecordingBackend(driver), graphs=False, trace_ahead=False)
     rng = np.random.default_rng(5)
     shapes = [(1, 9), (2, 17), (3, 11), (2, 30), (4, 25), (1, 40), (3, 5)]
     for b, s in shapes:
@@ -354,13 +399,13 @@ def test_recorded_runs_go_through_traced_runs_too():
 
 def test_a_bert_serving_stream_runs_traced_across_its_classes():
     """examples/bert_tiny_64.onnx over requests of several batches and lengths, batch 1
-    among them: one class serves them all (the mask's batch is the ids' batch, and batch 1
-    broadcasts without a class of its own). Every request's driver calls equal the
-    interpreted run's."""
+    among them, no class traced at compile time: one class serves them all (the mask's
+    batch is the ids' batch, and batch 1 broadcasts without a class of its own). Every
+    request's driver calls equal the interpreted run's."""
     import onnx
 
     driver = RecordingDriver()
-    exe = xhip.compile(onnx.load(EXAMPLES / "bert_tiny_64.onnx"), backend=RecordingBackend(driver), graphs=False)
+    exe = xhip.compile(onnx.load(EXAMPLES / "bert_tiny_64.onnx"), backend=RecordingBackend(driver), graphs=False, trace_ahead=False)
     rng = np.random.default_rng(12)
 
     def request(batch: int, seq: int) -> dict[str, np.ndarray]:

@@ -129,6 +129,7 @@ def compile(
     max_device_bytes: int | None = None,
     verify_each: bool = False,
     graphs: bool | None = None,
+    trace_ahead: bool | None = None,
 ) -> Executable:
     """Import, run the pipeline (up to `stop_after`) and build an Executable.
 
@@ -137,7 +138,9 @@ def compile(
     `verify_each` verifies the whole module after every pass (see compile_stages);
     `graphs` replays repeated input shapes from a captured graph, and runs new shapes
     through graphs captured at other shapes with their changed nodes updated (default: on
-    a GPU; see xhip.runtime.replay and xhip.runtime.backends.gpu.graph_updates).
+    a GPU; see xhip.runtime.replay and xhip.runtime.backends.gpu.graph_updates);
+    `trace_ahead` traces the launch program's common classes of shapes now, so that a
+    first run at a new shape runs traced (default: on a GPU; see Executable).
     """
     start = time.perf_counter()
     module, store = None, None
@@ -146,7 +149,7 @@ def compile(
     assert module is not None
     executable = Executable(
         module, backend, deferred=deferred, sanitize=sanitize, constants=store, max_device_bytes=max_device_bytes,
-        graphs=graphs,
+        graphs=graphs, trace_ahead=trace_ahead,
     )
     executable.report.compile_s = time.perf_counter() - start
     return executable

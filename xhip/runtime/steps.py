@@ -166,7 +166,7 @@ def allocation(session: Session, shape: Shape, size: SizeCheck, dtype: np.dtype,
 
     # What a trace (xhip.runtime.trace) knows of the result without the run: row-major
     # extents of these registers, at offset 0 of a buffer of its own.
-    step.allocated = Allocated(shape, dtype, fresh=True)  # type: ignore[attr-defined]
+    step.allocated = Allocated(shape, dtype)  # type: ignore[attr-defined]
     return step
 
 
@@ -379,7 +379,7 @@ def get_pool(session: Session, domain: int, size: Slot, out: Slot, owner: Owner,
             last.key, last.value = key, MemRef(pool, 0, (nbytes,), (1,), uint8, owner, 0)
         regs[out] = last.value
 
-    step.allocated = Allocated(lambda regs: (regs[size],), uint8, fresh=False)  # type: ignore[attr-defined]
+    step.allocated = Allocated(lambda regs: (regs[size],), uint8)  # type: ignore[attr-defined]
     return step
 
 
@@ -449,13 +449,11 @@ def launch(launcher: Launcher, inputs: Sequence[Slot], outputs: Sequence[Slot], 
 
 
 class Allocated(NamedTuple):
-    """What a step that allocates makes, from its registers: a buffer of its own, viewed
-    row-major at offset 0 with these extents."""
+    """What a step that allocates makes, from its registers: a buffer of its own (a new
+    one, or a session's pool), viewed row-major at offset 0 with these extents."""
 
     shape: Callable[[Registers], tuple[object, ...]]
     dtype: np.dtype
-    fresh: bool
-    """A new buffer at every run (an output, an alloc), not a session's pool."""
 
 
 class Launch(NamedTuple):

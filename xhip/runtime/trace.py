@@ -5,12 +5,17 @@ memrefs, launchers derive argument values from extents. But a program's launches
 grids and argument bytes are functions of a few numbers: the inputs' extents and addresses,
 and what its pool plans and allocations return. A trace runs the program once over those
 numbers as `xhip.index.symbolic` values: view steps run unchanged, each launcher says what
-it would launch (`GpuLauncher.launches`), and the steps that decide at run time (the pool
-planner, allocations) run for real, their results becoming atoms read back in each run.
-What comes out is straight-line code: read the atoms, check the guards (the answers the
-trace's questions got), plan the pools, then pack and launch every kernel at fixed buffers.
-A run whose inputs fail a guard is another class: it is traced anew (up to `LIMIT`
-classes) or interpreted.
+it would launch (`GpuLauncher.launches`), and the steps that decide at run time become
+atoms read back in each run: the pool planner runs for real at the trace's extents, an
+allocation (an output, a pool) is stood in for by a buffer that exists nowhere (a trace
+allocates nothing). What comes out is straight-line code: read the atoms, check the
+guards (the answers the trace's questions got), plan the pools, then pack and launch every
+kernel at fixed buffers. A run whose inputs fail a guard is another class: it is traced
+anew (up to `LIMIT` classes) or interpreted.
+
+Since a trace needs no buffers, an executable traces its common classes at compile time
+(`TracedClasses.trace_ahead`, over operands that exist nowhere either): a first run at a
+new shape of such a class is already a traced run.
 
 Only what a trace can follow is traced: launchers, device copies, views and host index
 arithmetic, pools, pool plans, allocations and KV cache appends. A program with any other
@@ -21,15 +26,18 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from xhip.diagnostics import XhipError
 from xhip.index.symbolic import Sym, Tracer
 from xhip.kernels.abi import GemmCall
 from xhip.runtime.backends.gpu.driver import DriverError, PackedArgs, PreparedGemm
 from xhip.runtime.backends.gpu.kernels import Gemm, GpuLauncher
-from xhip.runtime.buffers import MemRef, contiguous_strides, forget_strides, host_view
+from xhip.runtime.buffers import MemRef, Owner, contiguous_strides, forget_strides, host_view
 from xhip.runtime.program import DEVICE, PURE, Layouts, Program
 
 LIMIT = 8
@@ -39,6 +47,9 @@ INTERPRETED_FIRST = 1
 interpreted runs, which a program run once (a check) never pays back. (Graphs across
 shapes key their segments by the order of the work, in which a traced run puts its
 allocations' fills first: a later first trace is a later first graph.)"""
+
+AHEAD_OWNER = Owner("an operand traced ahead")
+"""What the operands of a trace ahead of any run are, had anything to name them."""
 
 OPAQUE = frozenset({"hip.get_pool", "hip.plan_pool", "hip.alloc_output", "hip.alloc", "memref.alloc", "memref.alloca"})
 """Ops whose steps a traced run calls as they are (on this run's values): what they return
@@ -232,9 +243,10 @@ class _Trace:
         concrete: list[object] = [None] * len(regs)
         for slot in reads:
             concrete[slot] = hint_of(regs[slot])
-        if allocated is not None and allocated.fresh:
-            # A fresh buffer (an output, an alloc) is not allocated now: the traced run does.
-            # Its address stands in for any other, far from every real one.
+        if allocated is not None:
+            # A buffer (an output, an alloc, a session's pool) is not allocated now: the
+            # traced run allocates it (or finds the pool large enough). Its address stands in
+            # for any other, far from every real one: a trace allocates nothing.
             (out,) = writes
             concrete[out] = MemRef(_Unallocated(), 0, (), (), allocated.dtype, None, 0)  # type: ignore[arg-type]
         else:
@@ -556,6 +568,8 @@ class TracedClasses:
         """Why runs are interpreted (None: they are traced)."""
         self.traced = self.interpreted = 0
         """Runs of each kind so far."""
+        self.ahead_seconds: list[float] = []
+        """What each class traced ahead of any run took (`trace_ahead`)."""
         self.enabled = True
         """False: every run is interpreted (what benchmarks and tests compare traced runs with)."""
         self._scratch: list[object] = [None] * len(program.initial)
@@ -598,6 +612,26 @@ class TracedClasses:
             self._misses += 1
         self.interpreted += 1
         return interpret(arguments)
+
+    def trace_ahead(self, operands: Sequence[tuple[tuple[int, ...], np.dtype] | None]) -> bool:
+        """Trace the class of arguments of these (shape, dtype) (None: the context), before
+        any run: operands over no buffers, their addresses far from every real one, so that
+        a first run of that class is already a traced run. Whatever stops the trace leaves
+        the classes as they were; runs trace theirs as they come."""
+        if self.why_not is not None or len(self.runs) >= LIMIT:
+            return False
+        arguments = [
+            None if operand is None else MemRef(_Unallocated(), 0, operand[0], contiguous_strides(operand[0]), operand[1], AHEAD_OWNER, 0)  # type: ignore[arg-type]
+            for operand in operands
+        ]  # fmt: skip
+        start = time.perf_counter()
+        try:
+            run = trace(self.program, self.layouts, arguments, self.static_shapes, self.pooled)
+        except Exception:  # noqa: BLE001 -- a class not traced ahead is traced (or interpreted) at run time
+            return False
+        self.ahead_seconds.append(time.perf_counter() - start)
+        self.runs.append(run)
+        return True
 
     def _trace(self, arguments: Sequence[object]) -> tuple[list[object], Sequence[object]] | None:
         # What the trace's own steps queue (an allocation's fill) goes to the stream, not into
