@@ -49,7 +49,7 @@ from xhip.runtime.program import RunState, Session
 from xhip.runtime.replay import Captured, GraphReplays
 from xhip.runtime.report import MemoryFigures, Report
 from xhip.runtime.signature import Bound, TensorSpec, out_param_dims
-from xhip.runtime.trace import TracedClasses, TracedRegisters
+from xhip.runtime.trace import AheadOperand, TracedClasses, TracedRegisters
 
 __all__ = ["Executable", "Report", "TensorSpec", "compute_dtype"]
 
@@ -143,16 +143,17 @@ class Executable:
         gc.freeze()
 
     def _trace_ahead(self, extent: int) -> None:
-        """Trace the class of inputs whose symbolic dims are all `extent` (a program that
-        extends KV caches or takes host scalars is traced at run time)."""
-        if self.bound.caches:
-            return
+        """Trace the class of inputs whose symbolic dims are all `extent`, each past a KV
+        cache append extends being a cache's written rows (a program that takes host
+        scalars is traced at run time)."""
         symbols = {name: extent for spec in self.inputs for name in spec.shape if isinstance(name, str)}
-        operands: list[tuple[tuple[int, ...], np.dtype] | None] = [None] * self.signature.takes_context
+        operands: list[AheadOperand | None] = [None] * self.signature.takes_context
         for spec, _ in self.signature.arguments:
             if not spec.is_memref or any(d is None or (isinstance(d, str) and d not in symbols) for d in spec.shape):
                 return
-            operands.append((tuple(d if isinstance(d, int) else symbols[d] for d in spec.shape), spec.dtype))  # type: ignore[index]
+            shape = tuple(d if isinstance(d, int) else symbols[d] for d in spec.shape)  # type: ignore[index]
+            cache = self.bound.caches.get(spec.name)
+            operands.append(AheadOperand(shape, spec.dtype, None if cache is None else cache[0]))
         self.traced_runs.trace_ahead(operands)
 
     # -- what the calling thread's last run left ----------------------------------------

@@ -37,7 +37,7 @@ from xhip.index.symbolic import Sym, Tracer
 from xhip.kernels.abi import GemmCall
 from xhip.runtime.backends.gpu.driver import DriverError, PackedArgs, PreparedGemm
 from xhip.runtime.backends.gpu.kernels import Gemm, GpuLauncher
-from xhip.runtime.buffers import MemRef, Owner, contiguous_strides, forget_strides, host_view
+from xhip.runtime.buffers import KvCache, MemRef, Owner, contiguous_strides, forget_strides, host_view
 from xhip.runtime.program import DEVICE, PURE, Layouts, Program
 
 LIMIT = 8
@@ -411,11 +411,36 @@ class _Unallocated:
     above every real one (the traced run allocates the real buffer)."""
 
     _next = 1 << 62
+    nbytes = 0
+    """What a cache append tells the report it holds (of a trace's caches: nothing)."""
 
     def __init__(self) -> None:
         _Unallocated._next += 1 << 40
         self.address = _Unallocated._next
-        self.cache = None
+        self.cache: KvCache | None = None
+
+
+@dataclass(frozen=True)
+class AheadOperand:
+    """An argument of a trace ahead of any run: a row-major array, or (`cache_axis`) the
+    written rows of a KV cache with room for as many again along that axis, as a decode
+    loop feeds (`Executable.cache_buffers`)."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    cache_axis: int | None = None
+
+    def memref(self) -> MemRef:
+        buffer = _Unallocated()
+        axis = self.cache_axis
+        if axis is None:
+            return MemRef(buffer, 0, self.shape, contiguous_strides(self.shape), self.dtype, AHEAD_OWNER, 0)  # type: ignore[arg-type]
+        room = list(self.shape)
+        room[axis] *= 2
+        cache = KvCache(axis, room[axis], self.shape[axis], MemRef.contiguous(buffer, room, self.dtype, AHEAD_OWNER))  # type: ignore[arg-type]
+        cache.written = cache.rows(0, self.shape[axis])
+        buffer.cache = cache
+        return cache.written
 
 
 class _PreparedGemms:
@@ -613,17 +638,14 @@ class TracedClasses:
         self.interpreted += 1
         return interpret(arguments)
 
-    def trace_ahead(self, operands: Sequence[tuple[tuple[int, ...], np.dtype] | None]) -> bool:
-        """Trace the class of arguments of these (shape, dtype) (None: the context), before
-        any run: operands over no buffers, their addresses far from every real one, so that
-        a first run of that class is already a traced run. Whatever stops the trace leaves
-        the classes as they were; runs trace theirs as they come."""
+    def trace_ahead(self, operands: Sequence[AheadOperand | None]) -> bool:
+        """Trace the class of arguments like these (None: the context), before any run:
+        operands over no buffers, their addresses far from every real one, so that a first
+        run of that class is already a traced run. Whatever stops the trace leaves the
+        classes as they were; runs trace theirs as they come."""
         if self.why_not is not None or len(self.runs) >= LIMIT:
             return False
-        arguments = [
-            None if operand is None else MemRef(_Unallocated(), 0, operand[0], contiguous_strides(operand[0]), operand[1], AHEAD_OWNER, 0)  # type: ignore[arg-type]
-            for operand in operands
-        ]  # fmt: skip
+        arguments = [None if operand is None else operand.memref() for operand in operands]
         start = time.perf_counter()
         try:
             run = trace(self.program, self.layouts, arguments, self.static_shapes, self.pooled)
