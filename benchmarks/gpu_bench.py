@@ -31,7 +31,8 @@ host I/O (host feeds uploaded, outputs downloaded: what `run(feeds)` costs), xhi
 graphs off (every run executes its launch program: the host work of each launch is in the
 time), `new shape`: the wall time of the first run of that graphs-off executable at the
 row's shape (it never ran there before: for the first row, its first run after compile,
-kernels already in the compile cache),
+kernels already in the compile cache; a traced run where a class the executable traced at
+compile time takes the shape, `Executable(trace_ahead=...)`),
 and the pipelines/experiments/unfused-attention.yaml experiment where it exists. PyTorch:
 eager, eager replayed from a CUDA graph, and for attention SDPA (and SDPA in a graph).
 

@@ -407,8 +407,8 @@ class _Trace:
 
 
 class _Unallocated:
-    """The buffer a fresh allocation stands for while a trace runs: an address of its own,
-    above every real one (the traced run allocates the real buffer)."""
+    """The buffer an allocation (or an operand traced ahead) stands for while a trace runs:
+    an address of its own, above every real one (the traced run allocates the real buffer)."""
 
     _next = 1 << 62
     nbytes = 0
