@@ -128,6 +128,8 @@ class _Trace:
         self._arrays: dict[int, tuple[object, str]] = {}
         self.stream: object = None
         self._names = 0
+        self._gemms: dict[tuple[object, ...], tuple[str, str]] = {}
+        """The locals holding each distinct BLAS call's prepared run and call."""
         self.read_backs: list[str] = []
         """The locals that hold what opaque steps left (atoms and views are read from them)."""
         self.symbols: dict[str, object] = {}
@@ -365,12 +367,18 @@ class _Trace:
         if isinstance(launches, Gemm):
             call = launches.call
             shape = call._replace(a=0, b=0, c=0)
-            gemm, gemm_call = self.name("g"), self.name("c")
             varying = [name for name, value in zip(shape._fields, shape) if isinstance(value, Sym)]
-            prepare = _PreparedGemms(launcher.prepare_gemm, hint_of(shape), varying)  # type: ignore[arg-type]
             values = "".join(f"{self.code(getattr(shape, name))}, " for name in varying)
-            self.tracer.lines.append(f"{gemm}, {gemm_call} = {self.const(prepare)}(({values}))")
-            self.tracer.lines.append(f"if {gemm} is None: return None")
+            # Sites of one call in every run (GPT-2's twelve layers' projections) share what
+            # is prepared: a new shape prepares each distinct call once.
+            key = (launcher.prepare_gemm, hint_of(shape), tuple(varying), values)
+            prepared = self._gemms.get(key)
+            if prepared is None:
+                prepared = self._gemms[key] = self.name("g"), self.name("c")
+                prepare = _PreparedGemms(launcher.prepare_gemm, hint_of(shape), varying)  # type: ignore[arg-type]
+                self.tracer.lines.append(f"{prepared[0]}, {prepared[1]} = {self.const(prepare)}(({values}))")
+                self.tracer.lines.append(f"if {prepared[0]} is None: return None")
+            gemm, gemm_call = prepared
             self.launch_lines.append(f"{at}G({gemm}, {gemm_call}, {self.code(call.a)}, {self.code(call.b)}, {self.code(call.c)})")
             self.launch_count += 1
             self.launches += 1
