@@ -189,7 +189,7 @@ def test_traced_runs_launch_what_the_interpreter_launches(name):
     shapes = (*SHAPE_VARIANTS[name], *EXTRA_SHAPES.get(name, ()))
     model, first = feeds_at(name, shapes[0], rng)
     exe = xhip.compile(model, backend=RecordingBackend(driver), graphs=False)
-    exe.run(first)  # the first runs of a program are interpreted
+    exe.run(first)  # through a class traced at compile time, or interpreted
     assert exe.traced_runs.why_not is None
     traced = [_compare_at(exe, driver, feeds_at(name, shape, rng)[1]) for shape in shapes]
     assert all(traced), exe.traced_runs.why_not

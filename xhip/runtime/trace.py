@@ -586,7 +586,8 @@ def trace(program: Program, layouts: Layouts, arguments: Sequence[object], stati
 
 
 class TracedClasses:
-    """A program's traced runs, tried in turn. A run that fits none is interpreted the first
+    """A program's traced runs, tried in turn: those traced ahead of any run (`trace_ahead`),
+    then those runs traced. A run that fits none is interpreted the first
     `INTERPRETED_FIRST` times, then traced (a class of its own, up to `LIMIT`), and
     interpreted again once the limit is reached or the program proves untraceable (`why_not`)."""
 
