@@ -371,11 +371,12 @@ class _Trace:
             values = "".join(f"{self.code(getattr(shape, name))}, " for name in varying)
             # Sites of one call in every run (GPT-2's twelve layers' projections) share what
             # is prepared: a new shape prepares each distinct call once.
-            key = (launcher.prepare_gemm, hint_of(shape), tuple(varying), values)
+            hinted = hint_of(shape)
+            key = (launcher.prepare_gemm, hinted, tuple(varying), values)
             prepared = self._gemms.get(key)
             if prepared is None:
                 prepared = self._gemms[key] = self.name("g"), self.name("c")
-                prepare = _PreparedGemms(launcher.prepare_gemm, hint_of(shape), varying)  # type: ignore[arg-type]
+                prepare = _PreparedGemms(launcher.prepare_gemm, hinted, varying)  # type: ignore[arg-type]
                 self.tracer.lines.append(f"{prepared[0]}, {prepared[1]} = {self.const(prepare)}(({values}))")
                 self.tracer.lines.append(f"if {prepared[0]} is None: return None")
             gemm, gemm_call = prepared
@@ -442,7 +443,7 @@ class AheadOperand:
         buffer = _Unallocated()
         axis = self.cache_axis
         if axis is None:
-            return MemRef(buffer, 0, self.shape, contiguous_strides(self.shape), self.dtype, AHEAD_OWNER, 0)  # type: ignore[arg-type]
+            return MemRef.contiguous(buffer, self.shape, self.dtype, AHEAD_OWNER)  # type: ignore[arg-type]
         room = list(self.shape)
         room[axis] *= 2
         cache = KvCache(axis, room[axis], self.shape[axis], MemRef.contiguous(buffer, room, self.dtype, AHEAD_OWNER))  # type: ignore[arg-type]
@@ -647,22 +648,21 @@ class TracedClasses:
         self.interpreted += 1
         return interpret(arguments)
 
-    def trace_ahead(self, operands: Sequence[AheadOperand | None]) -> bool:
+    def trace_ahead(self, operands: Sequence[AheadOperand | None]) -> None:
         """Trace the class of arguments like these (None: the context), before any run:
         operands over no buffers, their addresses far from every real one, so that a first
         run of that class is already a traced run. Whatever stops the trace leaves the
         classes as they were; runs trace theirs as they come."""
         if self.why_not is not None or len(self.runs) >= LIMIT:
-            return False
+            return
         arguments = [None if operand is None else operand.memref() for operand in operands]
         start = time.perf_counter()
         try:
             run = trace(self.program, self.layouts, arguments, self.static_shapes, self.pooled)
         except Exception:  # noqa: BLE001 -- a class not traced ahead is traced (or interpreted) at run time
-            return False
+            return
         self.ahead_seconds.append(time.perf_counter() - start)
         self.runs.append(run)
-        return True
 
     def _trace(self, arguments: Sequence[object]) -> tuple[list[object], Sequence[object]] | None:
         # What the trace's own steps queue (an allocation's fill) goes to the stream, not into
