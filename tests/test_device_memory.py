@@ -100,3 +100,20 @@ def test_a_large_output_seen_before_is_downloaded_into_pinned_memory_handed_out_
     assert len(driver.pinned) == 2
     small = MemRef.contiguous(backend.allocate(64, "s", "output"), (16,), np.dtype(np.float32), Owner("s"))
     assert backend.to_host(small).flags.owndata and len(driver.pinned) == 2  # small: pageable
+
+
+def test_a_new_size_reuses_a_free_block_up_to_twice_as_large_or_64_kib_but_not_larger():
+    driver = CountingDriver()
+    memory = DeviceMemory(driver, limit_bytes=1 << 30)
+    memory.allocate(4 << 20, "out", "output")  # freed at once: a served request's output
+    assert driver.mallocs == [4 << 20]
+    smaller = memory.allocate(3 << 20, "out", "output")  # 4 MiB is within twice 3 MiB: reused
+    assert driver.mallocs == [4 << 20] and memory.in_use_bytes == 4 << 20 and smaller.nbytes == 3 << 20
+    del smaller
+    memory.allocate(1 << 20, "out", "output")  # 4 MiB is more than twice 1 MiB: a block of its own
+    assert driver.mallocs == [4 << 20, 1 << 20]
+    memory.allocate(3 << 20, "pool", "pool")  # pools are sized exactly, never from a larger block
+    assert driver.mallocs[-1] == 3 << 20
+    memory.allocate(48 << 10, "ids", "input")
+    memory.allocate(512, "ids", "input")  # small: any free block up to 64 KiB serves
+    assert driver.mallocs[-1] == 48 << 10

@@ -3,7 +3,8 @@
 Runs allocate their inputs, outputs and plain allocations afresh while pools and
 host scratch live in the session. Asking the driver for memory on every run
 costs a synchronizing call each time, so freed blocks are kept by size class
-and handed out again; a block returns when the last buffer naming it goes away
+and handed out again (when its own class has none free, a block up to twice the size asked
+for, or up to 64 KiB, serves); a block returns when the last buffer naming it goes away
 (a finalizer), which is when the run's views of it are dropped.
 """
 
@@ -66,6 +67,8 @@ class DeviceMemory:
         # Pools are sized exactly (they live for the session and are what the report counts);
         # per-run buffers round to a size class so that the next run can reuse them.
         size = max(int(nbytes), 1) if kind == "pool" else _size_class(nbytes)
+        if kind != "pool" and not self._free[size]:
+            size = self._larger_free_class(size)
         if self.in_use_bytes + size > self.limit_bytes:
             raise DriverError(
                 f"device allocation of {nbytes} bytes for {kind} '{label}' exceeds the device limit "
@@ -79,6 +82,15 @@ class DeviceMemory:
         buffer = DeviceBuffer.on_device(int(nbytes), label, kind, address)
         weakref.finalize(buffer, self._release, address, size, kind)
         return buffer
+
+    def _larger_free_class(self, size: int) -> int:
+        """The smallest class up to twice `size` (or up to 64 KiB) with a free block, else
+        `size`. A server's requests are each a new shape: without this every input and output
+        of a new size class asks the driver for memory (~100 us on the H100), while the larger
+        blocks earlier requests freed sit unused."""
+        bound = max(2 * size, _FINE_BYTES)
+        larger = [c for c, blocks in self._free.items() if blocks and size < c <= bound]
+        return min(larger, default=size)
 
     def pinned_host(self, nbytes: int) -> np.ndarray | None:
         """Pinned host memory of `nbytes` (a uint8 array) for a download to land in, or None
