@@ -4,6 +4,8 @@ fused kernels' rendered source, emulated on the host, against the NumPy referenc
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import pytest
@@ -35,6 +37,17 @@ def _final_ir_ops(model: onnx.ModelProto, pipeline=None) -> list[str]:
     return [op.name for op in module.walk() if isinstance(op, hip.DPSOp)]
 
 
+def _final_ir_ops_and_steps(model: onnx.ModelProto, pipeline=None) -> list[str]:
+    """The final IR's compute ops, with every fused chain's steps in place of the chain."""
+    *_, (_, module, _) = compile_stages(model, pipeline)
+    return [
+        name
+        for op in module.walk()
+        if isinstance(op, hip.DPSOp)
+        for name in ([step.op.data for step in op.steps] if isinstance(op, hip.FusedElementwiseOp) else [op.name])
+    ]
+
+
 def _run(model: onnx.ModelProto, feeds, pipeline=None, **options):
     exe = xhip.compile(model, pipeline, backend="reference", **options)
     outputs = exe.run(feeds)
@@ -44,12 +57,21 @@ def _run(model: onnx.ModelProto, feeds, pipeline=None, **options):
 # ---- models against onnxruntime --------------------------------------------------------
 
 
-def _fused_and_unfused(model: onnx.ModelProto, feeds):
+def _formula_gelu_pipeline(tmp_path) -> str:
+    """UNFUSED_ATTENTION without hip-fuse-gelu: GELU stays its formula's steps, which a
+    fused chain runs kernel by kernel on the reference backend, as no-fusion does (hip.gelu
+    evaluates the formula at once, so its bits differ)."""
+    path = tmp_path / "formula-gelu.yaml"
+    path.write_text(f"extends: {Path(UNFUSED_ATTENTION).resolve()}\nname: formula-gelu\nremove: [hip-fuse-gelu]\n")
+    return str(path)
+
+
+def _fused_and_unfused(model: onnx.ModelProto, feeds, fused_pipeline: str = UNFUSED_ATTENTION):
     """Both pipelines' outputs pass the check against onnxruntime (float64 run included)
     and agree bit for bit: the reference backend runs each step's own kernel, intermediates
     in their unfused dtypes. The fused run is sanitized."""
     expected, wide = onnxruntime_outputs(model, feeds), float64_outputs(model, feeds)
-    fused, fused_report = _run(model, feeds, UNFUSED_ATTENTION, sanitize=True)
+    fused, fused_report = _run(model, feeds, fused_pipeline, sanitize=True)
     unfused, unfused_report = _run(model, feeds, NO_FUSION)
     result = compare(fused, expected, wide)
     assert result.passed, result.problems
@@ -58,14 +80,24 @@ def _fused_and_unfused(model: onnx.ModelProto, feeds):
     return fused, fused_report, unfused_report
 
 
+def _gelu_fused_passes(model: onnx.ModelProto, feeds, layers: int) -> None:
+    """Through the shipped fusions GELU is one hip.gelu per layer (an op, or a fused chain's
+    step), and the outputs pass the check against onnxruntime (float64 run included)."""
+    assert _final_ir_ops_and_steps(model).count("hip.gelu") == layers
+    outputs, _ = _run(model, feeds, UNFUSED_ATTENTION)
+    result = compare(outputs, onnxruntime_outputs(model, feeds), float64_outputs(model, feeds))
+    assert result.passed, result.problems
+
+
 @pytest.mark.parametrize("shape", [(1, 16), (2, 33)])
-def test_transformer_stack_fuses_its_gelu_and_residuals(shape):
+def test_transformer_stack_fuses_its_gelu_and_residuals(shape, tmp_path):
     """Each layer's erf GELU with its bias add is one kernel, each residual add with its
     bias add another; the numbers match onnxruntime with and without fusion (and under
     the sanitizer with it), with fewer launches and no more pool bytes."""
     model = transformer_stack_model(2)
     feeds = {"X": np.random.default_rng(3).standard_normal((*shape, 256)).astype(np.float32)}
-    fused, fused_report, unfused_report = _fused_and_unfused(model, feeds)
+    _gelu_fused_passes(model, feeds, layers=2)
+    fused, fused_report, unfused_report = _fused_and_unfused(model, feeds, _formula_gelu_pipeline(tmp_path))
     # Per layer: the GELU (bias add + 5 ops) saves 5 launches, each residual add with its bias 1,
     # the attention scale folded into the softmax (hip-fuse-softmax, also off in no-fusion) 1.
     assert fused_report.kernel_launches == unfused_report.kernel_launches - 2 * 8
@@ -73,11 +105,13 @@ def test_transformer_stack_fuses_its_gelu_and_residuals(shape):
     assert _final_ir_ops(model).count("hip.fused_elementwise") == 2 * 3
 
 
-def test_gpt2_fuses_its_tanh_gelu():
+def test_gpt2_fuses_its_tanh_gelu(tmp_path):
     """GPT-2's tanh GELU (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))) is one fused op
-    per layer, pow included; numerics match onnxruntime."""
+    per layer, pow included, and one hip.gelu through the shipped fusions; numerics match
+    onnxruntime."""
     model, feeds = MODELS["gpt2"](np.random.default_rng(0))
-    fused, fused_report, unfused_report = _fused_and_unfused(model, feeds)
+    _gelu_fused_passes(model, feeds, layers=2)
+    fused, fused_report, unfused_report = _fused_and_unfused(model, feeds, _formula_gelu_pipeline(tmp_path))
     assert fused_report.kernel_launches < unfused_report.kernel_launches
     ops = _final_ir_ops(model)
     assert "hip.pow" not in ops and "hip.tanh" not in ops

@@ -46,6 +46,7 @@ PASS_MODULES: dict[str, str] = {
     "hip-fold-transpose-into-matmul": "fold_transpose_into_matmul",
     "hip-fuse-attention": "fuse_attention",
     "hip-fuse-elementwise": "fuse_elementwise",
+    "hip-fuse-gelu": "fuse_gelu",
     "hip-fuse-softmax": "fuse_softmax",
     "hip-hoist-alloc-size-arith": "hoist_alloc_size_arith",
     "hip-lower-allocs": "lower_allocs",
