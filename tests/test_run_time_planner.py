@@ -52,8 +52,9 @@ def test_the_plan_is_a_valid_layout_never_below_max_live(listed, alignment):
 @given(_buffers(), st.lists(st.integers(1, 8), min_size=2, max_size=6), st.sampled_from([1, 256]))
 def test_the_runtime_planner_plans_new_sizes_as_small_as_the_search(listed, scales, alignment):
     """PoolPlanner (what hip.plan_pool runs) at sizes it has not seen: a valid layout, and a
-    pool of the same bytes as plan_at_sizes' (it reuses a winning order only where that
-    reaches max-live, the floor of every plan)."""
+    pool no larger than plan_at_sizes' and no smaller than max-live. It reuses an earlier
+    winning order only where that order reaches max-live, the floor of every plan, so it can
+    beat the search, whose orders need not reach it (hypothesis found 5376 against 5632)."""
     intervals = [(first, last) for _, first, last in listed]
     planner = PoolPlanner(intervals, alignment)
     for scale in scales:
@@ -62,7 +63,7 @@ def test_the_runtime_planner_plans_new_sizes_as_small_as_the_search(listed, scal
         buffers = [Buffer(i, size, first, last) for i, (size, (first, last)) in enumerate(zip(sizes, intervals))]
         placement = Placement({i: SizeExpr.const(o) for i, o in enumerate(offsets)}, SizeExpr.const(total))
         assert check_layout(buffers, placement, {}, alignment) == []
-        assert total == plan_at_sizes(sizes, intervals, alignment)[1]
+        assert lower_bound(buffers, {}, alignment) <= total <= plan_at_sizes(sizes, intervals, alignment)[1]
 
 
 def test_a_chain_of_layers_plans_at_its_max_live():
