@@ -30,8 +30,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 
-from xhip.dialects.hip import AddOp, DivOp, DPSOp, ErfOp, GeluOp, MulOp, PowOp, TanhOp
+from xhip.dialects.hip import AddOp, DivOp, ErfOp, GeluOp, MulOp, PowOp, TanhOp
 from xhip.rewrite_rules.dead_operands import erase_with_dead_operands
+from xhip.rewrite_rules.producers import sole_use_producer
 from xhip.rewrite_rules.scalar_constants import unit_float_constant
 
 PASS = "hip-fuse-gelu"
@@ -45,24 +46,9 @@ def _near(value: float | None, expected: float) -> bool:
     return value is not None and abs(value - expected) <= 1e-3 * abs(expected)
 
 
-def _step(value: SSAValue, kind: type[DPSOp] | tuple[type[DPSOp], ...]) -> DPSOp | None:
-    """The op of `kind` producing `value` when the formula alone can use it: tensor mode,
-    no run-time scalars, one result with one use."""
-    owner = value.owner
-    if (
-        not isinstance(owner, kind)
-        or not owner.is_tensor_mode
-        or owner.scalars
-        or len(owner.res) != 1
-        or value.uses.get_length() != 1
-    ):
-        return None
-    return owner
-
-
 def _factors(value: SSAValue, steps: list[Operation]) -> list[SSAValue]:
     """The factors of a product tree of hip.mul steps (`steps` gains each mul)."""
-    mul = _step(value, MulOp)
+    mul = sole_use_producer(value, MulOp)
     if mul is None:
         return [value]
     steps.append(mul)
@@ -79,7 +65,7 @@ def _split(factors: list[SSAValue], constant: float) -> list[SSAValue] | None:
 
 def _one_plus(value: SSAValue, steps: list[Operation]) -> SSAValue | None:
     """t of a `1 + t` (or `t + 1`) step."""
-    add = _step(value, AddOp)
+    add = sole_use_producer(value, AddOp)
     if add is None:
         return None
     for one, term in (add.inputs, reversed(add.inputs)):
@@ -91,7 +77,7 @@ def _one_plus(value: SSAValue, steps: list[Operation]) -> SSAValue | None:
 
 def _erf_argument_is(x: SSAValue, argument: SSAValue, steps: list[Operation]) -> bool:
     """argument == x / √2 or x * (1/√2)."""
-    div = _step(argument, DivOp)
+    div = sole_use_producer(argument, DivOp)
     if div is not None:
         steps.append(div)
         return div.inputs[0] is x and _near(unit_float_constant(div.inputs[1]), SQRT_2)
@@ -100,7 +86,7 @@ def _erf_argument_is(x: SSAValue, argument: SSAValue, steps: list[Operation]) ->
 
 def _is_cube(value: SSAValue, x: SSAValue, steps: list[Operation]) -> bool:
     """value == pow(x, 3) or x * x * x."""
-    power = _step(value, PowOp)
+    power = sole_use_producer(value, PowOp)
     if power is not None:
         steps.append(power)
         return power.inputs[0] is x and unit_float_constant(power.inputs[1]) == 3.0
@@ -110,7 +96,7 @@ def _is_cube(value: SSAValue, x: SSAValue, steps: list[Operation]) -> bool:
 def _tanh_argument_is(x: SSAValue, argument: SSAValue, steps: list[Operation]) -> bool:
     """argument == √(2/π) * (x + 0.044715 * x³), the sum's terms in either order."""
     inner = _split(_factors(argument, steps), SQRT_2_OVER_PI)
-    add = _step(inner[0], AddOp) if inner is not None and len(inner) == 1 else None
+    add = sole_use_producer(inner[0], AddOp) if inner is not None and len(inner) == 1 else None
     if add is None:
         return False
     steps.append(add)
@@ -135,7 +121,7 @@ def _gelu_of(root: MulOp) -> tuple[SSAValue, str, list[Operation]] | None:
         if term is None or x.type != root.res[0].type:
             continue
         for kind, approximate, argument_is in ((ErfOp, "none", _erf_argument_is), (TanhOp, "tanh", _tanh_argument_is)):
-            function = _step(term, kind)
+            function = sole_use_producer(term, kind)
             if function is not None and argument_is(x, function.inputs[0], found):
                 return x, approximate, [function, *found]
     return None

@@ -42,6 +42,7 @@ from xdsl.pattern_rewriter import (
 
 from xhip.dialects.hip import AddOp, DivOp, DPSOp, IsNaNOp, MulOp, SoftmaxOp, WhereOp
 from xhip.rewrite_rules.dead_operands import erase_with_dead_operands
+from xhip.rewrite_rules.producers import sole_use_producer
 from xhip.rewrite_rules.scalar_constants import unit_float_constant
 
 PASS = "hip-fuse-softmax"
@@ -49,17 +50,8 @@ PASS = "hip-fuse-softmax"
 
 def _only_feeding(value: SSAValue, softmax: SoftmaxOp) -> DPSOp | None:
     """The tensor-mode op producing `value` when the softmax is its one user, in one block."""
-    producer = value.owner
-    if (
-        not isinstance(producer, DPSOp)
-        or not producer.is_tensor_mode
-        or producer.scalars
-        or len(producer.res) != 1
-        or producer.parent_block() is not softmax.parent_block()
-        or any(use.operation is not softmax for use in value.uses)
-    ):
-        return None
-    return producer
+    producer = sole_use_producer(value, DPSOp)
+    return producer if producer is not None and producer.parent_block() is softmax.parent_block() else None
 
 
 def _softmax_like(softmax: SoftmaxOp, inputs: list[SSAValue], outputs: list[SSAValue], **changed) -> SoftmaxOp:
