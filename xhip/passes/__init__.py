@@ -61,6 +61,7 @@ PASS_MODULES: dict[str, str] = {
     "one-shot-bufferize": "one_shot_bufferize",
     "onnx-convert-precision": "convert_precision",
     "onnx-fold-constants": "fold_constants",
+    "onnx-fold-conv-batch-norm": "fold_conv_batch_norm",
     "onnx-merge-sibling-matmuls": "merge_sibling_matmuls",
 }
 """Each of our passes' name -> the module of this package that defines it."""
