@@ -48,3 +48,12 @@ def test_readme_decode_loop_runs(monkeypatch):
     assert past["past_key_0"]._memref.buffer.nbytes == 65 * 4 * 16 * 4  # type: ignore[attr-defined, index]
     assert exe.backend.stats.device_copies == 4 + 64 * 4  # type: ignore[attr-defined]
     assert scope["token"].shape == (1, 1)  # type: ignore[attr-defined]
+
+
+def test_readme_default_pipeline_excerpt_is_how_it_begins():
+    import yaml
+
+    blocks = re.findall(r"```yaml\n(.*?)```", README, re.S)
+    excerpt = yaml.safe_load(next(b for b in blocks if b.startswith("name: default")))
+    shipped = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text())
+    assert excerpt["passes"] == shipped["passes"][: len(excerpt["passes"])]
