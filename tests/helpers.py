@@ -1,4 +1,5 @@
-"""What several pytest files need: parse-and-verify, passes by spec, import errors, the seed attention.
+"""What several pytest files need: parse-and-verify, passes by spec, import errors, the seed attention,
+the check of a model against onnxruntime at several shapes.
 
 Imported as `from helpers import ...` (tests/conftest.py puts this folder on sys.path).
 """
@@ -117,3 +118,20 @@ def seed_attention_feeds(rng: np.random.Generator, batch: int, seq: int) -> dict
     feeds.update({n: (rng.standard_normal((64, 64)) / 8).astype(np.float32) for n in ("Wq", "Wk", "Wv")})
     feeds["scale"] = np.array(0.125, np.float32)
     return feeds
+
+
+def runs_like_onnxruntime(model: onnx.ModelProto, pipeline, feeds_list) -> list[dict[str, np.ndarray]]:
+    """`model` through `pipeline` on the reference backend, run at each of `feeds_list`
+    (one executable: run-time shapes), each run's outputs passing the check against
+    onnxruntime (the float64 rule, in the precision it computed in); the outputs."""
+    import xhip
+    from xhip.runtime.check import check_outputs, references
+
+    executable = xhip.compile(model, pipeline, backend="reference")
+    runs = []
+    for feeds in feeds_list:
+        outputs = executable.run(feeds)
+        result = check_outputs(outputs, references(model, feeds), "reference", executable.compute_dtype)
+        assert result.passed, result.problems
+        runs.append(outputs)
+    return runs

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import runs_like_onnxruntime
 from onnx import TensorProto, helper, numpy_helper
 
-import xhip
 from xhip.api import compile_stages
-from xhip.runtime.check import check_outputs, references
 from xhip.testing.models import graph_model, value
 
 CHANNELS = 4
@@ -61,11 +60,6 @@ def test_the_normalizations_of_convs_read_by_them_alone_fold():
 
 @pytest.mark.parametrize("pipeline", [None, "fp16"])
 def test_folded_convs_match_onnxruntime(pipeline):
-    model = _model()
-    executable = xhip.compile(model, pipeline, backend="reference")
     rng = np.random.default_rng(1)
-    for shape in ((2, CHANNELS, 9, 7), (1, CHANNELS, 4, 12)):
-        feeds = {"x": rng.standard_normal(shape).astype(np.float32)}
-        outputs = executable.run(feeds)
-        result = check_outputs(outputs, references(model, feeds), "reference", executable.compute_dtype)
-        assert result.passed, result.problems
+    shapes = ((2, CHANNELS, 9, 7), (1, CHANNELS, 4, 12))
+    runs_like_onnxruntime(_model(), pipeline, [{"x": rng.standard_normal(shape).astype(np.float32)} for shape in shapes])
