@@ -513,3 +513,50 @@ def test_layer_norm_reads_contiguous_aligned_rows_in_vectors_and_every_other_row
     x, y, scale, bias = operands(24, 24)
     check(np.ascontiguousarray(x.T).T, y, scale, bias)  # x transposed: strided rows
     check(*operands(2, 4 * 4 * 256 + 4))  # more than 4 vectors per thread of 256
+
+
+@pytest.mark.skipif(not emulate.available(), reason="g++ is not installed")
+def test_softmax_reads_contiguous_aligned_rows_in_vectors_and_every_other_row_element_by_element():
+    """Softmax of scale * x + bias over the last dim, float32 (4 per vector): rows that start
+    aligned and are whole vectors take the vector path, with y over x as well and with a
+    fully masked row (zero_nan: zeros); a row one element off, a length of no whole
+    vectors, a transposed x and a row longer than the registers hold take the element
+    paths. Every output element (poisoned before) is NumPy's to float32 rounding of a sum
+    in another order (rtol 1e-5, atol 1e-7 at probabilities <= 1)."""
+    from xhip.kernels.families import launch_values
+
+    x_type = Operand(F32, (None, None), True)
+    props = {"axis": 1, "scale": 0.5, "zero_nan": True}
+    (spec,) = specs_for_launch(hip.SoftmaxOp, props, [x_type, x_type], [x_type])
+    assert dict(spec.context)["vec"] == 4
+    emulator = emulate.HostEmulator(render(spec).source_for("hip"), [spec.abi])
+    rng = np.random.default_rng(12)
+
+    def check(x: np.ndarray, y: np.ndarray, bias: np.ndarray) -> None:
+        logits = 0.5 * x.astype(np.float64) + bias
+        with np.errstate(invalid="ignore"):
+            expected = np.exp(logits - logits.max(1, keepdims=True))
+            expected = np.nan_to_num(expected / expected.sum(1, keepdims=True), nan=0.0)
+        if y is not x:
+            y.view(np.uint8)[...] = 0xA5
+        values = launch_values(hip.SoftmaxOp, props, [], [_ArrayView(v) for v in (x, bias)], [_ArrayView(y)])
+        emulator.launch(spec.name, values[0])
+        np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-7)
+
+    def operands(rows: int, length: int, shift: int = 0) -> tuple[np.ndarray, ...]:
+        storage = [np.empty(rows * length + 4, np.float32) for _ in range(3)]
+        x, y, bias = (a[shift : shift + rows * length].reshape(rows, length) for a in storage)
+        x[...] = rng.standard_normal(x.shape) * 3
+        bias[...] = rng.standard_normal(bias.shape)
+        return x, y, bias
+
+    x, y, bias = operands(6, 96)
+    check(x, y, bias)  # aligned, whole vectors
+    bias[2] = -np.inf  # a fully masked row: NaN, written as 0
+    check(x, y, bias)
+    check(x, x, bias)  # y over x
+    check(*operands(6, 96, shift=1))  # one element off alignment
+    check(*operands(5, 30))  # 30 = 7 vectors and a half
+    x, y, bias = operands(24, 24)
+    check(np.ascontiguousarray(x.T).T, y, bias)  # x transposed: strided rows
+    check(*operands(2, 2 * 4 * 256 + 4))  # more than 2 vectors per thread of 256: the online path

@@ -56,7 +56,8 @@ def softmax_spec(facts: OpFacts) -> KernelSpec:
     has_bias = len(ins) == 2
     if has_bias:
         extra += [pointer("bias", ctype(x.dtype).c), dims("bias_outer_strides", rank - 1), dims("bias_inner_strides", 1)]
-    flags = {"bias": has_bias, "zero_nan": bool(facts.props.zero_nan), "cache": SOFTMAX_CACHED}
+    # The row may be contiguous at run time (the kernel checks): then vectors.
+    flags = {"bias": has_bias, "zero_nan": bool(facts.props.zero_nan), "cache": SOFTMAX_CACHED, "vec": 16 // x.dtype.itemsize}
     return _rows_spec("softmax", x, rank - 1, 1, extra, flags, alias=facts.op_class.MAY_ALIAS_INPUT)
 
 
