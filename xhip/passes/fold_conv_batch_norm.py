@@ -18,10 +18,10 @@ exported without that optimizer).
 
 Only when the BatchNormalization is in inference form (training_mode 0, its running
 statistics unread), the Conv's result is read by it alone, and W, B and the four
-per-channel operands are dense constants, the latter of M elements. The old weights are
-erased where nothing else reads them (and an absent bias's `onnx.NoValue`). The pass runs on the imported ONNX IR after
-onnx-fold-constants (weights computed from initializers are constants by then) and before
-convert-onnx-to-hip.
+per-channel operands are dense constants, the latter of M elements. The old weights (and
+an absent bias's `onnx.NoValue`) are erased where nothing else reads them. The pass runs
+on the imported ONNX IR after onnx-fold-constants (weights computed from initializers are
+constants by then) and before convert-onnx-to-hip.
 """
 
 from __future__ import annotations
