@@ -45,6 +45,11 @@ def constant_value(value: SSAValue) -> DenseIntOrFPElementsAttr | None:
     return None
 
 
+def constant_op(value: DenseIntOrFPElementsAttr) -> ConstantOp:
+    """An `onnx.Constant` holding `value` (not inserted anywhere)."""
+    return ConstantOp.create(result_types=[value.type], attributes={"value": value})
+
+
 def constant_scalar(value: SSAValue) -> float | None:
     """The element of a one-element `onnx.Constant`, if `value` is one, as a float."""
     dense = constant_value(value)

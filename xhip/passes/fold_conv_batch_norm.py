@@ -31,14 +31,14 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, StringAttr
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.dialects.onnx import BatchNormalizationOp, ConstantOp, ConvOp, NoValueOp
 from xhip.dialects.onnx.base import NODE_NAME_ATTR, is_none
-from xhip.onnx_nodes import constant_value, dense_array, dense_attr
+from xhip.onnx_nodes import constant_op, constant_value, dense_array, dense_attr
 
 PASS = "onnx-fold-conv-batch-norm"
 
@@ -67,9 +67,9 @@ def _foldable(norm: BatchNormalizationOp) -> ConvOp | None:
     return conv
 
 
-def fold(norm: BatchNormalizationOp, conv: ConvOp) -> bool:
-    """Replace `conv` and `norm` by one Conv of scaled weights and a shifted bias; False
-    (nothing changed) when a per-channel operand is not a constant of W's M elements."""
+def fold(norm: BatchNormalizationOp, conv: ConvOp) -> None:
+    """Replace `conv` and `norm` by one Conv of scaled weights and a shifted bias; nothing
+    changes when a per-channel operand is not a constant of W's M elements."""
     weight = constant_value(conv.w)
     assert weight is not None
     w = dense_array(weight).astype(np.float64)
@@ -77,11 +77,11 @@ def fold(norm: BatchNormalizationOp, conv: ConvOp) -> bool:
     scale, shift, mean, var = (_per_channel(v, channels) for v in (norm.scale, norm.b, norm.input_mean, norm.input_var))
     bias = np.zeros(channels) if is_none(conv.b) else _per_channel(conv.b, channels)
     if scale is None or shift is None or mean is None or var is None or bias is None:
-        return False
+        return
     a = scale / np.sqrt(var + norm.epsilon.value.data)  # type: ignore[attr-defined]
     element_type = weight.get_element_type()
-    new_w = _constant(dense_attr(w * a.reshape(channels, *([1] * (w.ndim - 1))), element_type))
-    new_b = _constant(dense_attr(bias * a + (shift - mean * a), element_type))
+    new_w = constant_op(dense_attr(w * a.reshape(channels, *([1] * (w.ndim - 1))), element_type))
+    new_b = constant_op(dense_attr(bias * a + (shift - mean * a), element_type))
     folded = ConvOp.create(
         operands=[conv.x, new_w.results[0], new_b.results[0]],
         result_types=[norm.y.type],
@@ -100,11 +100,6 @@ def fold(norm: BatchNormalizationOp, conv: ConvOp) -> bool:
     for owner in dict.fromkeys(old_operands):
         if isinstance(owner, ConstantOp | NoValueOp) and not any(result.uses for result in owner.results):
             Rewriter.erase_op(owner)
-    return True
-
-
-def _constant(value: DenseIntOrFPElementsAttr) -> ConstantOp:
-    return ConstantOp.create(result_types=[value.type], attributes={"value": value})
 
 
 @dataclass(frozen=True)

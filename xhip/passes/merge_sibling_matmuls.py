@@ -52,7 +52,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xhip.dialects.onnx import AddOp, ConstantOp, MatMulOp, SplitOp
 from xhip.dialects.onnx.base import NODE_NAME_ATTR, SI64
-from xhip.onnx_nodes import dense_array, dense_attr
+from xhip.onnx_nodes import constant_op, dense_array, dense_attr
 
 PASS = "onnx-merge-sibling-matmuls"
 
@@ -155,18 +155,14 @@ def _merged_type(group: list[MatMulOp], columns: int) -> TensorType:
     return TensorType(first.element_type, [*first.get_shape()[:-1], columns])
 
 
-def _constant(value: DenseIntOrFPElementsAttr) -> ConstantOp:
-    return ConstantOp.create(result_types=[value.type], attributes={"value": value})
-
-
 def merge(group: list[MatMulOp]) -> None:
     """Replace the sibling MatMuls of `group` by one MatMul of their weights side by side and
     a Split (of the sum with their biases side by side, where their bias Adds merge too)."""
     weights = [w for m in group if (w := _weight(m)) is not None]
     assert len(weights) == len(group)
     widths = [w.get_shape()[1] for w in weights]
-    weight = _constant(_side_by_side(weights))
-    sizes = _constant(DenseIntOrFPElementsAttr.from_list(TensorType(i64, [len(widths)]), widths))
+    weight = constant_op(_side_by_side(weights))
+    sizes = constant_op(DenseIntOrFPElementsAttr.from_list(TensorType(i64, [len(widths)]), widths))
     product_type = _merged_type(group, sum(widths))
     product = _named(MatMulOp.create(operands=[group[0].a, weight.output], result_types=[product_type]), group)
     new_ops: list[Operation] = [weight, sizes, product]
@@ -177,7 +173,7 @@ def merge(group: list[MatMulOp]) -> None:
     if len(added) != len(group) or any(_copies_a_window(add.c) for add, _ in added):
         added = []
     if added:
-        bias = _constant(_side_by_side([constant.value for _, constant in added]))  # type: ignore[misc]
+        bias = constant_op(_side_by_side([constant.value for _, constant in added]))  # type: ignore[misc]
         new_ops += [bias, _named(AddOp.create(operands=[product.results[0], bias.output], result_types=[product_type]), group)]
     split = _named(
         SplitOp.create(
