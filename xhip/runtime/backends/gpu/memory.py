@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import weakref
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -36,6 +37,14 @@ def _size_class(nbytes: int) -> int:
         return -(-nbytes // _GRANULE) * _GRANULE
     step = 1 << (nbytes.bit_length() - 4)
     return -(-nbytes // step) * step
+
+
+def _smallest_free(free: Mapping[int, Sequence[object]], size: int, bound: int) -> int:
+    """`size` when its class has a free block, else the smallest class up to `bound` that
+    has one, else `size` (a block of it is then new)."""
+    if free.get(size):
+        return size
+    return min((c for c, blocks in free.items() if blocks and size < c <= bound), default=size)
 
 
 class _Lease:
@@ -67,8 +76,10 @@ class DeviceMemory:
         # Pools are sized exactly (they live for the session and are what the report counts);
         # per-run buffers round to a size class so that the next run can reuse them.
         size = max(int(nbytes), 1) if kind == "pool" else _size_class(nbytes)
-        if kind != "pool" and not self._free[size]:
-            size = self._larger_free_class(size)
+        if kind != "pool":
+            # A server's requests are each a new shape: every input and output of a new class
+            # would ask the driver (~100 us on the H100) while larger freed blocks sit unused.
+            size = _smallest_free(self._free, size, max(2 * size, _FINE_BYTES))
         if self.in_use_bytes + size > self.limit_bytes:
             raise DriverError(
                 f"device allocation of {nbytes} bytes for {kind} '{label}' exceeds the device limit "
@@ -83,15 +94,6 @@ class DeviceMemory:
         weakref.finalize(buffer, self._release, address, size, kind)
         return buffer
 
-    def _larger_free_class(self, size: int) -> int:
-        """The smallest class up to twice `size` (or up to 64 KiB) with a free block, else
-        `size`. A server's requests are each a new shape: without this every input and output
-        of a new size class asks the driver for memory (~100 us on the H100), while the larger
-        blocks earlier requests freed sit unused."""
-        bound = max(2 * size, _FINE_BYTES)
-        larger = [c for c, blocks in self._free.items() if blocks and size < c <= bound]
-        return min(larger, default=size)
-
     def pinned_host(self, nbytes: int) -> np.ndarray | None:
         """Pinned host memory of `nbytes` (a uint8 array) for a download to land in, or None
         the first time a size class is asked for. The driver copies into pageable memory at
@@ -102,10 +104,7 @@ class DeviceMemory:
         # Powers of two, and a free block up to 4x larger serves: a stream of ever new sizes
         # (a server's requests) must not pin a new block for each.
         size = 1 << max(int(nbytes) - 1, 1).bit_length()
-        for candidate in (size, size << 1, size << 2):
-            if self._pinned_free[candidate]:
-                size = candidate
-                break
+        size = _smallest_free(self._pinned_free, size, size << 2)
         blocks = self._pinned_free[size]
         if not blocks and size not in self._pinned_asked:
             self._pinned_asked.add(size)
