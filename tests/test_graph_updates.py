@@ -53,7 +53,7 @@ class GraphModel(NullDriver):
         if nbytes:
             self._queue(("copy", target, source, nbytes))
 
-    def prepare_gemm(self, call):
+    def prepare_call(self, call):
         return lambda a, b, c: self._queue(("gemm", a, b, c))
 
     def begin_capture(self) -> None:
@@ -144,7 +144,7 @@ def _as_run(entry: tuple) -> tuple:
     kind = entry[0]
     if kind == graph_updates.KERNEL:
         return ("kernel", entry[1], entry[2], entry[3], entry[5])
-    if kind == graph_updates.GEMM:
+    if kind == graph_updates.LIBRARY:
         return ("gemm", *entry[2:])
     if kind == graph_updates.COPY:
         return ("copy", *entry[1:])

@@ -27,8 +27,8 @@ class RecordingDriver(NullDriver):
         super().launch(function, grid, block, shared_bytes, args)
         self.log.append((function, grid, block, args.storage.raw))
 
-    def prepare_gemm(self, call):  # type: ignore[no-untyped-def]
-        run = super().prepare_gemm(call)
+    def prepare_call(self, call):  # type: ignore[no-untyped-def]
+        run = super().prepare_call(call)
 
         def logged(a: int, b: int, c: int) -> None:
             self.log.append(call._replace(a=a, b=b, c=c))

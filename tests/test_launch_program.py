@@ -194,7 +194,7 @@ def test_blas_gemms_are_warmed_up_at_bind_in_the_forms_a_run_makes(tmp_path):
 
     driver = NullDriver()
     calls = []
-    driver.prepare_gemm = lambda call: lambda a, b, c: calls.append(call._replace(a=a, b=b, c=c))  # type: ignore[method-assign]
+    driver.prepare_call = lambda call: lambda a, b, c: calls.append(call._replace(a=a, b=b, c=c))  # type: ignore[method-assign]
     module, constants = _module(MODELS["gpt2"](np.random.default_rng(0))[0])
     backend = _backend(driver, tmp_path)
     executable = Executable(module, backend, constants=constants)
@@ -227,7 +227,7 @@ def test_a_half_precision_matmul_goes_to_the_vendor_blas(element, tmp_path):
     model = helper.make_model(helper.make_graph(nodes, "g", [a], [y], [weight]), opset_imports=[helper.make_opsetid("", 18)])
     driver = NullDriver()
     calls = []
-    driver.prepare_gemm = lambda call: lambda a, b, c: calls.append(call._replace(a=a, b=b, c=c))  # type: ignore[method-assign]
+    driver.prepare_call = lambda call: lambda a, b, c: calls.append(call._replace(a=a, b=b, c=c))  # type: ignore[method-assign]
     module, constants = _module(model)
     executable = Executable(module, _backend(driver, tmp_path), constants=constants)
     calls.clear()

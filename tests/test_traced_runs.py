@@ -56,7 +56,7 @@ class RecordingDriver(NullDriver):
         super().launch(function, grid, block, shared_bytes, args)
         self.log.append(("kernel", function, tuple(grid), tuple(block), shared_bytes, args.snapshot()))
 
-    def prepare_gemm(self, call):  # type: ignore[no-untyped-def]
+    def prepare_call(self, call):  # type: ignore[no-untyped-def]
         shape = call._replace(a=0, b=0, c=0)
 
         def run(a: int, b: int, c: int) -> None:

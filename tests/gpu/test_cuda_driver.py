@@ -126,7 +126,7 @@ def test_gemm_matches_numpy_fp32(cuda, trans_a, trans_b):
         b=db, ldb=b.shape[2], stride_b=0, trans_b=trans_b,
         c=dc, ldc=n, stride_c=m * n, batch=batch, dtype=np.dtype(np.float32),
     )
-    run = cuda.prepare_gemm(call._replace(a=0, b=0, c=0))  # prepared once, the operands given at the call
+    run = cuda.prepare_call(call._replace(a=0, b=0, c=0))  # prepared once, the operands given at the call
     assert run is not None
     run(call.a, call.b, call.c)
     cuda.download(c, dc)
@@ -139,4 +139,4 @@ def test_gemm_matches_numpy_fp32(cuda, trans_a, trans_b):
 
 def test_gemm_declines_integer_types(cuda):
     call = GemmCall(1, 1, 1, 0, 1, 0, False, 0, 1, 0, False, 0, 1, 0, 1, np.dtype(np.int32))
-    assert cuda.prepare_gemm(call) is None
+    assert cuda.prepare_call(call) is None

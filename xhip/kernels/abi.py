@@ -306,3 +306,28 @@ class GemmCall(NamedTuple):
     alpha: float = 1.0
     beta: float = 0.0
     c_dtype: np.dtype | None = None
+
+
+class ConvCall(NamedTuple):
+    """One convolution on the vendor DNN library (cuDNN): y = conv(x, w) (+ bias), NCHW-style
+    and contiguous, as ONNX Conv with symmetric pads. Shapes are [N, C, *spatial] (x),
+    [M, C / group, *kernel] (w), [N, M, *out] (y). `a`, `b`, `c` are x's, w's and y's
+    addresses, the names every library call gives the operands a run moves; `bias` is the
+    bias's (0: none), a constant that never moves."""
+
+    x_shape: tuple[int, ...]
+    w_shape: tuple[int, ...]
+    y_shape: tuple[int, ...]
+    pads: tuple[int, ...]
+    strides: tuple[int, ...]
+    dilations: tuple[int, ...]
+    group: int
+    dtype: np.dtype
+    bias: int
+    a: int
+    b: int
+    c: int
+
+
+LibraryCall = GemmCall | ConvCall
+"""A launch a vendor library runs instead of a rendered kernel."""

@@ -6,6 +6,10 @@ pad begins compiled in, the channels per group counted at run time; and im2col
 times [N, C * K, O1 * ..]: cuBLAS or hipBLAS through hip.matmul), one thread per column
 element, in 32-bit index arithmetic where every index fits.
 
+A Conv whose operands are contiguous and whose pads are symmetric may run on the vendor DNN
+library instead (`conv_call`: cuDNN on the cuda backend; a driver without one runs the
+template).
+
 Reference: per tap of the window, x gathered at every output position (Conv and im2col: the
 strided window as the pooling family's, 0 outside x; ConvTranspose: the input position a tap
 reaches, where the stride divides it); im2col stacks the taps, Conv and ConvTranspose contract
@@ -21,8 +25,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from xhip.dialects import hip
-from xhip.kernels.abi import KernelABI, Launch, dims, index, pointer
-from xhip.kernels.family import OpFacts, Site, Values, ViewLike
+from xhip.dtypes import HALF_DTYPES
+from xhip.kernels.abi import ConvCall, KernelABI, Launch, dims, index, pointer
+from xhip.kernels.family import LibraryRule, OpFacts, Site, Values, ViewLike
 from xhip.kernels.pool import along, gather_at, inside_x, tap_positions, window_of
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, register
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
@@ -98,6 +103,53 @@ def _im2col_site(facts: OpFacts) -> Site:
     return Site(facts, ((im2col_spec(facts),),), values)
 
 
+DNN_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64), *HALF_DTYPES})
+"""The element types a DNN library's convolution takes (in float32 arithmetic for half)."""
+
+
+def _dense_strides(shape: Sequence[object]) -> tuple[object, ...]:
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step = step * extent  # type: ignore[operator]
+    return tuple(reversed(strides))
+
+
+def conv_call(values: Values, w_shape: tuple[int, ...], pads: tuple[int, ...], strides: tuple[int, ...],
+              dilations: tuple[int, ...], group: int, dtype: np.dtype) -> ConvCall | None:  # fmt: skip
+    """A Conv launch's values as a DNN library call, or None where the library cannot take
+    it: an operand that is not dense, or pads whose begin and end differ (cuDNN pads both
+    sides alike). (A trace asks it of symbolic extents and addresses: they stay as given.)"""
+    x_shape, y_shape = tuple(values["x_extents"]), tuple(values["extents"])  # type: ignore[arg-type]
+    spatial = len(x_shape) - 2
+    if pads[:spatial] != pads[spatial:] or 0 in x_shape or 0 in y_shape:
+        return None
+    for shape, given in ((x_shape, values["x_strides"]), (w_shape, values["w_strides"]), (y_shape, values["y_strides"])):
+        if tuple(given) != _dense_strides(shape):  # type: ignore[arg-type]
+            return None
+    if "b" in values and values["b_stride"] != 1:
+        return None
+    return ConvCall(
+        x_shape, w_shape, y_shape, pads[:spatial], strides, dilations, group, dtype,
+        values.get("b", 0), values["x"], values["w"], values["y"],  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def _library(facts: OpFacts) -> LibraryRule | None:
+    """The DNN library's rule for a Conv of float operands and a weight of fixed extents
+    (None for ConvTranspose)."""
+    dtype, w_shape = facts.inputs[0].dtype, facts.inputs[1].shape
+    if facts.op_class is not hip.ConvOp or dtype not in DNN_DTYPES or facts.outputs[0].dtype != dtype or None in w_shape:
+        return None  # (a weight of run-time extents is no model's: the kernel takes it)
+    props = facts.props
+    call = functools.partial(
+        conv_call, w_shape=tuple(int(e) for e in w_shape),  # type: ignore[arg-type]  # checked above
+        pads=tuple(int(p) for p in props.pads), strides=tuple(int(v) for v in props.strides),
+        dilations=tuple(int(v) for v in props.dilations), group=int(props.group), dtype=dtype,
+    )  # fmt: skip
+    return LibraryRule("dnn", call)
+
+
 def site(facts: OpFacts) -> Site:
     if facts.op_class is hip.Im2ColOp:
         return _im2col_site(facts)
@@ -115,7 +167,7 @@ def site(facts: OpFacts) -> Site:
             "out_per_group": w.shape[1] if transposed else max(w.shape[0] // group, 1),
         }]  # fmt: skip
 
-    return Site(facts, ((conv_spec(facts),),), values)
+    return Site(facts, ((conv_spec(facts),),), values, library=_library(facts))
 
 
 @register(hip.Im2ColOp, elements=Elements.FLOAT)

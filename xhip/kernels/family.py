@@ -20,13 +20,13 @@ import math
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
 from xhip.dialects.hip.properties import Props
 from xhip.index.symbolic import same_extent
-from xhip.kernels.abi import ArgValue, Param, dims, index, pointer
+from xhip.kernels.abi import ArgValue, LibraryCall, Param, dims, index, pointer
 from xhip.kernels.spec_types import KernelSpec, OpClass, Operand
 
 Values = dict[str, ArgValue]
@@ -142,6 +142,16 @@ FormFn = Callable[[Sequence[ViewLike], Sequence[ViewLike]], int]
 
 
 @dataclass(frozen=True)
+class LibraryRule:
+    """How a site's launch runs on a vendor library: which one, and its call for a launch's
+    values (None where the library cannot take those: the kernels run then)."""
+
+    kind: Literal["blas", "dnn"]
+    """BLAS (cuBLAS / hipBLAS: GEMMs) or DNN (cuDNN: convolutions)."""
+    call: Callable[[Values], LibraryCall | None]
+
+
+@dataclass(frozen=True)
 class Site:
     """One op's launches, decided once: its kernels, the form a launch takes, its values."""
 
@@ -151,8 +161,8 @@ class Site:
     values: ValuesFn
     form: FormFn | None = None
     """Which form a launch takes (None: always forms[0])."""
-    blas: bool = False
-    """A vendor BLAS may run the launch instead (`xhip.kernels.matmul.gemm_call`)."""
+    library: LibraryRule | None = None
+    """A vendor library may run the launch instead of the kernels (None: never)."""
 
     @property
     def kernels(self) -> list[KernelSpec]:

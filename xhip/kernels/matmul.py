@@ -11,6 +11,7 @@ Reference: NumPy in the compute dtype, rounded once into the output.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -20,14 +21,14 @@ from xhip.dialects import hip
 from xhip.dtypes import HALF_DTYPES
 from xhip.index.symbolic import same_extent
 from xhip.kernels.abi import GemmCall, KernelABI, Launch, Param, dims, index, pointer, value
-from xhip.kernels.family import OpFacts, Site, Values, View, ViewLike, broadcast_strides, matrix_strides
+from xhip.kernels.family import LibraryRule, OpFacts, Site, Values, View, ViewLike, broadcast_strides, matrix_strides
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, compute_scalar, register, shape_text
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 
 TEMPLATES = ("matmul",)
 
 BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), *sorted(HALF_DTYPES, key=str))
-"""The dtypes a vendor BLAS may take (a driver's `prepare_gemm` answers None for one it does
+"""The dtypes a vendor BLAS may take (a driver's `prepare_call` answers None for one it does
 not: the launch runs the template then); half precision accumulates in float32."""
 
 
@@ -114,8 +115,10 @@ def site(facts: OpFacts) -> Site:
             result.update(bias=ins[2].address, bias_row_stride=bias_row, bias_col_stride=bias_col, beta=beta)
         return [result]
 
-    blas = len(facts.inputs) == 2 and blas_takes(facts.inputs[0].dtype, facts.outputs[0].dtype)
-    return Site(facts, (tuple(matmul_specs(facts)),), values, blas=blas)
+    a_dtype, c_dtype = facts.inputs[0].dtype, facts.outputs[0].dtype
+    blas = len(facts.inputs) == 2 and blas_takes(a_dtype, c_dtype)
+    library = LibraryRule("blas", functools.partial(gemm_call, dtype=a_dtype, c_dtype=c_dtype)) if blas else None
+    return Site(facts, (tuple(matmul_specs(facts)),), values, library=library)
 
 
 # ---- vendor BLAS --------------------------------------------------------------------------
@@ -226,7 +229,7 @@ def warmup_calls(site: Site, scratch: int, scratch_bytes: int) -> list[GemmCall]
     at `scratch`; none where B or the extents of k and n are not fixed at compile time, or an
     operand is strided (the sizes a run will meet are guesses, the layouts would be too)."""
     facts = site.facts
-    if not site.blas:
+    if site.library is None or site.library.kind != "blas":
         return []
     a, b, c = facts.inputs[0], facts.inputs[1], facts.outputs[0]
     if not (a.contiguous and b.contiguous and c.contiguous) or None in b.shape or None in (a.shape[-1], c.shape[-1]):
@@ -240,8 +243,8 @@ def warmup_calls(site: Site, scratch: int, scratch_bytes: int) -> list[GemmCall]
         view_c, bytes_c = _dense(_with_rows(c.shape, rows), c.dtype, scratch + bytes_a + bytes_b)
         if bytes_a + bytes_b + bytes_c > scratch_bytes:
             break
-        call = gemm_call(site.values([view_a, view_b], [view_c], [])[0], a.dtype, c.dtype)
-        if call is not None:
+        call = site.library.call(site.values([view_a, view_b], [view_c], [])[0])
+        if isinstance(call, GemmCall):
             calls.append(call)
     return calls
 

@@ -34,9 +34,9 @@ import numpy as np
 
 from xhip.diagnostics import XhipError
 from xhip.index.symbolic import Sym, Tracer
-from xhip.kernels.abi import GemmCall
-from xhip.runtime.backends.gpu.driver import DriverError, PackedArgs, PreparedGemm
-from xhip.runtime.backends.gpu.kernels import Gemm, GpuLauncher
+from xhip.kernels.abi import LibraryCall
+from xhip.runtime.backends.gpu.driver import DriverError, PackedArgs, PreparedCall
+from xhip.runtime.backends.gpu.kernels import GpuLauncher, LibraryLaunch
 from xhip.runtime.buffers import KvCache, MemRef, Owner, contiguous_strides, forget_strides, host_view
 from xhip.runtime.program import DEVICE, PURE, Layouts, Program
 
@@ -128,8 +128,8 @@ class _Trace:
         self._arrays: dict[int, tuple[object, str]] = {}
         self.stream: object = None
         self._names = 0
-        self._gemms: dict[tuple[object, ...], tuple[str, str]] = {}
-        """The locals holding each distinct BLAS call's prepared run and call."""
+        self._library_calls: dict[tuple[object, ...], tuple[str, str]] = {}
+        """The locals holding each distinct library call's prepared run and call."""
         self.read_backs: list[str] = []
         """The locals that hold what opaque steps left (atoms and views are read from them)."""
         self.symbols: dict[str, object] = {}
@@ -360,27 +360,28 @@ class _Trace:
             self.launch_lines.append(f"{at}{self.const(on_arrays or launcher)}({', '.join(operands)})")
             self.launches += 1
             return
-        # Whether the vendor BLAS takes a call is asked of this run's values (the drivers
-        # decide by its types); each run prepares its own shape (`_PreparedGemms`).
-        launches = launcher.launches(ins, outs, scalars, lambda call: launcher.prepare_gemm(hint_of(call)))  # type: ignore[arg-type]
+        # Whether a vendor library takes a call is asked of this run's values (the drivers
+        # decide by its types); each run prepares its own shape (`_PreparedCalls`).
+        launches = launcher.launches(ins, outs, scalars, lambda call: launcher.prepare_call(hint_of(call)))  # type: ignore[arg-type]
         self.stream = launcher.stream
-        if isinstance(launches, Gemm):
+        if isinstance(launches, LibraryLaunch):
             call = launches.call
             shape = call._replace(a=0, b=0, c=0)
-            varying = [name for name, value in zip(shape._fields, shape) if isinstance(value, Sym)]
+            # A field varies when it is a traced value or holds one (a convolution's shapes).
+            varying = [name for name, value in zip(shape._fields, shape) if isinstance(value, Sym) or (isinstance(value, tuple) and any(isinstance(v, Sym) for v in value))]
             values = "".join(f"{self.code(getattr(shape, name))}, " for name in varying)
             # Sites of one call in every run (GPT-2's twelve layers' projections) share what
             # is prepared: a new shape prepares each distinct call once.
             hinted = hint_of(shape)
-            key = (launcher.prepare_gemm, hinted, tuple(varying), values)
-            prepared = self._gemms.get(key)
+            key = (launcher.prepare_call, hinted, tuple(varying), values)
+            prepared = self._library_calls.get(key)
             if prepared is None:
-                prepared = self._gemms[key] = self.name("g"), self.name("c")
-                prepare = _PreparedGemms(launcher.prepare_gemm, hinted, varying)  # type: ignore[arg-type]
+                prepared = self._library_calls[key] = self.name("g"), self.name("c")
+                prepare = _PreparedCalls(launcher.prepare_call, hinted, varying)  # type: ignore[arg-type]
                 self.tracer.lines.append(f"{prepared[0]}, {prepared[1]} = {self.const(prepare)}(({values}))")
                 self.tracer.lines.append(f"if {prepared[0]} is None: return None")
-            gemm, gemm_call = prepared
-            self.launch_lines.append(f"{at}G({gemm}, {gemm_call}, {self.code(call.a)}, {self.code(call.b)}, {self.code(call.c)})")
+            run, prepared_call = prepared
+            self.launch_lines.append(f"{at}G({run}, {prepared_call}, {self.code(call.a)}, {self.code(call.b)}, {self.code(call.c)})")
             self.launch_count += 1
             self.launches += 1
             return
@@ -452,18 +453,18 @@ class AheadOperand:
         return cache.written
 
 
-class _PreparedGemms:
-    """A BLAS site's prepared calls (and the calls, addresses 0) by the values of the fields
-    its class leaves open, as its traced runs ask for them (a bounded number: serving at
-    many shapes keeps the latest)."""
+class _PreparedCalls:
+    """A library site's prepared calls (and the calls, addresses 0) by the values of the
+    fields its class leaves open, as its traced runs ask for them (a bounded number: serving
+    at many shapes keeps the latest)."""
 
     LIMIT = 64
 
-    def __init__(self, prepare: Callable[[GemmCall], PreparedGemm | None], traced: GemmCall, varying: Sequence[str]):
+    def __init__(self, prepare: Callable[[LibraryCall], PreparedCall | None], traced: LibraryCall, varying: Sequence[str]):
         self._prepare, self._traced, self._varying = prepare, traced, tuple(varying)
-        self._prepared: dict[tuple[int, ...], tuple[PreparedGemm | None, GemmCall]] = {}
+        self._prepared: dict[tuple[object, ...], tuple[PreparedCall | None, LibraryCall]] = {}
 
-    def __call__(self, values: tuple[int, ...]) -> tuple[PreparedGemm | None, GemmCall]:
+    def __call__(self, values: tuple[object, ...]) -> tuple[PreparedCall | None, LibraryCall]:
         known = self._prepared.get(values)
         if known is None:
             if len(self._prepared) >= self.LIMIT:
@@ -523,7 +524,7 @@ def hint_of(value: object) -> object:
         )  # fmt: skip
     if isinstance(value, tuple):
         items = [hint_of(v) for v in value]
-        if hasattr(value, "_fields"):  # a NamedTuple (GemmCall) stays one
+        if hasattr(value, "_fields"):  # a NamedTuple (a library call) stays one
             return type(value)(*items)  # type: ignore[arg-type]
         return tuple(items)
     return value
@@ -616,7 +617,7 @@ class TracedClasses:
 
         def sink() -> tuple[Callable[..., None], Callable[..., None]]:
             recording = getattr(backend, "recording", None)
-            return (launch, _run_gemm) if recording is None else (recording.kernel, recording.gemm)
+            return (launch, _run_library) if recording is None else (recording.kernel, recording.library)
 
         self._sink = sink
 
@@ -694,5 +695,5 @@ class TracedClasses:
         return done[0], TracedRegisters(run, done[1], len(self._scratch))
 
 
-def _run_gemm(run: PreparedGemm, call: GemmCall, a: int, b: int, c: int) -> None:
+def _run_library(run: PreparedCall, call: LibraryCall, a: int, b: int, c: int) -> None:
     run(a, b, c)

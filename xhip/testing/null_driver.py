@@ -15,8 +15,8 @@ import itertools
 
 import numpy as np
 
-from xhip.kernels.abi import GemmCall
-from xhip.runtime.backends.gpu.driver import PackedArgs, PreparedGemm
+from xhip.kernels.abi import ConvCall, LibraryCall
+from xhip.runtime.backends.gpu.driver import PackedArgs, PreparedCall
 
 
 class NullDriver:
@@ -27,6 +27,7 @@ class NullDriver:
         self._addresses = itertools.count(1 << 32, 1 << 24)
         self.launches = 0
         self.gemms = 0
+        self.convolutions = 0
         self.replays = 0
         self.node_updates = 0
         self._nodes = itertools.count()
@@ -115,10 +116,17 @@ class NullDriver:
     def update_fill_node(self, graph: object, node: object, address: int, byte: int, nbytes: int) -> None:
         self.node_updates += 1
 
-    def load_blas(self) -> None:
+    def load_library(self, kind: str) -> None:
         pass
 
-    def prepare_gemm(self, call: GemmCall) -> PreparedGemm | None:
+    def prepare_call(self, call: LibraryCall) -> PreparedCall | None:
+        if isinstance(call, ConvCall):
+
+            def convolve(a: int, b: int, c: int) -> None:
+                self.convolutions += 1
+
+            return convolve
+
         def run(a: int, b: int, c: int) -> None:
             self.gemms += 1
 

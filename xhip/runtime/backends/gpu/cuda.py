@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from cuda.bindings import driver as cu
 
-from xhip.kernels.abi import GemmCall
-from xhip.runtime.backends.gpu import nvrtc
-from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs, PreparedGemm
+from xhip.kernels.abi import ConvCall, GemmCall, LibraryCall
+from xhip.runtime.backends.gpu import cudnn, nvrtc
+from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs, PreparedCall
 
 HALF_DATA_TYPES = {"float16": 2, "bfloat16": 14}
 """cudaDataType of the half-precision element types (CUDA_R_16F, CUDA_R_16BF)."""
@@ -83,6 +83,8 @@ class CudaDriver:
         self._stream = self._ok(cu.cuStreamCreate(0), "cuStreamCreate")
         self._blas: Any = None
         self._blas_handle = 0
+        self._dnn: cudnn.Convolutions | Literal[False] | None = None
+        """cuDNN once asked for (False: not installed, the convolution kernel runs)."""
         self._workspace = 0
         self._device_index = device_index
         self._pool: Any = None
@@ -269,7 +271,7 @@ class CudaDriver:
         params.dst, params.value, params.width = address, byte, nbytes
         self._ok(cu.cuGraphExecMemsetNodeSetParams(graph, node.handle, params, self._context), "cuGraphExecMemsetNodeSetParams")
 
-    # -- BLAS ----------------------------------------------------------------------------
+    # -- vendor libraries ----------------------------------------------------------------
 
     def _cublas(self) -> Any:
         if self._blas is None:
@@ -287,10 +289,30 @@ class CudaDriver:
             cublas.set_workspace(self._blas_handle, self._workspace, WORKSPACE_BYTES)
         return self._blas
 
-    def load_blas(self) -> None:
-        self._cublas()
+    def _cudnn(self) -> cudnn.Convolutions | None:
+        if self._dnn is None:
+            library = cudnn.load_library()
+            self._dnn = False if library is None else cudnn.Convolutions(library, int(self._stream), self.malloc)
+        return self.dnn
 
-    def prepare_gemm(self, call: GemmCall) -> PreparedGemm | None:
+    @property
+    def dnn(self) -> cudnn.Convolutions | None:
+        """cuDNN's convolutions where a program has asked for them and it is installed."""
+        return self._dnn if isinstance(self._dnn, cudnn.Convolutions) else None
+
+    def load_library(self, kind: str) -> None:
+        if kind == "blas":
+            self._cublas()
+        elif kind == "dnn":
+            self._cudnn()
+
+    def prepare_call(self, call: LibraryCall) -> PreparedCall | None:
+        if isinstance(call, ConvCall):
+            convolutions = self._cudnn()
+            return None if convolutions is None else convolutions.prepare(call)
+        return self._prepare_gemm(call)
+
+    def _prepare_gemm(self, call: GemmCall) -> PreparedCall | None:
         kind = np.dtype(call.dtype)
         half = HALF_DATA_TYPES.get(kind.name)
         if half is None and (kind not in (np.dtype(np.float32), np.dtype(np.float64)) or call.c_dtype is not None):

@@ -1,7 +1,8 @@
 """The vendor seam: the few calls a GPU backend makes, implemented once per vendor.
 
 Like MLIR's `mgpu*` runtime wrappers, a driver is a thin, vendor-specific layer:
-memory, copies, module load, launch, stream, events, graphs and one BLAS call.
+memory, copies, module load, launch, stream, events, graphs and the vendor libraries'
+calls (a GEMM, a convolution).
 Everything above it (pools, plans, kernels, host visibility) is vendor-free and
 lives in `xhip.runtime.backends.gpu.backend`. Device addresses are plain ints.
 
@@ -19,7 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from xhip.diagnostics import XhipError
-from xhip.kernels.abi import GemmCall, KernelABI
+from xhip.kernels.abi import KernelABI, LibraryCall
 
 
 class DriverError(XhipError):
@@ -30,8 +31,9 @@ class DriverUnavailable(XhipError):
     """The vendor runtime or a device is missing: one line saying which."""
 
 
-PreparedGemm = Callable[[int, int, int], None]
-"""A GEMM with its shape and layout fixed: queue it at these `a`, `b` and `c` addresses."""
+PreparedCall = Callable[[int, int, int], None]
+"""A library call (a GEMM, a convolution) with its shape and layout fixed: queue it at these
+`a`, `b` and `c` addresses."""
 
 KernelArg = ctypes.c_void_p | ctypes.c_int64 | ctypes.c_int32 | ctypes.c_float | ctypes.c_double
 
@@ -185,16 +187,18 @@ class Driver(Protocol):
         """Set a fill node of an instantiated graph to this byte fill."""
         ...
 
-    # -- BLAS ------------------------------------------------------------------------------
-    def prepare_gemm(self, call: GemmCall) -> PreparedGemm | None:
-        """`call` on the vendor BLAS, its routine and every argument but the operands'
-        addresses resolved now (a launch then costs the library's own call); None when BLAS
-        cannot take its dtype."""
+    # -- vendor libraries ------------------------------------------------------------------
+    def prepare_call(self, call: LibraryCall) -> PreparedCall | None:
+        """`call` on its vendor library (a GemmCall on BLAS, a ConvCall on the DNN library),
+        its routine and every argument but the operands' addresses resolved now (a launch
+        then costs the library's own call); None when the library cannot take it (its
+        dtype, or no such library here): the kernels run instead."""
         ...
 
-    def load_blas(self) -> None:
-        """Create the BLAS handle (and its workspace) now: at bind time, once a program has a
-        BLAS launch, so that no run pays for it (it takes a few hundred milliseconds)."""
+    def load_library(self, kind: str) -> None:
+        """Create the handle (and workspace) of library `kind` ("blas", "dnn") now: at bind
+        time, once a program has a launch for it, so that no run pays for it (it takes a few
+        hundred milliseconds). A driver without that library does nothing."""
         ...
 
     def memory_info(self) -> tuple[int, int]:

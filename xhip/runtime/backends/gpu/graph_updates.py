@@ -39,10 +39,10 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from xhip.kernels.abi import GemmCall
-from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs, PreparedGemm
+from xhip.kernels.abi import LibraryCall
+from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs, PreparedCall
 
-KERNEL, GEMM, COPY, FILL = range(4)
+KERNEL, LIBRARY, COPY, FILL = range(4)
 """The kinds of recorded work (the first item of each entry)."""
 
 SEGMENT = 32
@@ -99,8 +99,8 @@ class Recording:
         # the next op's arguments into the same buffer.
         self._add((KERNEL, function, grid, block, args, args.snapshot()), KERNEL)
 
-    def gemm(self, run: PreparedGemm, shape: GemmCall, a: int, b: int, c: int) -> None:
-        self._add((GEMM, run, a, b, c), (shape, a, b, c))
+    def library(self, run: PreparedCall, shape: LibraryCall, a: int, b: int, c: int) -> None:
+        self._add((LIBRARY, run, a, b, c), (shape, a, b, c))
 
     def copy(self, target: int, source: int, nbytes: int) -> None:
         self._add((COPY, target, source, nbytes), (COPY, target, source, nbytes))
@@ -255,7 +255,7 @@ def launch(driver: Driver, work: list[tuple]) -> None:  # type: ignore[type-arg]
             _, function, grid, block, args, raw = entry
             args.restore(raw)
             driver.launch(function, grid, block, 0, args)
-        elif kind == GEMM:
+        elif kind == LIBRARY:
             entry[1](entry[2], entry[3], entry[4])
         elif kind == COPY:
             driver.copy(entry[1], entry[2], entry[3])

@@ -19,8 +19,8 @@ import numpy as np
 
 from hip import hip, hiprtc
 
-from xhip.kernels.abi import GemmCall
-from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs, PreparedGemm
+from xhip.kernels.abi import ConvCall, LibraryCall
+from xhip.runtime.backends.gpu.driver import DriverError, DriverUnavailable, PackedArgs, PreparedCall
 
 
 
@@ -251,10 +251,14 @@ class HipDriver:
         if status != hipblas.hipblasStatus_t.HIPBLAS_STATUS_SUCCESS:
             raise DriverError(f"{call} failed: {status}")
 
-    def load_blas(self) -> None:
-        self._hipblas()
+    def load_library(self, kind: str) -> None:
+        if kind == "blas":
+            self._hipblas()
+        # No DNN library: MIOpen has no Python bindings here; convolutions run the kernel.
 
-    def prepare_gemm(self, call: GemmCall) -> PreparedGemm | None:
+    def prepare_call(self, call: LibraryCall) -> PreparedCall | None:
+        if isinstance(call, ConvCall):
+            return None
         kind = np.dtype(call.dtype)
         half = kind.name in ("float16", "bfloat16")
         if not half and (kind not in (np.dtype(np.float32), np.dtype(np.float64)) or call.c_dtype is not None):

@@ -27,13 +27,13 @@ from xhip.diagnostics import XhipError
 from xhip.kernels.abi import KernelABI
 from xhip.kernels.cache import CompileCache, cache_key
 from xhip.kernels.family import Site
-from xhip.kernels.abi import GemmCall
-from xhip.kernels.matmul import gemm_call, warmup_calls
+from xhip.kernels.abi import GemmCall, LibraryCall
+from xhip.kernels.matmul import warmup_calls
 from xhip.kernels.render import Target, render, render_unit
 from xhip.kernels.spec_types import KernelSpec
-from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs, PreparedGemm
+from xhip.runtime.backends.gpu.driver import Driver, DriverError, PackedArgs, PreparedCall
 from xhip.runtime.backends.gpu.graph_updates import Recording
-from xhip.runtime.backends.gpu.launch_plans import GemmPlan, Plan, PlanGroup, Planner, QueuedGemm, fill
+from xhip.runtime.backends.gpu.launch_plans import CallPlan, Plan, PlanGroup, Planner, QueuedCall, fill
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import MemRef
 
@@ -80,7 +80,7 @@ class GpuLauncher:
     then; other operands take the plan of their shape class (`launch_plans`, shared by
     the launchers of equal sites), filled with their addresses."""
 
-    __slots__ = ("_driver", "_stream", "_forms", "_form", "_values", "_blas", "_dtype", "_status", "_location",
+    __slots__ = ("_driver", "_stream", "_forms", "_form", "_values", "_library", "_status", "_location",
                  "_last", "_queued", "_buffers", "_plans", "_plan_sites", "_planner")  # fmt: skip
 
     def __init__(self, library: KernelLibrary, site: Site, location: str, stream: StreamState):
@@ -90,18 +90,17 @@ class GpuLauncher:
         self._forms = tuple(tuple(kernels[spec.name] for spec in form) for form in site.forms)
         self._form = site.form
         self._values = site.values
-        self._blas = site.blas
-        if site.blas:
-            library.driver.load_blas()
-            library.warm_up(site)
-        facts = site.facts
-        self._dtype = (facts.inputs[0].dtype, facts.outputs[0].dtype) if site.blas else None
-        """(A and B's dtype, C's) of a site that may run on the vendor BLAS."""
+        self._library = None if site.library is None else site.library.call
+        """The vendor-library call of a launch's values (None: the site has none)."""
+        if site.library is not None:
+            library.driver.load_library(site.library.kind)
+            if site.library.kind == "blas":
+                library.warm_up(site)
         self._status = library.status.word_for(location) if any(k.status for k in kernels.values()) else 0
         self._location = location
         self._last: tuple[object, ...] | None = None
         """The operands of the last launch (memrefs by identity, scalars by value)."""
-        self._queued: list[tuple[LoadedKernel, tuple[int, int, int], PackedArgs]] | QueuedGemm = []
+        self._queued: list[tuple[LoadedKernel, tuple[int, int, int], PackedArgs]] | QueuedCall = []
         """What the last launch queued: its kernels, grids and argument buffers (which still
         hold its values), or its BLAS call."""
         self._buffers: dict[tuple[int, int], tuple[PackedArgs, Callable[..., None]]] = {
@@ -116,8 +115,8 @@ class GpuLauncher:
         self._plan_sites = library.plan_sites or 0
         self._planner = Planner(
             site.values, site.form, [[k.abi for k in form] for form in self._forms],
-            [[k.grid for k in form] for form in self._forms], self._dtype,
-            library.driver.prepare_gemm,
+            [[k.grid for k in form] for form in self._forms], self._library,
+            library.driver.prepare_call,
         )  # fmt: skip
 
     def __call__(self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float]) -> None:
@@ -132,9 +131,9 @@ class GpuLauncher:
         queued, driver = self._queued, self._driver
         recording = stream.recording
         try:
-            if isinstance(queued, QueuedGemm):
+            if isinstance(queued, QueuedCall):
                 if recording is not None:
-                    recording.gemm(queued.run, queued.shape, queued.a, queued.b, queued.c)
+                    recording.library(queued.run, queued.shape, queued.a, queued.b, queued.c)
                 else:
                     queued()
                 stream.stats.kernel_launches += 1
@@ -167,9 +166,9 @@ class GpuLauncher:
                 self._queue_plan(plan, [*map(_ADDRESS, inputs), *map(_ADDRESS, outputs)])  # type: ignore[arg-type]
                 return
         launches = self.launches(inputs, outputs, scalars)
-        if isinstance(launches, Gemm):
+        if isinstance(launches, LibraryLaunch):
             call, run = launches
-            self._queued = QueuedGemm(run, call._replace(a=0, b=0, c=0), call.a, call.b, call.c)
+            self._queued = QueuedCall(run, call._replace(a=0, b=0, c=0), call.a, call.b, call.c)
             return
         index, kernels = launches
         queued = []
@@ -181,18 +180,18 @@ class GpuLauncher:
 
     def launches(
         self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float],
-        prepare_gemm: Callable[[GemmCall], PreparedGemm | None] | None = None,
-    ) -> Gemm | tuple[int, list[KernelLaunch]]:
+        prepare_call: Callable[[LibraryCall], PreparedCall | None] | None = None,
+    ) -> LibraryLaunch | tuple[int, list[KernelLaunch]]:
         """What a launch of these operands runs: a vendor BLAS call, or its form and each
         kernel's (position in the form, kernel, grid, flat arguments). A trace asks it of
         operands whose extents and addresses are `xhip.index.symbolic` values, with its own
-        `prepare_gemm` (the driver's by default)."""
+        `prepare_call` (the driver's by default)."""
         all_values = self._values(inputs, outputs, scalars)
-        if self._blas:
-            call = gemm_call(all_values[0], *self._dtype)  # type: ignore[arg-type, misc]
-            run = None if call is None else (prepare_gemm or self._driver.prepare_gemm)(call)
+        if self._library is not None:
+            call = self._library(all_values[0])
+            run = None if call is None else (prepare_call or self._driver.prepare_call)(call)
             if run is not None:
-                return Gemm(call, run)  # type: ignore[arg-type]
+                return LibraryLaunch(call, run)  # type: ignore[arg-type]
         index = self._form(inputs, outputs) if self._form is not None else 0
         kernels = []
         for position, (kernel, values) in enumerate(zip(self._forms[index], all_values)):
@@ -205,15 +204,15 @@ class GpuLauncher:
         return index, kernels
 
     @property
-    def prepare_gemm(self) -> Callable[[GemmCall], PreparedGemm | None]:
-        return self._driver.prepare_gemm
+    def prepare_call(self) -> Callable[[LibraryCall], PreparedCall | None]:
+        return self._driver.prepare_call
 
     @property
     def stream(self) -> StreamState:
         return self._stream
 
     def _queue_plan(self, plan: Plan, addresses: list[int]) -> None:
-        if isinstance(plan, GemmPlan):
+        if isinstance(plan, CallPlan):
             self._queued = plan.at(addresses)
             return
         form, queued = self._forms[plan.form], []
@@ -224,11 +223,11 @@ class GpuLauncher:
         self._queued = queued
 
 
-class Gemm(NamedTuple):
-    """A launch on the vendor BLAS: the call and the driver's prepared run of its shape."""
+class LibraryLaunch(NamedTuple):
+    """A launch on a vendor library: the call and the driver's prepared run of its shape."""
 
-    call: GemmCall
-    run: PreparedGemm
+    call: LibraryCall
+    run: PreparedCall
 
 
 KernelLaunch = tuple[int, LoadedKernel, tuple[int, int, int], list[int | float]]
@@ -346,7 +345,7 @@ class KernelLibrary:
                     if shape in self._warmed:
                         continue
                     self._warmed.add(shape)
-                    run = self.driver.prepare_gemm(shape)
+                    run = self.driver.prepare_call(shape)
                     if run is None:
                         continue
                     run(call.a, call.b, call.c)

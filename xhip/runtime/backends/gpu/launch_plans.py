@@ -17,10 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from xhip.kernels.abi import GemmCall, KernelABI
-from xhip.kernels.family import FormFn, ValuesFn, View, ViewLike
-from xhip.kernels.matmul import gemm_call
-from xhip.runtime.backends.gpu.driver import PreparedGemm
+from xhip.kernels.abi import KernelABI, LibraryCall
+from xhip.kernels.family import FormFn, Values, ValuesFn, View, ViewLike
+from xhip.runtime.backends.gpu.driver import PreparedCall
 
 TAG_BITS = 44
 """Operand i is placed at (i + 1) << TAG_BITS when a plan is derived: offsets up to 8 TiB
@@ -49,12 +48,13 @@ class KernelsPlan:
     kernels: tuple[KernelPlan, ...]
 
 
-class QueuedGemm:
-    """A prepared GEMM at its operands' addresses: what a launch queues on the vendor BLAS."""
+class QueuedCall:
+    """A prepared library call at its operands' addresses: what a launch queues on a vendor
+    library."""
 
     __slots__ = ("run", "shape", "a", "b", "c")
 
-    def __init__(self, run: PreparedGemm, shape: GemmCall, a: int, b: int, c: int):
+    def __init__(self, run: PreparedCall, shape: LibraryCall, a: int, b: int, c: int):
         self.run, self.shape, self.a, self.b, self.c = run, shape, a, b, c
         """`shape`: the call `run` was prepared from, its addresses 0 (what decides the
         library's work but for the addresses)."""
@@ -64,20 +64,20 @@ class QueuedGemm:
 
 
 @dataclass(frozen=True)
-class GemmPlan:
-    call: GemmCall
-    """The vendor BLAS call, its `a`, `b` and `c` 0."""
-    run: PreparedGemm
+class CallPlan:
+    call: LibraryCall
+    """The vendor library's call, its `a`, `b` and `c` 0."""
+    run: PreparedCall
     """`call` prepared on the driver (once per shape class)."""
     holes: tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
     """(operand index, byte offset) of `a`, `b` and `c`."""
 
-    def at(self, addresses: Sequence[int]) -> QueuedGemm:
+    def at(self, addresses: Sequence[int]) -> QueuedCall:
         (ia, oa), (ib, ob), (ic, oc) = self.holes
-        return QueuedGemm(self.run, self.call, addresses[ia] + oa, addresses[ib] + ob, addresses[ic] + oc)
+        return QueuedCall(self.run, self.call, addresses[ia] + oa, addresses[ib] + ob, addresses[ic] + oc)
 
 
-Plan = KernelsPlan | GemmPlan
+Plan = KernelsPlan | CallPlan
 
 
 @dataclass
@@ -116,17 +116,17 @@ def _hole(address: int, operands: int) -> tuple[int, int] | None:
 
 @dataclass(frozen=True)
 class Planner:
-    """What a plan is derived from: the site's values, forms and BLAS choice."""
+    """What a plan is derived from: the site's values, forms and library call."""
 
     values: ValuesFn
     form: FormFn | None
     abis: Sequence[Sequence[KernelABI]]
     """Per form, its kernels' ABIs."""
     grids: Sequence[Sequence[Callable[[dict], tuple[int, int, int]]]]
-    blas_types: tuple[object, object] | None
-    """(A and B's dtype, C's) when the site may run on the vendor BLAS."""
-    prepare_gemm: Callable[[GemmCall], PreparedGemm | None]
-    """The driver's: None where its BLAS does not take the call (then the kernels run)."""
+    library: Callable[[Values], LibraryCall | None] | None
+    """The site's vendor-library call of a launch's values (None: it has none)."""
+    prepare_call: Callable[[LibraryCall], PreparedCall | None]
+    """The driver's: None where its library does not take the call (then the kernels run)."""
 
     def plan(self, inputs: Sequence[ViewLike], outputs: Sequence[ViewLike], scalars: Sequence[int | float], check: bool) -> Plan | None:
         """The plan of these operands' shape class, or None where the values do not follow
@@ -137,15 +137,15 @@ class Planner:
         addresses = [x.address for x in (*inputs, *outputs)]
         tagged = self.values(_tagged(inputs, 0), _tagged(outputs, len(inputs)), scalars)
         real = self.values(inputs, outputs, scalars) if check else tagged
-        if self.blas_types is not None:
-            call, expected = gemm_call(tagged[0], *self.blas_types), gemm_call(real[0], *self.blas_types)  # type: ignore[arg-type]
+        if self.library is not None:
+            call, expected = self.library(tagged[0]), self.library(real[0])
             if (call is None) != (expected is None):
                 return None
             if call is not None:
                 shape = call._replace(a=0, b=0, c=0)
-                run = self.prepare_gemm(shape)
+                run = self.prepare_call(shape)
                 if run is not None:
-                    return self._gemm_plan(shape, run, call, expected, count, addresses, check)
+                    return self._call_plan(shape, run, call, expected, count, addresses, check)
         form = self.form(inputs, outputs) if self.form is not None else 0
         kernels = []
         for position, (abi, grid_of, values, real_values) in enumerate(zip(self.abis[form], self.grids[form], tagged, real)):
@@ -174,11 +174,11 @@ class Planner:
         return KernelsPlan(form, tuple(kernels))
 
     @staticmethod
-    def _gemm_plan(shape: GemmCall, run: PreparedGemm, call: GemmCall, expected: GemmCall | None, count: int, addresses: Sequence[int], check: bool) -> GemmPlan | None:
+    def _call_plan(shape: LibraryCall, run: PreparedCall, call: LibraryCall, expected: LibraryCall | None, count: int, addresses: Sequence[int], check: bool) -> CallPlan | None:
         a, b, c = (_hole(address, count) for address in (call.a, call.b, call.c))
         if a is None or b is None or c is None:
             return None
-        plan = GemmPlan(shape, run, (a, b, c))
+        plan = CallPlan(shape, run, (a, b, c))
         if not check:
             return plan
         queued = plan.at(addresses)
