@@ -18,9 +18,10 @@ read it as a bandwidth floor only). `resnet50`, `vit_base_16`, `whisper_base_enc
 vision and speech families of export_models.py --signals at batch 1 and 32 (Whisper: 1 and 8)
 next to PyTorch eager on the same module, fp32 (their floor counts bytes only), each through
 the default pipeline (a Conv of one group as im2col and a cuBLAS GEMM) and, in a row of its
-own, the direct-conv experiment (the direct convolution kernel); `<family>-via-fp16`: the
-fp32 export through `--pipeline fp16`, PyTorch eager running the module in fp16. Those rows
-are not in the default run: ask with `--models`.
+own, the direct-conv experiment (every Conv whole: cuDNN where it is installed, else the
+direct kernel); `<family>-via-fp16`: the fp32 export through `--pipeline fp16` and, in a row
+of its own, `direct-conv-fp16`, PyTorch eager running the module in fp16. Those rows are not
+in the default run: ask with `--models`.
 
 Latency: the median over `--repeats` runs after 3 warm-ups of the device time between two
 CUDA events recorded on the stream that does the work, measured as PyTorch is: input
@@ -357,7 +358,7 @@ def signal_rows(torch, rates, repeats: int, name: str, via: str | None = None) -
     """A vision or speech family of export_models.SIGNAL_EXPORTS (random weights from seed 0)
     exported here in fp32, next to the same module in PyTorch eager: through the default
     pipeline and the direct-conv experiment; or (`via` fp16 / bf16) through that shipped
-    pipeline, PyTorch running the module in `via`'s precision."""
+    pipeline (and fp16's direct-conv-fp16), PyTorch running the module in `via`'s precision."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from export_models import SIGNAL_EXPORTS, build_signal, export_signal
 
@@ -369,7 +370,12 @@ def signal_rows(torch, rates, repeats: int, name: str, via: str | None = None) -
     weight_bytes = sum(p.numel() * p.element_size() for p in module.parameters())
     dtype = next(module.parameters()).dtype
     cuda_module = module.cuda()
-    pipelines = {name: None, f"{name} (direct-conv)": "direct-conv"} if via is None else {f"{name}-via-{via}": via}
+    if via is None:
+        pipelines = {name: None, f"{name} (direct-conv)": "direct-conv"}
+    else:
+        pipelines = {f"{name}-via-{via}": via}
+        if via == "fp16":
+            pipelines[f"{name}-via-fp16 (direct-conv)"] = "direct-conv-fp16"
     executables = {
         row_name: [xhip.compile(path, pipeline, backend="cuda"), xhip.compile(path, pipeline, backend="cuda"), xhip.compile(path, pipeline, backend="cuda", graphs=False)]
         for row_name, pipeline in pipelines.items()

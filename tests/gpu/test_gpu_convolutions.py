@@ -27,11 +27,11 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SHAPES = ((2, 3, 32, 32), (1, 3, 24, 40))
 
 
-def _check(backend_name: str, name: str, pipeline: str | Path | None) -> xhip.Executable:
+def _check(backend_name: str, name: str, pipeline: str | None) -> xhip.Executable:
     model = onnx.load(EXAMPLES / f"{name}.onnx")
     executable = xhip.compile(model, pipeline, backend=backend_name)
     ops = {op.name for op in executable.module.walk()}
-    direct = str(pipeline).endswith("direct-conv") or str(pipeline).endswith(".yaml")
+    direct = str(pipeline).startswith("direct-conv")
     assert ("hip.im2col" in ops) != direct and ("hip.conv" in ops) == direct
     rng = np.random.default_rng(5)
     for shape in SHAPES:
@@ -48,16 +48,12 @@ def test_convolution_models_match_onnxruntime(backend_name, name, pipeline):
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
-def test_convolutions_on_cudnn_match_onnxruntime(backend_name, precision, tmp_path):
+def test_convolutions_on_cudnn_match_onnxruntime(backend_name, precision):
     """Every hip.conv of the direct pipeline (and of the fp16 one with Convs kept whole) runs
     on cuDNN where it is installed."""
     if backend_name != "cuda" or cudnn.load_library() is None:
         pytest.skip("cuDNN runs on the cuda backend, with nvidia-cudnn installed")
-    pipeline: str | Path = "direct-conv"
-    if precision == "fp16":
-        pipeline = tmp_path / "fp16-direct-conv.yaml"
-        shipped = EXAMPLES.parent / "pipelines" / "fp16.yaml"
-        pipeline.write_text(f"extends: {shipped}\nname: fp16-direct-conv\nset:\n  convert-onnx-to-hip.conv-as-matmul: false\n")
+    pipeline = "direct-conv" if precision == "fp32" else "direct-conv-fp16"
     for name in ("resnet_tiny", "unet_tiny"):
         executable = _check(backend_name, name, pipeline)
         dnn = executable.backend.driver.dnn  # type: ignore[attr-defined]
