@@ -48,9 +48,10 @@ def test_convolution_models_match_onnxruntime(backend_name, name, pipeline):
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
-def test_convolutions_on_cudnn_match_onnxruntime(backend_name, precision):
+def test_convolutions_on_cudnn_match_onnxruntime(backend_name, precision, monkeypatch):
     """Every hip.conv of the direct pipeline (and of the fp16 one with Convs kept whole) runs
-    on cuDNN where it is installed."""
+    on cuDNN where it is installed (and turned on)."""
+    monkeypatch.setenv(cudnn.ENABLE, "1")
     if backend_name != "cuda" or cudnn.load_library() is None:
         pytest.skip("cuDNN runs on the cuda backend, with nvidia-cudnn installed")
     pipeline = "direct-conv" if precision == "fp32" else "direct-conv-fp16"

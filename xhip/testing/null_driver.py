@@ -12,10 +12,12 @@ apart from every real compiler's). Nothing it computes is a result.
 from __future__ import annotations
 
 import itertools
+import os
 
 import numpy as np
 
 from xhip.kernels.abi import ConvCall, LibraryCall
+from xhip.runtime.backends.gpu import cudnn
 from xhip.runtime.backends.gpu.driver import PackedArgs, PreparedCall
 
 
@@ -121,6 +123,8 @@ class NullDriver:
 
     def prepare_call(self, call: LibraryCall) -> PreparedCall | None:
         if isinstance(call, ConvCall):
+            if os.environ.get(cudnn.ENABLE) != "1":  # as the cuda driver: cuDNN is opt-in
+                return None
 
             def convolve(a: int, b: int, c: int) -> None:
                 self.convolutions += 1

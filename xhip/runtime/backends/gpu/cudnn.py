@@ -12,12 +12,14 @@ here), half operands on tensor cores with float32 accumulation. A 1-D convolutio
 one over a unit height (cuDNN's descriptors take 4 or 5 dims).
 
 The library is pip's `nvidia-cudnn-cu13` (or -cu12), found by cuda-pathfinder; without it
-`prepare` answers None and the convolution kernel runs.
+the convolution kernel runs. Until this path has run on a GPU it is taken only when
+`XHIP_CUDNN=1` is set (`ENABLE`): otherwise the kernel runs, as before it existed.
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -46,8 +48,15 @@ class _AlgoPerf(ctypes.Structure):
     ]  # fmt: skip
 
 
+ENABLE = "XHIP_CUDNN"
+"""The environment variable that turns cuDNN's convolutions on ("1")."""
+
+
 def load_library() -> ctypes.CDLL | None:
-    """libcudnn from pip's nvidia-cudnn package (through cuda-pathfinder), or None."""
+    """libcudnn from pip's nvidia-cudnn package (through cuda-pathfinder), or None (also
+    while `ENABLE` is not set)."""
+    if os.environ.get(ENABLE) != "1":
+        return None
     try:
         from cuda import pathfinder
 
