@@ -11,8 +11,8 @@ segment of `SEGMENT` entries at a time, and each segment is matched against the 
 captured before:
 
 - A segment's topology key is what a graph node cannot change: the segment's place in
-  the run, the order of its work, each BLAS call (its shape and layout and its operands'
-  addresses, since cuBLAS picks and parameterizes its kernels per call) and each
+  the run, the order of its work, each library call (its shape and layout and its
+  operands' addresses, since cuBLAS and cuDNN pick and parameterize their kernels per call) and each
   device-to-device copy. A kernel's function, grid, block and arguments, and a fill's
   address and size, are parameters of its node and can be updated in place.
 - When a graph of that key exists, the kernel and fill nodes whose parameters differ

@@ -5,7 +5,8 @@ those not loaded yet and returns a `GpuLauncher` whose kernels get their functio
 when the queue is compiled (`load_queued`, at the end of a program's bind). A launch then
 computes the family's argument values, writes them into each kernel's argument buffer
 (allocated once, written at fixed offsets by a generated writer) and calls the driver; a
-float matmul whose operands BLAS can express goes to the vendor BLAS instead.
+launch whose site has a vendor library that takes it (a float matmul on BLAS, a Conv on
+cuDNN: the site's `LibraryRule`) goes to that library instead.
 
 Compiling goes through the per-kernel compile cache: each kernel is keyed by its own
 source, the misses of one queue compile as one unit, and a unit that fails is compiled
@@ -102,7 +103,7 @@ class GpuLauncher:
         """The operands of the last launch (memrefs by identity, scalars by value)."""
         self._queued: list[tuple[LoadedKernel, tuple[int, int, int], PackedArgs]] | QueuedCall = []
         """What the last launch queued: its kernels, grids and argument buffers (which still
-        hold its values), or its BLAS call."""
+        hold its values), or its library call."""
         self._buffers: dict[tuple[int, int], tuple[PackedArgs, Callable[..., None]]] = {
             (index, position): PackedArgs.for_abi(kernel.abi)  # made at bind: a first run allocates none
             for index, form in enumerate(self._forms)
@@ -182,7 +183,7 @@ class GpuLauncher:
         self, inputs: Sequence[MemRef], outputs: Sequence[MemRef], scalars: Sequence[int | float],
         prepare_call: Callable[[LibraryCall], PreparedCall | None] | None = None,
     ) -> LibraryLaunch | tuple[int, list[KernelLaunch]]:
-        """What a launch of these operands runs: a vendor BLAS call, or its form and each
+        """What a launch of these operands runs: a vendor library call, or its form and each
         kernel's (position in the form, kernel, grid, flat arguments). A trace asks it of
         operands whose extents and addresses are `xhip.index.symbolic` values, with its own
         `prepare_call` (the driver's by default)."""
