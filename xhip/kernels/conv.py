@@ -107,7 +107,8 @@ DNN_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64), *HALF_DTYPES
 """The element types a DNN library's convolution takes (in float32 arithmetic for half)."""
 
 
-def _dense_strides(shape: Sequence[object]) -> tuple[object, ...]:
+def dense_strides(shape: Sequence[object]) -> tuple[object, ...]:
+    """The element strides of a row-major array of these extents (ints or traced values)."""
     strides, step = [], 1
     for extent in reversed(shape):
         strides.append(step)
@@ -125,7 +126,7 @@ def conv_call(values: Values, w_shape: tuple[int, ...], pads: tuple[int, ...], s
     if pads[:spatial] != pads[spatial:] or 0 in x_shape or 0 in y_shape:
         return None
     for shape, given in ((x_shape, values["x_strides"]), (w_shape, values["w_strides"]), (y_shape, values["y_strides"])):
-        if tuple(given) != _dense_strides(shape):  # type: ignore[arg-type]
+        if tuple(given) != dense_strides(shape):  # type: ignore[arg-type]
             return None
     if "b" in values and values["b_stride"] != 1:
         return None

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from xhip.kernels.abi import ConvCall
+from xhip.kernels.conv import dense_strides
 from xhip.runtime.backends.gpu.driver import DriverError, PreparedCall
 
 WORKSPACE_BYTES = 64 << 20
@@ -76,16 +77,8 @@ def descriptor_dims(call: ConvCall) -> tuple[list[int], list[int], list[int], li
     return x, w, y, pads, strides, dilations
 
 
-def _ints(values: Sequence[int]) -> ctypes.Array:  # type: ignore[type-arg]
-    return (ctypes.c_int * len(values))(*values)
-
-
-def _dense_strides(shape: Sequence[int]) -> list[int]:
-    strides, step = [], 1
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= extent
-    return strides[::-1]
+def _ints(values: Sequence[object]) -> ctypes.Array:  # type: ignore[type-arg]
+    return (ctypes.c_int * len(values))(*(int(v) for v in values))  # type: ignore[call-overload]
 
 
 class Convolutions:
@@ -112,7 +105,7 @@ class Convolutions:
 
     def _tensor(self, dims: Sequence[int], data_type: int) -> ctypes.c_void_p:
         descriptor = self._descriptor("cudnnCreateTensorDescriptor")
-        status = self._lib.cudnnSetTensorNdDescriptor(descriptor, data_type, len(dims), _ints(dims), _ints(_dense_strides(dims)))
+        status = self._lib.cudnnSetTensorNdDescriptor(descriptor, data_type, len(dims), _ints(dims), _ints(dense_strides(dims)))
         self._check(status, "cudnnSetTensorNdDescriptor")
         return descriptor
 
@@ -131,8 +124,14 @@ class Convolutions:
 
     def _prepare(self, call: ConvCall) -> PreparedCall | None:
         data_type = _DATA_TYPES.get(np.dtype(call.dtype).name)
-        if data_type is None:
+        if data_type is None or not 3 <= len(call.x_shape) <= 5:  # cuDNN: 1-D (as 2-D) to 3-D
             return None
+        try:
+            return self._prepare_as(call, data_type)
+        except DriverError:
+            return None  # a configuration cuDNN refuses (a descriptor, no algorithm): the kernel runs
+
+    def _prepare_as(self, call: ConvCall, data_type: int) -> PreparedCall | None:
         lib, handle = self._lib, self._handle
         x_dims, w_dims, y_dims, pads, strides, dilations = descriptor_dims(call)
         x, y = self._tensor(x_dims, data_type), self._tensor(y_dims, data_type)
