@@ -27,7 +27,7 @@ import numpy as np
 from xhip.dialects import hip
 from xhip.dtypes import HALF_DTYPES
 from xhip.kernels.abi import ConvCall, KernelABI, Launch, dims, index, pointer
-from xhip.kernels.family import LibraryRule, OpFacts, Site, Values, ViewLike
+from xhip.kernels.family import LibraryRule, OpFacts, Site, Values, ViewLike, dense_strides
 from xhip.kernels.pool import along, gather_at, inside_x, tap_positions, window_of
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, register
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
@@ -105,15 +105,6 @@ def _im2col_site(facts: OpFacts) -> Site:
 
 DNN_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64), *HALF_DTYPES})
 """The element types a DNN library's convolution takes (in float32 arithmetic for half)."""
-
-
-def dense_strides(shape: Sequence[object]) -> tuple[object, ...]:
-    """The element strides of a row-major array of these extents (ints or traced values)."""
-    strides, step = [], 1
-    for extent in reversed(shape):
-        strides.append(step)
-        step = step * extent  # type: ignore[operator]
-    return tuple(reversed(strides))
 
 
 def conv_call(values: Values, w_shape: tuple[int, ...], pads: tuple[int, ...], strides: tuple[int, ...],

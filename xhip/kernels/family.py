@@ -67,6 +67,15 @@ class View:
         return f"View({self.address}, {self.dtype}, {self.shape}, {self.strides})"
 
 
+def dense_strides(shape: Sequence[object]) -> tuple[object, ...]:
+    """The element strides of a row-major array of these extents (ints or traced values)."""
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step = step * extent  # type: ignore[operator]
+    return tuple(reversed(strides))
+
+
 def broadcast_strides(view: ViewLike, shape: Sequence[int]) -> tuple[int, ...]:
     """`view`'s strides right-aligned to `shape`, 0 where it broadcasts."""
     extents = view.shape

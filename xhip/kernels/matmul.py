@@ -21,7 +21,7 @@ from xhip.dialects import hip
 from xhip.dtypes import HALF_DTYPES
 from xhip.index.symbolic import same_extent
 from xhip.kernels.abi import GemmCall, KernelABI, Launch, Param, dims, index, pointer, value
-from xhip.kernels.family import LibraryRule, OpFacts, Site, Values, View, ViewLike, broadcast_strides, matrix_strides
+from xhip.kernels.family import LibraryRule, OpFacts, Site, Values, View, ViewLike, broadcast_strides, dense_strides, matrix_strides
 from xhip.kernels.reference import Elements, KernelCall, compute_operands, compute_scalar, register, shape_text
 from xhip.kernels.spec_types import KernelSpec, ctype, header_needs, kernel_name
 
@@ -210,11 +210,7 @@ first call), which a first run at a new shape would otherwise wait for."""
 
 def _dense(shape: tuple[int, ...], dtype: np.dtype, address: int) -> tuple[View, int]:
     """A row-major view at `address`, and its bytes."""
-    strides, step = [], 1
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= extent
-    return View(address, dtype, shape, tuple(reversed(strides))), step * dtype.itemsize
+    return View(address, dtype, shape, dense_strides(shape)), math.prod(shape) * dtype.itemsize  # type: ignore[arg-type]
 
 
 def _with_rows(shape: tuple[int | None, ...], rows: int) -> tuple[int, ...]:

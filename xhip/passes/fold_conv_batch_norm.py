@@ -39,6 +39,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xhip.dialects.onnx import BatchNormalizationOp, ConstantOp, ConvOp, NoValueOp
 from xhip.dialects.onnx.base import NODE_NAME_ATTR, is_none
 from xhip.onnx_nodes import constant_op, constant_value, dense_array, dense_attr
+from xhip.rewrite_rules.dead_operands import erase_with_dead_operands
 
 PASS = "onnx-fold-conv-batch-norm"
 
@@ -93,13 +94,9 @@ def fold(norm: BatchNormalizationOp, conv: ConvOp) -> None:
         folded.attributes[NODE_NAME_ATTR] = StringAttr("+".join(names))
     folded.location = conv.location
     Rewriter.insert_op([new_w, new_b, folded], InsertPoint.before(conv))
-    old_operands = [v.owner for v in (conv.w, conv.b, norm.scale, norm.b, norm.input_mean, norm.input_var)]
     norm.y.replace_all_uses_with(folded.results[0])  # its running statistics are unread (`_foldable`)
-    Rewriter.erase_op(norm)
-    Rewriter.erase_op(conv)
-    for owner in dict.fromkeys(old_operands):
-        if isinstance(owner, ConstantOp | NoValueOp) and not any(result.uses for result in owner.results):
-            Rewriter.erase_op(owner)
+    for op in (norm, conv):  # each with the constants (and an absent bias) only it read
+        erase_with_dead_operands(op, Rewriter.erase_op, (ConstantOp, NoValueOp))
 
 
 @dataclass(frozen=True)

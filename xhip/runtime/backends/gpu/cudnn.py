@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from xhip.kernels.abi import ConvCall
-from xhip.kernels.conv import dense_strides
 from xhip.runtime.backends.gpu.driver import DriverError, PreparedCall
+from xhip.runtime.buffers import contiguous_strides
 
 WORKSPACE_BYTES = 64 << 20
 """The one workspace every convolution shares (an algorithm that needs more is not chosen)."""
@@ -105,7 +105,7 @@ class Convolutions:
 
     def _tensor(self, dims: Sequence[int], data_type: int) -> ctypes.c_void_p:
         descriptor = self._descriptor("cudnnCreateTensorDescriptor")
-        status = self._lib.cudnnSetTensorNdDescriptor(descriptor, data_type, len(dims), _ints(dims), _ints(dense_strides(dims)))
+        status = self._lib.cudnnSetTensorNdDescriptor(descriptor, data_type, len(dims), _ints(dims), _ints(contiguous_strides(dims)))
         self._check(status, "cudnnSetTensorNdDescriptor")
         return descriptor
 
