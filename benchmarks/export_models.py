@@ -372,7 +372,7 @@ SMALL_SIGNALS: tuple[SignalExport, ...] = (
 def build_signal(spec: SignalExport) -> SignalHidden:
     """The family's model (weights from seed 0), reduced to its hidden states."""
     torch.manual_seed(0)
-    return SignalHidden(spec.build().eval(), spec.input_name)
+    return SignalHidden(spec.build(), spec.input_name).eval()  # the wrapper too: torch.onnx warns of a module in training mode
 
 
 def export_signal(spec: SignalExport, folder: Path, model: SignalHidden | None = None) -> Path:

@@ -19,7 +19,7 @@ vision and speech families of export_models.py --signals at batch 1 and 32 (Whis
 next to PyTorch eager on the same module, fp32 (their floor counts bytes only), each through
 the default pipeline (a Conv of one group as im2col and a cuBLAS GEMM) and, in a row of its
 own, the direct-conv experiment (every Conv whole: cuDNN where it is installed and
-XHIP_CUDNN=1, else the direct kernel); `<family>-via-fp16`: the fp32 export through
+XHIP_CUDNN=0 is not set, else the direct kernel); `<family>-via-fp16`: the fp32 export through
 `--pipeline fp16` and, in a row of its own, `direct-conv-fp16`, PyTorch eager running the
 module in fp16. Those rows are not in the default run: ask with `--models`.
 

@@ -6,7 +6,8 @@
 Runs each model (default pipeline, its first shape of SHAPE_VARIANTS) once on `--backend`
 (cuda by default), checks it against onnxruntime, prints one line per model and exits 1 on
 a mismatch; then examples/resnet_tiny.onnx and unet_tiny.onnx through the default pipeline
-(Convs as im2col and a GEMM) and the direct-conv experiment. Then examples/decoder_tiny.onnx decodes 8 steps fed its own `present_*` on the
+(Convs as im2col and a GEMM) and the direct-conv experiment, on cuDNN where it is installed
+and on the direct kernel (XHIP_CUDNN=0). Then examples/decoder_tiny.onnx decodes 8 steps fed its own `present_*` on the
 device, each a new shape and each checked, into cache buffers of room for 4 steps
 (`Executable.cache_buffers`: each step appends its rows in place, the fifth moves the
 caches once into twice the capacity); its line says how each step ran. Outside the
@@ -70,15 +71,29 @@ def main() -> int:
 
 def _convolutions(backend: str) -> bool:
     """examples/resnet_tiny.onnx and unet_tiny.onnx with their Convs as im2col and a GEMM
-    (default) and on the direct kernel (direct-conv)."""
+    (default) and kept whole (direct-conv): on cuDNN where the backend takes it, and on the
+    direct kernel with cuDNN turned off."""
+    import os
+
     import onnx
+
+    from xhip.runtime.backends.gpu import cudnn
 
     passed = True
     feeds = {"images": np.random.default_rng(0).standard_normal((2, 3, 32, 32)).astype(np.float32)}
     for name in ("resnet_tiny", "unet_tiny"):
         model = onnx.load(ROOT / "examples" / f"{name}.onnx")
-        for pipeline in (None, "direct-conv"):
-            passed &= _run(f"{name} {pipeline or 'default'} (2, 3, 32, 32)", model, feeds, backend, pipeline)
+        for pipeline, label in ((None, "default"), ("direct-conv", "direct-conv"), ("direct-conv", f"direct-conv {cudnn.DISABLE}=0")):
+            kept = os.environ.get(cudnn.DISABLE)
+            if label.endswith("=0"):
+                os.environ[cudnn.DISABLE] = "0"
+            try:
+                passed &= _run(f"{name} {label} (2, 3, 32, 32)", model, feeds, backend, pipeline)
+            finally:
+                if kept is None:
+                    os.environ.pop(cudnn.DISABLE, None)
+                else:
+                    os.environ[cudnn.DISABLE] = kept
     return passed
 
 

@@ -84,20 +84,20 @@ def _conv_calls(driver: _LoggingDriver, exe, images: np.ndarray) -> list[ConvCal
     return [call._replace(bias=addresses[call.bias], a=addresses[call.a], b=addresses[call.b], c=addresses[call.c]) for call in calls]
 
 
-def test_cudnn_is_opt_in(monkeypatch):
-    """Until cuDNN's path has run on a GPU, no driver takes a convolution without XHIP_CUDNN=1."""
-    monkeypatch.delenv(cudnn.ENABLE, raising=False)
-    assert cudnn.load_library() is None
+def test_cudnn_can_be_turned_off(monkeypatch):
+    """cuDNN takes convolutions unless XHIP_CUDNN=0: then no driver takes one (the kernel runs)."""
     call = ConvCall((2, 4, 9, 9), (8, 4, 3, 3), (2, 8, 9, 9), (1, 1), (1, 1), (1, 1), 1, F32, 0, 0, 0, 0)
-    assert NullDriver().prepare_call(call) is None
-    monkeypatch.setenv(cudnn.ENABLE, "1")
+    monkeypatch.delenv(cudnn.DISABLE, raising=False)
     assert NullDriver().prepare_call(call) is not None
+    monkeypatch.setenv(cudnn.DISABLE, "0")
+    assert cudnn.load_library() is None
+    assert NullDriver().prepare_call(call) is None
 
 
 def test_every_conv_of_the_direct_pipeline_reaches_the_library_on_every_path(monkeypatch):
     """resnet_tiny through the direct-conv experiment: each hip.conv launch is one ConvCall of
     its run's shapes, whether the program interprets, plans or traces the run."""
-    monkeypatch.setenv(cudnn.ENABLE, "1")
+    monkeypatch.delenv(cudnn.DISABLE, raising=False)
     model = onnx.load(EXAMPLES / "resnet_tiny.onnx")
     rng = np.random.default_rng(2)
     images = [rng.standard_normal(shape).astype(np.float32) for shape in ((2, 3, 32, 32), (1, 3, 24, 40), (2, 3, 32, 32))]

@@ -1,5 +1,6 @@
 """Convolutions on a real GPU: a Conv of one group as hip.im2col and a vendor GEMM (the
-default pipeline) and on the direct kernel (the direct-conv experiment).
+default pipeline), on the direct kernel (the direct-conv experiment, cuDNN turned off), and
+on cuDNN (the direct-conv experiment where cuDNN is installed).
 
 examples/resnet_tiny.onnx (3x3 Convs, strided, max pooling, a Gemm head) and
 examples/unet_tiny.onnx (strided Convs, bilinear and nearest Resize, skip Concats) at two
@@ -43,15 +44,16 @@ def _check(backend_name: str, name: str, pipeline: str | None) -> xhip.Executabl
 
 @pytest.mark.parametrize("pipeline", [None, "fp16", "direct-conv"])
 @pytest.mark.parametrize("name", ["resnet_tiny", "unet_tiny"])
-def test_convolution_models_match_onnxruntime(backend_name, name, pipeline):
+def test_convolution_models_match_onnxruntime(backend_name, name, pipeline, monkeypatch):
+    monkeypatch.setenv(cudnn.DISABLE, "0")  # the kernels (grouped Convs too); cuDNN's test is below
     _check(backend_name, name, pipeline)
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
 def test_convolutions_on_cudnn_match_onnxruntime(backend_name, precision, monkeypatch):
     """Every hip.conv of the direct pipeline (and of the fp16 one with Convs kept whole) runs
-    on cuDNN where it is installed (and turned on)."""
-    monkeypatch.setenv(cudnn.ENABLE, "1")
+    on cuDNN where it is installed (and not turned off)."""
+    monkeypatch.delenv(cudnn.DISABLE, raising=False)
     if backend_name != "cuda" or cudnn.load_library() is None:
         pytest.skip("cuDNN runs on the cuda backend, with nvidia-cudnn installed")
     pipeline = "direct-conv" if precision == "fp32" else "direct-conv-fp16"

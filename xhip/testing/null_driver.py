@@ -12,7 +12,6 @@ apart from every real compiler's). Nothing it computes is a result.
 from __future__ import annotations
 
 import itertools
-import os
 
 import numpy as np
 
@@ -123,7 +122,7 @@ class NullDriver:
 
     def prepare_call(self, call: LibraryCall) -> PreparedCall | None:
         if isinstance(call, ConvCall):
-            if os.environ.get(cudnn.ENABLE) != "1":  # as the cuda driver: cuDNN is opt-in
+            if cudnn.disabled():  # as the cuda driver
                 return None
 
             def convolve(a: int, b: int, c: int) -> None:

@@ -308,7 +308,8 @@ class CudaDriver:
 
     def prepare_call(self, call: LibraryCall) -> PreparedCall | None:
         if isinstance(call, ConvCall):
-            convolutions = self._cudnn()
+            # Asked at each call prepared, not once per process: XHIP_CUDNN=0 set later still counts.
+            convolutions = None if cudnn.disabled() else self._cudnn()
             return None if convolutions is None else convolutions.prepare(call)
         return self._prepare_gemm(call)
 

@@ -12,8 +12,8 @@ here), half operands on tensor cores with float32 accumulation. A 1-D convolutio
 one over a unit height (cuDNN's descriptors take 4 or 5 dims).
 
 The library is pip's `nvidia-cudnn-cu13` (or -cu12), found by cuda-pathfinder; without it
-the convolution kernel runs. Until this path has run on a GPU it is taken only when
-`XHIP_CUDNN=1` is set (`ENABLE`): otherwise the kernel runs, as before it existed.
+the convolution kernel runs, and so it does with `XHIP_CUDNN=0` set (`DISABLE`: to compare
+the two, or to rule cuDNN out).
 """
 
 from __future__ import annotations
@@ -49,14 +49,19 @@ class _AlgoPerf(ctypes.Structure):
     ]  # fmt: skip
 
 
-ENABLE = "XHIP_CUDNN"
-"""The environment variable that turns cuDNN's convolutions on ("1")."""
+DISABLE = "XHIP_CUDNN"
+"""The environment variable that turns cuDNN's convolutions off ("0")."""
+
+
+def disabled() -> bool:
+    """Whether `DISABLE` turns cuDNN off (the kernel runs every convolution)."""
+    return os.environ.get(DISABLE) == "0"
 
 
 def load_library() -> ctypes.CDLL | None:
     """libcudnn from pip's nvidia-cudnn package (through cuda-pathfinder), or None (also
-    while `ENABLE` is not set)."""
-    if os.environ.get(ENABLE) != "1":
+    while `DISABLE` says so)."""
+    if disabled():
         return None
     try:
         from cuda import pathfinder
