@@ -100,3 +100,18 @@ def test_values_of_two_traces_are_never_equal_and_ask_nothing():
     assert (b1 == b2) is False and (b1 != b2) is True
     assert (b1, 3) != (b2, 3)
     assert first.guards == second.guards == 0
+
+
+def test_a_capped_count_is_an_atom_and_asks_nothing():
+    """`at_most`: a grid-stride kernel's blocks, min(needed, cap), hold for counts on either
+    side of the cap without a guard (ResNet-50's batches 7 and 32 are one class)."""
+    from xhip.index.symbolic import at_most
+    from xhip.kernels.abi import MAX_BLOCKS
+
+    tracer, b, s = _atoms(3, 7)
+    blocks = at_most(b * s * 10_000, MAX_BLOCKS)
+    assert isinstance(blocks, Sym) and blocks.hint == MAX_BLOCKS and tracer.guards == 0
+    assert at_most(b * s * 10_000, MAX_BLOCKS) is blocks  # one atom per expression and cap
+    f = _function(tracer, blocks)
+    assert f(3, 7) == MAX_BLOCKS and f(1, 1) == 10_000 and f(1, 0) == 0
+    assert at_most(5, MAX_BLOCKS) == 5 and at_most(np.int64(1 << 20), MAX_BLOCKS) == MAX_BLOCKS

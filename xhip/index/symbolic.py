@@ -336,7 +336,7 @@ def _hint(value: object) -> int:
     return value.hint if isinstance(value, Sym) else int(value)  # type: ignore[call-overload]
 
 
-__all__ = ["Sym", "Tracer", "as_int", "same_extent"]
+__all__ = ["Sym", "Tracer", "as_int", "at_most", "same_extent"]
 
 
 def _floordiv(numerator: object, denominator: object) -> Sym | int:
@@ -358,6 +358,16 @@ def _floordiv(numerator: object, denominator: object) -> Sym | int:
     return tracer.derived(
         ("//", top, bottom), lambda: f"({tracer.code(numerator)}) // ({tracer.code(denominator)})", hint
     )
+
+
+def at_most(value: object, bound: int) -> Sym | int:
+    """`min(value, bound)` without asking which: for a traced value an atom of its own (the
+    `min` written in the traced function), so that a class does not split where a count
+    meets a cap (a grid-stride kernel's blocks) whose answer changes only that number."""
+    if not isinstance(value, Sym):
+        return min(as_int(value), bound)
+    tracer = value.tracer
+    return tracer.derived(("min", value.terms, bound), lambda: f"min({tracer.code(value)}, {bound})", min(value.hint, bound))
 
 
 def as_int(value: object) -> int:

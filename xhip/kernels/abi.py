@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from xhip.index.symbolic import as_int
+from xhip.index.symbolic import as_int, at_most
 
 ArgValue = int | float | Sequence[int]
 
@@ -246,7 +246,7 @@ class KernelABI:
                 count = as_int(values[count_name])
                 # ceil(ceil(count / per_thread) / block) is ceil(count / (per_thread * block)).
                 needed = -(-count // per_block)
-                return (min(needed, MAX_BLOCKS), 1, 1) if needed > 0 else (0, 0, 0)
+                return (at_most(needed, MAX_BLOCKS), 1, 1) if needed > 0 else (0, 0, 0)
 
             return blocks
         return self._grid_of_kind
