@@ -360,14 +360,15 @@ def _floordiv(numerator: object, denominator: object) -> Sym | int:
     )
 
 
-def at_most(value: object, bound: int) -> Sym | int:
+def at_most(value: object, bound: int) -> int:
     """`min(value, bound)` without asking which: for a traced value an atom of its own (the
     `min` written in the traced function), so that a class does not split where a count
     meets a cap (a grid-stride kernel's blocks) whose answer changes only that number."""
     if not isinstance(value, Sym):
         return min(as_int(value), bound)
     tracer = value.tracer
-    return tracer.derived(("min", value.terms, bound), lambda: f"min({tracer.code(value)}, {bound})", min(value.hint, bound))
+    # Typed int as `as_int` is: a traced value stands for the int it is in each run.
+    return tracer.derived(("min", value.terms, bound), lambda: f"min({tracer.code(value)}, {bound})", min(value.hint, bound))  # type: ignore[return-value]
 
 
 def as_int(value: object) -> int:
