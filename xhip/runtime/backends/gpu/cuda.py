@@ -290,6 +290,9 @@ class CudaDriver:
         return self._blas
 
     def _cudnn(self) -> cudnn.Convolutions | None:
+        # Asked each time, not cached: XHIP_CUDNN=0 set or unset later in the process still counts.
+        if cudnn.disabled():
+            return None
         if self._dnn is None:
             library = cudnn.load_library()
             self._dnn = False if library is None else cudnn.Convolutions(library, int(self._stream), self.malloc)
@@ -308,8 +311,7 @@ class CudaDriver:
 
     def prepare_call(self, call: LibraryCall) -> PreparedCall | None:
         if isinstance(call, ConvCall):
-            # Asked at each call prepared, not once per process: XHIP_CUDNN=0 set later still counts.
-            convolutions = None if cudnn.disabled() else self._cudnn()
+            convolutions = self._cudnn()
             return None if convolutions is None else convolutions.prepare(call)
         return self._prepare_gemm(call)
 
