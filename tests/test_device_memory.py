@@ -86,7 +86,7 @@ def test_a_large_output_seen_before_is_downloaded_into_pinned_memory_handed_out_
     backend = GpuBackend(driver)
     shape = (PINNED_DOWNLOAD_BYTES // 4, 2)
     output = MemRef.contiguous(backend.allocate(2 * PINNED_DOWNLOAD_BYTES, "y", "output"), shape, np.dtype(np.float32), Owner("y"))
-    assert backend.to_host(output).flags.owndata and driver.pinned == []  # a size's first download: pageable
+    assert backend.to_host(output).shape == shape and driver.pinned == []  # a size's first download: pageable
     first = backend.to_host(output)
     assert first.shape == shape and driver.pinned == [2 * PINNED_DOWNLOAD_BYTES]
     row = first[3]  # a view keeps the block
@@ -99,7 +99,7 @@ def test_a_large_output_seen_before_is_downloaded_into_pinned_memory_handed_out_
     backend.to_host(output)  # both came back: no new block
     assert len(driver.pinned) == 2
     small = MemRef.contiguous(backend.allocate(64, "s", "output"), (16,), np.dtype(np.float32), Owner("s"))
-    assert backend.to_host(small).flags.owndata and len(driver.pinned) == 2  # small: pageable
+    assert backend.to_host(small).shape == (16,) and len(driver.pinned) == 2  # small: pageable
 
 
 def test_a_new_size_reuses_a_free_block_up_to_twice_as_large_or_64_kib_but_not_larger():
@@ -117,3 +117,19 @@ def test_a_new_size_reuses_a_free_block_up_to_twice_as_large_or_64_kib_but_not_l
     memory.allocate(48 << 10, "ids", "input")
     memory.allocate(512, "ids", "input")  # small: any free block up to 64 KiB serves
     assert driver.mallocs[-1] == 48 << 10
+
+
+def test_a_dense_download_is_handed_out_without_a_second_copy_and_a_strided_one_compacted():
+    """`to_host` hands a dense output out over the bytes it downloaded into (a copy of a fresh
+    span would cost a pass over every byte); a strided view is compacted to its own bytes."""
+    import numpy as np
+
+    from xhip.runtime.backends.gpu.backend import GpuBackend
+    from xhip.runtime.buffers import MemRef, Owner
+
+    backend = GpuBackend(PinnedCountingDriver())
+    buffer = backend.allocate(4096, "y", "output")
+    dense = backend.to_host(MemRef.contiguous(buffer, (16, 8), np.dtype(np.float32), Owner("y")))
+    assert dense.shape == (16, 8) and not dense.flags.owndata and dense.base.nbytes == dense.nbytes
+    strided = backend.to_host(MemRef(buffer, 0, (16, 4), (8, 1), np.dtype(np.float32), Owner("y"), 0))
+    assert strided.shape == (16, 4) and strided.flags.owndata and strided.flags.c_contiguous
