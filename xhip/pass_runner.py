@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from xhip import environment
 from xhip.constants_file import ConstantsStore
 from xhip.diagnostics import XhipError
 from xhip.pass_options import locate_option_error
@@ -135,11 +136,11 @@ def _apply(ctx: Context, module: ModuleOp, module_pass: ModulePass) -> None:
     except DiagnosticException as err:
         raise XhipError(f"pass '{module_pass.name}' failed: {_one_line(err)}") from None
     except Exception as err:
-        if os.environ.get("XHIP_DEBUG"):
+        if os.environ.get(environment.DEBUG):
             raise
         raise XhipError(
             f"internal error in pass '{module_pass.name}': {type(err).__name__}: "
-            f"{_one_line(err)} (set XHIP_DEBUG=1 for a traceback)"
+            f"{_one_line(err)} (set {environment.DEBUG}=1 for a traceback)"
         ) from None
 
 

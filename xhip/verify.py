@@ -34,6 +34,7 @@ from xdsl.ir import Block, Operation
 from xdsl.traits import IsTerminator, OpTrait, SymbolOpInterface, SymbolTable, SymbolUserOpInterface
 from xdsl.utils.exceptions import VerifyException
 
+from xhip import environment
 from xhip.diagnostics import XhipError, op_error, shorten
 
 
@@ -59,7 +60,7 @@ def verify_op(op: Operation) -> None:
     except VerifyException as err:
         raise op_error(op, _first_message(err)) from None
     except Exception as err:  # upstream verifiers raise plain exceptions too
-        if os.environ.get("XHIP_DEBUG"):
+        if os.environ.get(environment.DEBUG):
             raise
         raise op_error(op, f"{op.name} does not verify: {_first_message(err)}") from None
 

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from xhip import environment
+
 
 class Compiler(Protocol):
     """What the cache needs of a compiler (offline ones in `compilers`, NVRTC/hiprtc in
@@ -51,7 +53,7 @@ class Compiler(Protocol):
 
 
 def default_cache_dir() -> Path:
-    explicit = os.environ.get("XHIP_CACHE_DIR")
+    explicit = os.environ.get(environment.CACHE_DIR)
     if explicit:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"

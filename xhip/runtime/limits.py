@@ -21,10 +21,11 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
+from xhip import environment
 from xhip.diagnostics import XhipError
 from xhip.dialects.hip.infra import PlanPoolOp
 
-MAX_BYTES_ENV = "XHIP_MAX_DEVICE_BYTES"
+MAX_BYTES_ENV = environment.MAX_DEVICE_BYTES
 MAX_EXPRESSION_DEPTH = 6
 
 _BINARY = {

@@ -39,7 +39,10 @@ checked before the run and written (exactly at the paths given) only when it com
 def _epilog() -> str:
     from xhip.tolerances import rule_text
 
-    return EPILOG + "\n--check passes when:\n" + textwrap.fill(rule_text(), 79, initial_indent="  ", subsequent_indent="  ") + "\n"
+    from xhip.environment import help_text
+
+    rule = textwrap.fill(rule_text(), 79, initial_indent="  ", subsequent_indent="  ")
+    return EPILOG + "\n--check passes when:\n" + rule + "\n\n" + help_text()
 
 
 def build_arg_parser() -> argparse.ArgumentParser:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from xhip import environment
 from xhip.diagnostics import XhipError
 from xhip.kernels.copy import copy_site
 from xhip.kernels.family import Site
@@ -31,7 +32,6 @@ from xhip.runtime.backends.gpu.memory import POISON_BYTE, DeviceMemory
 from xhip.runtime.backends.stats import DeviceStats
 from xhip.runtime.buffers import DeviceBuffer, MemRef
 
-MEMORY_CAP_ENV = "XHIP_MAX_DEVICE_BYTES"
 SPARSE_VIEW_RATIO = 2
 """A host copy of a view spanning more than this many times its own bytes is gathered on the
 device first (`to_host`)."""
@@ -44,7 +44,7 @@ BERT-base's hidden states of a serving request (3.6 MB) took 1.1 ms into pageabl
 
 def _device_limit(driver: Driver) -> int:
     free, _ = driver.memory_info()
-    cap = os.environ.get(MEMORY_CAP_ENV)
+    cap = os.environ.get(environment.MAX_DEVICE_BYTES)
     return min(free, int(cap)) if cap else free
 
 

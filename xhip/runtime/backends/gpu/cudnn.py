@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from xhip import environment
 from xhip.kernels.abi import ConvCall
 from xhip.runtime.backends.gpu.driver import DriverError, PreparedCall
 from xhip.runtime.buffers import contiguous_strides
@@ -49,7 +50,7 @@ class _AlgoPerf(ctypes.Structure):
     ]  # fmt: skip
 
 
-DISABLE = "XHIP_CUDNN"
+DISABLE = environment.CUDNN
 """The environment variable that turns cuDNN's convolutions off ("0")."""
 
 
