@@ -46,7 +46,10 @@ The JSON (`--json`) is rewritten after every row, `complete` false until the las
 
 Device bytes: what each holds for the run beyond its weights: xhip's pool bytes plus the
 run's other allocations (outputs, inputs), PyTorch's peak allocated bytes during the
-forward minus what it held before. fp32, TF32 off on both. The check compares xhip's
+forward minus what it held before. Beside them in the JSON, `xhip_library_bytes`: the vendor
+libraries' workspaces xhip's driver holds once per process, in neither figure (cuBLAS 32 MiB,
+cuDNN 64 MiB where a Conv reached it; PyTorch's peak leaves out its cuBLAS workspace, made
+before the forward, but its peak can include the cuDNN workspace each convolution allocates). fp32, TF32 off on both. The check compares xhip's
 outputs with onnxruntime under the float64 rule of `xhip-run --check` (GPU tolerance).
 PyTorch and transformers are tools of this script only, never dependencies of xhip.
 """
@@ -432,6 +435,7 @@ def _xhip_row(name, shape, executables, feeds, model, repeats) -> dict:
         "xhip_host_io_ms": round(host_ms, 4), "xhip_no_graph_ms": round(plain_ms, 4),
         "xhip_new_shape_ms": round(new_wall_ms, 4), "xhip_new_shape_device_ms": round(new_device_ms, 4),
         "xhip_bytes": xhip_bytes(shipped, feeds, outputs), "pool_bytes": shipped.report.pool_bytes,
+        "xhip_library_bytes": shipped.backend.driver.library_bytes(),
         "launches": shipped.report.kernel_launches,
         "check": verdict, "check_summary": summary, "max_abs_err": max_abs,
     }  # fmt: skip

@@ -137,3 +137,6 @@ class NullDriver:
 
     def memory_info(self) -> tuple[int, int]:
         return 1 << 40, 1 << 40
+
+    def library_bytes(self) -> int:
+        return 0

@@ -212,6 +212,9 @@ class CudaDriver:
         free, total = self._ok(cu.cuMemGetInfo(), "cuMemGetInfo")
         return int(free), int(total)
 
+    def library_bytes(self) -> int:
+        return (WORKSPACE_BYTES if self._workspace else 0) + (cudnn.WORKSPACE_BYTES if self.dnn is not None else 0)
+
     # -- ordering ------------------------------------------------------------------------
 
     def synchronize(self) -> None:

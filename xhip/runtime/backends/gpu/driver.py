@@ -204,3 +204,8 @@ class Driver(Protocol):
     def memory_info(self) -> tuple[int, int]:
         """(free, total) device bytes."""
         ...
+
+    def library_bytes(self) -> int:
+        """Device bytes this driver allocated for its vendor libraries' workspaces (shared by
+        every executable on it, in no executable's pools or reports)."""
+        ...

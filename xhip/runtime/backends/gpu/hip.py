@@ -188,6 +188,9 @@ class HipDriver:
         free, total = self._ok(hip.hipMemGetInfo(), "hipMemGetInfo")
         return int(free), int(total)
 
+    def library_bytes(self) -> int:
+        return 0  # hipBLAS allocates its workspace itself: not known here
+
     # -- ordering ------------------------------------------------------------------------
 
     def synchronize(self) -> None:
