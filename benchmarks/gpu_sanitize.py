@@ -73,27 +73,19 @@ def _convolutions(backend: str) -> bool:
     """examples/resnet_tiny.onnx and unet_tiny.onnx with their Convs as im2col and a GEMM
     (default) and kept whole (direct-conv): on cuDNN where the backend takes it, and on the
     direct kernel with cuDNN turned off."""
-    import os
-
     import onnx
 
-    from xhip.runtime.backends.gpu import cudnn
+    from xhip import environment
 
     passed = True
     feeds = {"images": np.random.default_rng(0).standard_normal((2, 3, 32, 32)).astype(np.float32)}
+    kernel_only = {environment.CUDNN: "0"}
     for name in ("resnet_tiny", "unet_tiny"):
         model = onnx.load(ROOT / "examples" / f"{name}.onnx")
-        for pipeline, label in ((None, "default"), ("direct-conv", "direct-conv"), ("direct-conv", f"direct-conv {cudnn.DISABLE}=0")):
-            kept = os.environ.get(cudnn.DISABLE)
-            if label.endswith("=0"):
-                os.environ[cudnn.DISABLE] = "0"
-            try:
+        for pipeline, settings in ((None, {}), ("direct-conv", {}), ("direct-conv", kernel_only)):
+            label = " ".join([pipeline or "default", *(f"{k}={v}" for k, v in settings.items())])
+            with environment.setting(settings):
                 passed &= _run(f"{name} {label} (2, 3, 32, 32)", model, feeds, backend, pipeline)
-            finally:
-                if kept is None:
-                    os.environ.pop(cudnn.DISABLE, None)
-                else:
-                    os.environ[cudnn.DISABLE] = kept
     return passed
 
 

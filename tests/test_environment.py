@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,11 @@ def test_each_variable_is_spelled_once_in_the_package():
             continue
         text = path.read_text()
         assert not [name for name, literal in quoted.items() if literal in text], path
+
+
+def test_setting_restores_what_was_set_and_what_was_unset(monkeypatch):
+    monkeypatch.setenv(environment.CUDNN, "1")
+    monkeypatch.delenv(environment.DEBUG, raising=False)
+    with environment.setting({environment.CUDNN: "0", environment.DEBUG: "1"}):
+        assert os.environ[environment.CUDNN] == "0" and os.environ[environment.DEBUG] == "1"
+    assert os.environ[environment.CUDNN] == "1" and environment.DEBUG not in os.environ

@@ -1,9 +1,14 @@
 """The environment variables xhip reads, each named once; `xhip-run --help` lists them.
 
-No imports: the tools' --help reads this module without loading anything a compile needs.
+Only the standard library: the tools' --help reads this module without loading anything a
+compile needs.
 """
 
 from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
 CACHE_DIR = "XHIP_CACHE_DIR"
 CUDNN = "XHIP_CUDNN"
@@ -23,3 +28,19 @@ def help_text() -> str:
     """The 'Environment:' paragraph of a tool's --help."""
     width = max(len(name) for name, _ in DESCRIPTIONS)
     return "Environment:\n" + "".join(f"  {name:<{width}}  {text}\n" for name, text in DESCRIPTIONS)
+
+
+@contextmanager
+def setting(values: Mapping[str, str]) -> Iterator[None]:
+    """The process environment with `values` set, as it was again afterwards (a variable
+    that was unset is unset again)."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

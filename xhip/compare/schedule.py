@@ -31,6 +31,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from contextlib import contextmanager
 from multiprocessing import get_context
 
+from xhip import environment
 from xhip.compare.measure import (
     CompileJob,
     CompiledModel,
@@ -60,16 +61,8 @@ class Settings:
 @contextmanager
 def one_blas_thread_per_worker() -> Iterator[None]:
     """Workers are spawned with this environment, so BLAS reads it before NumPy loads it."""
-    saved = {name: os.environ.get(name) for name in BLAS_THREAD_VARIABLES}
-    os.environ.update({name: "1" for name in BLAS_THREAD_VARIABLES})
-    try:
+    with environment.setting({name: "1" for name in BLAS_THREAD_VARIABLES}):
         yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def runs_on_host(backend: str) -> bool:
